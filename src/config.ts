@@ -1,0 +1,181 @@
+import { z } from "zod";
+
+/**
+ * Every environment variable Hermes reads, parsed once. Nothing else in the code reads `process.env`:
+ * `main.ts` (and the CLI) call `loadConfig()` and pass what each part needs.
+ */
+
+const emptyToUndefined = (v: unknown) => (typeof v === "string" && v.trim() === "" ? undefined : v);
+const optionalString = z.preprocess(emptyToUndefined, z.string().trim().optional());
+const optionalUrl = (what: string) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .refine((v) => URL.canParse(v), { message: `must be a URL (${what})` })
+      .optional(),
+  );
+const int = (def: number, min: number, max: number) =>
+  z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ message: `must be a whole number from ${min} to ${max}` })
+      .int({ message: `must be a whole number from ${min} to ${max}` })
+      .min(min, { message: `must be a whole number from ${min} to ${max}` })
+      .max(max, { message: `must be a whole number from ${min} to ${max}` })
+      .default(def),
+  );
+const num = (def: number, min: number, max: number) =>
+  z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ message: `must be a number from ${min} to ${max}` })
+      .min(min, { message: `must be a number from ${min} to ${max}` })
+      .max(max, { message: `must be a number from ${min} to ${max}` })
+      .default(def),
+  );
+
+const slackUserId = /^[UW][A-Z0-9]{2,}$/;
+
+export const envSchema = z.object({
+  // Slack
+  SLACK_BOT_TOKEN: z.preprocess(
+    emptyToUndefined,
+    z.string().trim().startsWith("xoxb-", { message: "must be a bot token starting with xoxb-" }).optional(),
+  ),
+  SLACK_SIGNING_SECRET: optionalString,
+  SLACK_APP_TOKEN: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .startsWith("xapp-", { message: "must be an app-level token starting with xapp-" })
+      .optional(),
+  ),
+  SLACK_API_URL: optionalUrl("the Slack Web API base, e.g. https://slack.com/api/"),
+  PORT: int(3000, 0, 65535),
+
+  // Model
+  OPENAI_BASE_URL: optionalUrl("an OpenAI-compatible endpoint, e.g. http://localhost:11434/v1"),
+  OPENAI_API_KEY: optionalString,
+  HERMES_MODEL: optionalString,
+  HERMES_MODEL_TEMPERATURE: num(0.2, 0, 2),
+  HERMES_MODEL_MAX_TOKENS: int(1024, 16, 200_000),
+  HERMES_MODEL_TIMEOUT_MS: int(60_000, 1000, 600_000),
+  HERMES_MODEL_MAX_RETRIES: int(3, 0, 10),
+
+  // Storage
+  DATABASE_URL: optionalUrl("a Postgres URL, e.g. postgres://user@127.0.0.1:5432/hermes"),
+  REDIS_URL: optionalUrl("a Redis URL, e.g. redis://127.0.0.1:6379"),
+  HERMES_DATA_DIR: z.preprocess(emptyToUndefined, z.string().trim().default(".hermes")),
+
+  // Runtime
+  HERMES_ADMINS: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default("")
+      .transform((s) =>
+        s
+          .split(",")
+          .map((x) => x.trim())
+          .filter(Boolean),
+      )
+      .refine((ids) => ids.every((id) => slackUserId.test(id)), {
+        message: "must be comma-separated Slack user IDs like U012ABCDEF",
+      }),
+  ),
+  HERMES_LOG_LEVEL: z.preprocess(
+    emptyToUndefined,
+    z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  ),
+  HERMES_CONTEXT_BUDGET_TOKENS: int(8000, 1000, 2_000_000),
+  HERMES_MAX_STEPS: int(10, 1, 100),
+  HERMES_TURN_TIMEOUT_SECONDS: int(300, 5, 3600),
+  HERMES_APPROVAL_TTL_SECONDS: int(900, 10, 7 * 24 * 3600),
+  HERMES_SESSION_TTL_SECONDS: int(7 * 24 * 3600, 60, 90 * 24 * 3600),
+  HERMES_TOOLS: optionalString,
+  HERMES_HTTP_TOOLS: optionalString,
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface ModelConfig {
+  baseURL: string | undefined;
+  apiKey: string;
+  model: string;
+  temperature: number;
+  maxOutputTokens: number;
+  timeoutMs: number;
+  maxRetries: number;
+}
+
+export interface Config {
+  env: Env;
+  /** `undefined` = no model configured: command mode only. */
+  model: ModelConfig | undefined;
+  slackMode: "http" | "socket" | "sandbox";
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(
+      `Hermes cannot start, the configuration is invalid:\n${problems.map((p) => `  - ${p}`).join("\n")}`,
+    );
+    this.name = "ConfigError";
+  }
+}
+
+const DEFAULT_OPENAI_MODEL = "gpt-4o-mini";
+
+/** Parses the environment; throws one `ConfigError` listing every bad variable and what is allowed. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const parsed = envSchema.safeParse(source);
+  const problems: string[] = [];
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const name = String(issue.path[0] ?? "environment");
+      const got = source[name];
+      const shown =
+        got === undefined
+          ? ""
+          : ` (got "${name.includes("TOKEN") || name.includes("KEY") || name.includes("SECRET") ? "***" : got}")`;
+      problems.push(`${name} ${issue.message}${shown}`);
+    }
+    throw new ConfigError(problems);
+  }
+  const env = parsed.data;
+
+  if (env.SLACK_BOT_TOKEN && !env.SLACK_SIGNING_SECRET && !env.SLACK_APP_TOKEN) {
+    problems.push(
+      "SLACK_SIGNING_SECRET is required with SLACK_BOT_TOKEN in HTTP mode (or set SLACK_APP_TOKEN for Socket Mode)",
+    );
+  }
+  if (env.SLACK_APP_TOKEN && !env.SLACK_BOT_TOKEN) {
+    problems.push("SLACK_BOT_TOKEN is required with SLACK_APP_TOKEN (Socket Mode needs both tokens)");
+  }
+  if (env.OPENAI_BASE_URL && !env.HERMES_MODEL) {
+    problems.push(
+      "HERMES_MODEL is required when OPENAI_BASE_URL is set (e.g. HERMES_MODEL=qwen2.5:7b-instruct)",
+    );
+  }
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const modelConfigured = Boolean(env.HERMES_MODEL || env.OPENAI_API_KEY);
+  const model: ModelConfig | undefined = modelConfigured
+    ? {
+        baseURL: env.OPENAI_BASE_URL,
+        // Local servers (Ollama, vLLM) accept any key; the SDK insists on one.
+        apiKey: env.OPENAI_API_KEY ?? "not-needed",
+        model: env.HERMES_MODEL ?? DEFAULT_OPENAI_MODEL,
+        temperature: env.HERMES_MODEL_TEMPERATURE,
+        maxOutputTokens: env.HERMES_MODEL_MAX_TOKENS,
+        timeoutMs: env.HERMES_MODEL_TIMEOUT_MS,
+        maxRetries: env.HERMES_MODEL_MAX_RETRIES,
+      }
+    : undefined;
+
+  const slackMode = env.SLACK_APP_TOKEN ? "socket" : env.SLACK_BOT_TOKEN ? "http" : "sandbox";
+  return { env, model, slackMode };
+}

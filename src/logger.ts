@@ -1,0 +1,30 @@
+import pino, { type DestinationStream, type Logger } from "pino";
+
+export type { Logger } from "pino";
+
+export interface LoggerOptions {
+  level?: string;
+  /** Where JSON lines go; stdout by default. Tests and the CLI pass a file or a memory stream. */
+  destination?: DestinationStream;
+  /** Applied to every logged object before it is written (PII / secret redaction). */
+  redact?: (value: unknown) => unknown;
+}
+
+/** One pino logger for the process; children carry `runId`, `sessionKey`, `tool`. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const redact = options.redact;
+  return pino(
+    {
+      level: options.level ?? "info",
+      base: { app: "hermes" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: redact ? { log: (obj) => redact(obj) as Record<string, unknown> } : undefined,
+    },
+    options.destination ?? pino.destination({ dest: 1, sync: false }),
+  );
+}
+
+/** A logger that writes nothing (tests, benchmarks). */
+export function silentLogger(): Logger {
+  return pino({ level: "silent" });
+}

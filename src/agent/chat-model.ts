@@ -1,0 +1,36 @@
+import type { ChatMessage, ToolCall, Usage } from "./messages.ts";
+
+/** What the model is told about one tool. */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  messages: ChatMessage[];
+  tools: ToolSpec[];
+  signal?: AbortSignal;
+  /** Overrides the adapter's default max output tokens (e.g. short summaries). */
+  maxOutputTokens?: number;
+}
+
+export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";
+
+export interface ModelResponse {
+  content: string;
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
+  usage: Usage;
+  latencyMs: number;
+  model: string;
+  /** What the adapter had to fix in the raw response (for the trace). */
+  repairs: string[];
+}
+
+/** The port the loop talks to. One real implementation (OpenAI-compatible HTTP). */
+export interface ChatModel {
+  readonly name: string;
+  readonly maxOutputTokens: number;
+  complete(request: ModelRequest): Promise<ModelResponse>;
+}

@@ -1,0 +1,428 @@
+import { randomUUID } from "node:crypto";
+import { errorMessage } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { RunIdentity } from "../tools/define-tool.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import type { ChatModel, ModelResponse } from "./chat-model.ts";
+import { fitToBudget } from "./context-budget.ts";
+import { addUsage, type ChatMessage, emptyUsage, type ToolMessage, type Usage } from "./messages.ts";
+import type { PolicyHook, ToolEventSink } from "./policy-hook.ts";
+import { type CallEnv, type CallOutcome, executeApproved, type PendingCall, runCalls } from "./run-calls.ts";
+import { type Decision, type RunSnapshot, SNAPSHOT_VERSION } from "./run-snapshot.ts";
+import { sanitizeHistory } from "./sanitize-history.ts";
+import { EXPIRED_RESULT, REJECTED_RESULT, type StopReason, stopMessage } from "./stop-messages.ts";
+import { summarizeWithModel } from "./summarize.ts";
+import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt.ts";
+import { specsTokens } from "./token-count.ts";
+import { createTracer, type TraceEvent, type Tracer } from "./trace.ts";
+
+export interface Limits {
+  maxSteps: number;
+  maxConsecutiveFailures: number;
+  turnTimeoutMs: number;
+  contextBudgetTokens: number;
+  maxTruncations: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxSteps: 10,
+  maxConsecutiveFailures: 3,
+  turnTimeoutMs: 300_000,
+  contextBudgetTokens: 8000,
+  maxTruncations: 2,
+};
+
+export interface RuntimeDeps {
+  model: ChatModel;
+  registry: ToolRegistry;
+  logger: Logger;
+  policy?: PolicyHook;
+  onToolEvent?: ToolEventSink;
+  /** Tool names this run may see and call (the user's permitted tools); all registered when omitted. */
+  toolNames?: string[];
+  systemPrompt?: string;
+  limits?: Partial<Limits>;
+  onTraceEvent?: (e: TraceEvent) => void;
+  signal?: AbortSignal;
+}
+
+export interface TurnInput {
+  run: Omit<RunIdentity, "runId"> & { runId?: string };
+  /** The thread's history so far (as a previous TurnResult returned it). */
+  history: ChatMessage[];
+  userMessage: string;
+}
+
+export type TurnStatus = "completed" | "paused" | "stopped" | "failed";
+
+export interface TurnResult {
+  status: TurnStatus;
+  runId: string;
+  /** The final answer, or the sentence that explains why the run stopped. Empty while paused. */
+  answer: string;
+  stopReason?: StopReason;
+  /** The new history to keep for the thread. */
+  messages: ChatMessage[];
+  snapshot?: RunSnapshot;
+  usage: Usage;
+  steps: number;
+  modelCalls: number;
+}
+
+interface State {
+  run: RunIdentity;
+  messages: ChatMessage[];
+  step: number;
+  usage: Usage;
+  modelCalls: number;
+  failures: Record<string, number>;
+  truncations: number;
+}
+
+/** Runs one user turn: model → tool calls → policy → execute → … until an answer, a pause or a limit. */
+export async function runTurn(input: TurnInput, deps: RuntimeDeps): Promise<TurnResult> {
+  const run: RunIdentity = { ...input.run, runId: input.run.runId ?? randomUUID() };
+  const state: State = {
+    run,
+    messages: [...input.history, { role: "user", content: input.userMessage }],
+    step: 0,
+    usage: emptyUsage(),
+    modelCalls: 0,
+    failures: {},
+    truncations: 0,
+  };
+  const tracer = createTracer({
+    logger: deps.logger,
+    runId: run.runId,
+    sessionKey: run.sessionKey,
+    onEvent: deps.onTraceEvent,
+  });
+  tracer.emit("run.start", { userId: run.userId, historyMessages: input.history.length });
+  return loop(state, deps, tracer);
+}
+
+/**
+ * Continues a paused run with the humans' decisions. The model is not asked again for the paused
+ * step, and nothing that already ran runs again. Calls without a decision stay pending.
+ */
+export async function resumeRun(
+  snapshot: RunSnapshot,
+  decisions: Record<string, Decision>,
+  deps: RuntimeDeps,
+): Promise<TurnResult> {
+  if (snapshot.version !== SNAPSHOT_VERSION) {
+    throw new Error(
+      `Run snapshot version ${snapshot.version} is not supported (expected ${SNAPSHOT_VERSION}).`,
+    );
+  }
+  const state: State = {
+    run: snapshot.run,
+    messages: [...snapshot.messages],
+    step: snapshot.step,
+    usage: snapshot.usage,
+    modelCalls: snapshot.modelCalls,
+    failures: { ...snapshot.failures },
+    truncations: snapshot.truncations,
+  };
+  const tracer = createTracer({
+    logger: deps.logger,
+    runId: state.run.runId,
+    sessionKey: state.run.sessionKey,
+    onEvent: deps.onTraceEvent,
+  });
+  tracer.step = state.step;
+  tracer.emit("run.resume", {
+    decisions: Object.fromEntries(Object.entries(decisions).map(([k, d]) => [k, d.status])),
+  });
+  const { signal, dispose } = turnSignal(deps);
+  try {
+    const env = callEnv(state, deps, tracer, signal);
+    const still: PendingCall[] = [];
+    const done: Array<Promise<CallOutcome>> = [];
+    for (const p of snapshot.pending) {
+      const d = decisions[p.callId];
+      if (!d) still.push(p);
+      else if (d.status === "approved") done.push(executeApproved(p, d.argsSha256, env));
+      else done.push(Promise.resolve(decidedResult(p, d)));
+    }
+    const outcomes = await Promise.all(done);
+    insertResults(state.messages, outcomes);
+    const stop = countFailures(state, outcomes, deps);
+    if (still.length > 0) return paused(state, still, tracer);
+    if (stop) return finish(state, tracer, "stopped", stop.message, stop.reason);
+    return await loop(state, deps, tracer, signal);
+  } finally {
+    dispose();
+  }
+}
+
+async function loop(
+  state: State,
+  deps: RuntimeDeps,
+  tracer: Tracer,
+  outer?: AbortSignal,
+): Promise<TurnResult> {
+  const limits = { ...DEFAULT_LIMITS, ...deps.limits };
+  const own = outer ? undefined : turnSignal(deps);
+  const signal = outer ?? own!.signal;
+  const specs = deps.registry.specs(deps.toolNames);
+  const env = callEnv(state, deps, tracer, signal);
+  const systemPrompt = deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+  let retryHint = false;
+  try {
+    for (;;) {
+      if (state.step >= limits.maxSteps) {
+        return finish(
+          state,
+          tracer,
+          "stopped",
+          stopMessage("max_steps", { steps: limits.maxSteps }),
+          "max_steps",
+        );
+      }
+      state.step++;
+      tracer.step = state.step;
+
+      const budget = await fitToBudget(state.messages, {
+        budgetTokens: limits.contextBudgetTokens,
+        fixedTokens: specsTokens(specs) + deps.model.maxOutputTokens,
+        summarize: (i) => summarizeWithModel(deps.model, i, signal, (u) => countModelCall(state, u)),
+      });
+      if (budget.messages !== state.messages) {
+        state.messages = budget.messages;
+        tracer.emit("context.trimmed", {
+          tokens: budget.tokens,
+          shrunkResults: budget.shrunkResults,
+          droppedUnits: budget.droppedUnits,
+          summarized: budget.summarized,
+          summaryError: budget.summaryError,
+          overBudget: budget.overBudget,
+          ...(budget.summaryError
+            ? { note: "summary failed: oldest units were dropped without a summary" }
+            : {}),
+        });
+      }
+      const history = sanitizeHistory(state.messages);
+      if (history.length !== state.messages.length)
+        tracer.emit("history.sanitized", { before: state.messages.length, after: history.length });
+      state.messages = history;
+      const request: ChatMessage[] = [{ role: "system", content: systemPrompt }, ...history];
+      if (retryHint) {
+        request.push({
+          role: "system",
+          content:
+            "Your previous reply was cut off at the output limit. Reply more briefly and keep tool arguments short.",
+        });
+      }
+
+      tracer.emit("model.request", {
+        model: deps.model.name,
+        messages: request.length,
+        tools: specs.length,
+        tokens: budget.tokens,
+      });
+      let response: ModelResponse;
+      try {
+        response = await deps.model.complete({ messages: request, tools: specs, signal });
+      } catch (err) {
+        if (signal.aborted) return aborted(state, tracer, deps, limits);
+        tracer.emit("model.error", { error: errorMessage(err) });
+        return finish(
+          state,
+          tracer,
+          "failed",
+          stopMessage("model_error", { error: errorMessage(err) }),
+          "model_error",
+        );
+      }
+      countModelCall(state, response.usage);
+      tracer.emit("model.response", {
+        finishReason: response.finishReason,
+        toolCalls: response.toolCalls.map((c) => c.name),
+        contentChars: response.content.length,
+        usage: response.usage,
+        latencyMs: response.latencyMs,
+        repairs: response.repairs,
+      });
+
+      if (response.finishReason === "length") {
+        state.truncations++;
+        tracer.emit("model.truncated", { count: state.truncations, toolCalls: response.toolCalls.length });
+        if (state.truncations >= limits.maxTruncations) {
+          return finish(
+            state,
+            tracer,
+            "stopped",
+            stopMessage("truncated", { maxTokens: deps.model.maxOutputTokens }),
+            "truncated",
+          );
+        }
+        retryHint = true; // truncated output is never executed nor kept: ask again
+        continue;
+      }
+      state.truncations = 0;
+      retryHint = false;
+
+      if (response.toolCalls.length === 0) {
+        const answer = response.content.trim() || "(The model returned an empty answer.)";
+        state.messages.push({ role: "assistant", content: answer });
+        return finish(state, tracer, "completed", answer);
+      }
+
+      const assistant = {
+        role: "assistant" as const,
+        content: response.content,
+        toolCalls: response.toolCalls,
+      };
+      state.messages.push(assistant);
+      const { outcomes, sentArguments } = await runCalls(response.toolCalls, env);
+      assistant.toolCalls = response.toolCalls.map((c, i) => ({
+        ...c,
+        arguments: sentArguments[i] ?? c.arguments,
+      }));
+      insertResults(state.messages, outcomes);
+      if (signal.aborted) return aborted(state, tracer, deps, limits);
+      const stop = countFailures(state, outcomes, deps);
+      const pending = outcomes.flatMap((o) => (o.kind === "pending" ? [o.pending] : []));
+      if (pending.length > 0) return paused(state, pending, tracer);
+      if (stop) return finish(state, tracer, "stopped", stop.message, stop.reason);
+    }
+  } finally {
+    own?.dispose();
+  }
+}
+
+function callEnv(state: State, deps: RuntimeDeps, tracer: Tracer, signal: AbortSignal): CallEnv {
+  return {
+    registry: deps.registry,
+    allowed: new Set(deps.toolNames ?? deps.registry.names()),
+    policy: deps.policy,
+    onToolEvent: deps.onToolEvent,
+    run: state.run,
+    tracer,
+    signal,
+  };
+}
+
+/** The turn's budget and the caller's cancel signal, as one signal. */
+function turnSignal(deps: RuntimeDeps): { signal: AbortSignal; dispose: () => void } {
+  const ms = deps.limits?.turnTimeoutMs ?? DEFAULT_LIMITS.turnTimeoutMs;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error("turn_timeout")), ms);
+  const signals = deps.signal ? [controller.signal, deps.signal] : [controller.signal];
+  return { signal: AbortSignal.any(signals), dispose: () => clearTimeout(timer) };
+}
+
+function countModelCall(state: State, usage: Usage) {
+  state.modelCalls++;
+  state.usage = addUsage(state.usage, { ...usage, requests: 1 });
+}
+
+/** Tool results go right after their call message, in call order (pending ones get none yet). */
+function insertResults(messages: ChatMessage[], outcomes: CallOutcome[]) {
+  const results = outcomes.flatMap((o) => (o.kind === "result" ? [o.message] : []));
+  if (results.length === 0) return;
+  let at = messages.length;
+  while (at > 0 && messages[at - 1]!.role === "tool") at--;
+  const existing = messages.slice(at) as ToolMessage[];
+  const callMsg = messages[at - 1];
+  const order = callMsg?.role === "assistant" ? (callMsg.toolCalls ?? []).map((c) => c.id) : [];
+  const all = [...existing, ...results].sort(
+    (a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId),
+  );
+  messages.splice(at, existing.length, ...all);
+}
+
+function countFailures(
+  state: State,
+  outcomes: CallOutcome[],
+  deps: RuntimeDeps,
+): { reason: StopReason; message: string } | undefined {
+  const max = deps.limits?.maxConsecutiveFailures ?? DEFAULT_LIMITS.maxConsecutiveFailures;
+  let stop: { reason: StopReason; message: string } | undefined;
+  for (const o of outcomes) {
+    if (o.kind !== "result") continue;
+    const name = o.call.name;
+    state.failures[name] = o.failed ? (state.failures[name] ?? 0) + 1 : 0;
+    if (o.failed && state.failures[name]! >= max && !stop) {
+      stop = {
+        reason: "repeated_failure",
+        message: stopMessage("repeated_failure", {
+          tool: name,
+          failures: state.failures[name],
+          lastError: o.error,
+        }),
+      };
+    }
+  }
+  return stop;
+}
+
+function decidedResult(p: PendingCall, d: Decision): CallOutcome {
+  const call = { id: p.callId, name: p.tool, arguments: JSON.stringify(p.args) };
+  const content = d.status === "expired" ? EXPIRED_RESULT : REJECTED_RESULT(d.by);
+  return {
+    kind: "result",
+    call,
+    message: { role: "tool", toolCallId: p.callId, name: p.tool, content },
+    failed: false,
+  };
+}
+
+function aborted(state: State, tracer: Tracer, deps: RuntimeDeps, limits: Limits): TurnResult {
+  if (deps.signal?.aborted) return finish(state, tracer, "stopped", stopMessage("cancelled"), "cancelled");
+  return finish(
+    state,
+    tracer,
+    "stopped",
+    stopMessage("turn_timeout", { budgetSeconds: Math.round(limits.turnTimeoutMs / 1000) }),
+    "turn_timeout",
+  );
+}
+
+function paused(state: State, pending: PendingCall[], tracer: Tracer): TurnResult {
+  const snapshot: RunSnapshot = {
+    version: SNAPSHOT_VERSION,
+    run: state.run,
+    messages: state.messages,
+    pending,
+    step: state.step,
+    usage: state.usage,
+    modelCalls: state.modelCalls,
+    failures: state.failures,
+    truncations: state.truncations,
+  };
+  tracer.emit("run.end", { status: "paused", pending: pending.map((p) => p.tool) });
+  return { ...result(state, "paused", ""), snapshot };
+}
+
+function finish(
+  state: State,
+  tracer: Tracer,
+  status: TurnStatus,
+  answer: string,
+  stopReason?: StopReason,
+): TurnResult {
+  if (status !== "completed")
+    state.messages = [...sanitizeHistory(state.messages), { role: "assistant", content: answer }];
+  tracer.emit("run.end", {
+    status,
+    stopReason,
+    steps: state.step,
+    modelCalls: state.modelCalls,
+    usage: state.usage,
+  });
+  return { ...result(state, status, answer), ...(stopReason ? { stopReason } : {}) };
+}
+
+function result(state: State, status: TurnStatus, answer: string): TurnResult {
+  return {
+    status,
+    runId: state.run.runId,
+    answer,
+    messages: state.messages,
+    usage: state.usage,
+    steps: state.step,
+    modelCalls: state.modelCalls,
+  };
+}

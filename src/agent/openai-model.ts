@@ -1,0 +1,171 @@
+import OpenAI, { APIConnectionError, APIError } from "openai";
+import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import type { ModelConfig } from "../config.ts";
+import { HermesError } from "../errors.ts";
+import type { ChatModel, ModelRequest, ModelResponse } from "./chat-model.ts";
+import type { ChatMessage } from "./messages.ts";
+import { normalizeAssistantMessage } from "./normalize-response.ts";
+import { backoffMs, retryAfterMs, sleep } from "./retry-after.ts";
+
+export interface OpenAIModelOptions extends ModelConfig {
+  /** Longest Retry-After we wait for; a server asking for more fails the request at once. */
+  maxRetryDelayMs?: number;
+  /** Called for each failed attempt that will be retried (the trace records it). */
+  onRetry?: (info: { attempt: number; status?: number; delayMs: number; error: string }) => void;
+}
+
+const RETRYABLE = new Set([408, 409, 429]);
+
+/**
+ * The `ChatModel` for any OpenAI-compatible server (OpenAI, Ollama, vLLM, LM Studio) on the official
+ * SDK. Retries are ours, not the SDK's, so that a Retry-After is honoured but capped, every attempt is
+ * traced, and the wait is cancelled when the turn's budget runs out.
+ */
+export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
+  const client = new OpenAI({
+    baseURL: options.baseURL,
+    apiKey: options.apiKey,
+    timeout: options.timeoutMs,
+    maxRetries: 0,
+  });
+  const maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
+  const where = options.baseURL ?? "api.openai.com";
+
+  async function once(request: ModelRequest): Promise<ModelResponse> {
+    const started = performance.now();
+    const completion = await client.chat.completions.create(
+      {
+        model: options.model,
+        messages: toOpenAIMessages(request.messages),
+        tools: request.tools.length > 0 ? request.tools.map(toOpenAITool) : undefined,
+        temperature: options.temperature,
+        max_tokens: request.maxOutputTokens ?? options.maxOutputTokens,
+      },
+      { signal: request.signal },
+    );
+    const latencyMs = Math.round(performance.now() - started);
+    const choice = completion.choices?.[0];
+    if (!choice?.message) {
+      throw new HermesError("model_bad_response", `The model at ${where} answered without a message.`);
+    }
+    const normalized = normalizeAssistantMessage(choice.message, choice.finish_reason);
+    const u = completion.usage;
+    return {
+      ...normalized,
+      latencyMs,
+      model: completion.model ?? options.model,
+      usage: {
+        promptTokens: u?.prompt_tokens ?? 0,
+        completionTokens: u?.completion_tokens ?? 0,
+        totalTokens: u?.total_tokens ?? (u?.prompt_tokens ?? 0) + (u?.completion_tokens ?? 0),
+        requests: 1,
+      },
+    };
+  }
+
+  return {
+    name: options.model,
+    maxOutputTokens: options.maxOutputTokens,
+    async complete(request) {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await once(request);
+        } catch (err) {
+          if (request.signal?.aborted) throw err;
+          const status = err instanceof APIError ? err.status : undefined;
+          const retryable =
+            err instanceof APIConnectionError ||
+            (status !== undefined && (RETRYABLE.has(status) || status >= 500));
+          const asked = err instanceof APIError ? retryAfterMs(err.headers) : undefined;
+          if (
+            !retryable ||
+            attempt >= options.maxRetries ||
+            (asked !== undefined && asked > maxRetryDelayMs)
+          ) {
+            throw modelError(err, where, attempt, asked);
+          }
+          const delayMs = asked ?? backoffMs(attempt);
+          options.onRetry?.({ attempt: attempt + 1, status, delayMs, error: shortError(err) });
+          await sleep(delayMs, request.signal);
+        }
+      }
+    },
+  };
+}
+
+function modelError(err: unknown, where: string, retries: number, asked: number | undefined): HermesError {
+  const tries = retries > 0 ? ` after ${retries + 1} attempts` : "";
+  if (err instanceof HermesError) return err;
+  if (err instanceof APIError && err.status !== undefined) {
+    if (err.status === 429 && asked !== undefined) {
+      return new HermesError(
+        "model_unavailable",
+        `The model at ${where} is rate limited for ${Math.ceil(asked / 1000)} s; try again later.`,
+        { cause: err },
+      );
+    }
+    const hint =
+      err.status === 401 || err.status === 403
+        ? " Check OPENAI_API_KEY."
+        : err.status === 404
+          ? " Check HERMES_MODEL and OPENAI_BASE_URL."
+          : "";
+    return new HermesError(
+      "model_unavailable",
+      `The model at ${where} answered HTTP ${err.status}${tries}.${hint}`,
+      {
+        cause: err,
+      },
+    );
+  }
+  return new HermesError(
+    "model_unavailable",
+    `The model at ${where} could not be reached${tries}: ${shortError(err)}`,
+    {
+      cause: err,
+    },
+  );
+}
+
+function shortError(err: unknown): string {
+  if (err instanceof APIError) return `HTTP ${err.status ?? "?"} ${err.message}`.slice(0, 300);
+  return (err instanceof Error ? err.message : String(err)).slice(0, 300);
+}
+
+function toOpenAITool(t: {
+  name: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}): ChatCompletionTool {
+  return {
+    type: "function",
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  };
+}
+
+/** Our messages → the wire format. System messages (prompt + summaries) fold into one, first. */
+export function toOpenAIMessages(messages: ChatMessage[]): ChatCompletionMessageParam[] {
+  const system = messages.filter((m) => m.role === "system").map((m) => m.content);
+  const out: ChatCompletionMessageParam[] =
+    system.length > 0 ? [{ role: "system", content: system.join("\n\n") }] : [];
+  for (const m of messages) {
+    if (m.role === "user") out.push({ role: "user", content: m.content });
+    else if (m.role === "tool") out.push({ role: "tool", tool_call_id: m.toolCallId, content: m.content });
+    else if (m.role === "assistant") {
+      out.push(
+        m.toolCalls && m.toolCalls.length > 0
+          ? {
+              role: "assistant",
+              content: m.content || null,
+              tool_calls: m.toolCalls.map((c) => ({
+                id: c.id,
+                type: "function" as const,
+                function: { name: c.name, arguments: c.arguments },
+              })),
+            }
+          : { role: "assistant", content: m.content },
+      );
+    }
+  }
+  return out;
+}

@@ -1,0 +1,38 @@
+import type { RunIdentity, Tool } from "../tools/define-tool.ts";
+import type { ToolCall } from "./messages.ts";
+
+export interface PolicyInput {
+  tool: Tool;
+  args: Record<string, unknown>;
+  call: ToolCall;
+  run: RunIdentity;
+  /** True when re-checked at resume for a call a human approved. */
+  approved?: boolean;
+}
+
+export type PolicyDecision =
+  | { action: "allow" }
+  | { action: "deny"; reason: string }
+  | { action: "needs_approval"; reason?: string };
+
+/** Asked before every execution (and again at resume). The model's choice never grants anything. */
+export type PolicyHook = (input: PolicyInput) => PolicyDecision | Promise<PolicyDecision>;
+
+/** Tool lifecycle events the runtime reports (the audit log records them). */
+export type ToolEventAction = "tool.requested" | "tool.denied" | "tool.executed" | "tool.failed";
+
+export interface ToolEvent {
+  action: ToolEventAction;
+  run: RunIdentity;
+  callId: string;
+  tool: string;
+  args: unknown;
+  argsSha256: string;
+  reason?: string;
+  error?: string;
+  resultSummary?: string;
+  durationMs?: number;
+}
+
+/** Awaited: a `tool.requested` that cannot be recorded means the call does not run (fail closed). */
+export type ToolEventSink = (event: ToolEvent) => Promise<void>;

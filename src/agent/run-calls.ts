@@ -1,0 +1,271 @@
+import { errorMessage } from "../errors.ts";
+import type { RunIdentity, Tool } from "../tools/define-tool.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import { argsSha256 } from "./canonical-args.ts";
+import { parseLenientJson } from "./lenient-json.ts";
+import type { ToolCall, ToolMessage } from "./messages.ts";
+import type { PolicyHook, ToolEvent, ToolEventSink } from "./policy-hook.ts";
+import { ARGS_CHANGED_RESULT, AUDIT_UNAVAILABLE_RESULT, DENIED_RESULT } from "./stop-messages.ts";
+import type { Tracer } from "./trace.ts";
+
+/** A call waiting for a human decision; part of the run snapshot. */
+export interface PendingCall {
+  callId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  argsSha256: string;
+  reason?: string;
+}
+
+export type CallOutcome =
+  | { kind: "result"; call: ToolCall; message: ToolMessage; failed: boolean; error?: string }
+  | { kind: "pending"; call: ToolCall; pending: PendingCall };
+
+export interface CallEnv {
+  registry: ToolRegistry;
+  allowed: ReadonlySet<string>;
+  policy?: PolicyHook;
+  onToolEvent?: ToolEventSink;
+  run: RunIdentity;
+  tracer: Tracer;
+  signal: AbortSignal;
+}
+
+const toolMessage = (call: ToolCall, content: string, resultRef?: string): ToolMessage => ({
+  role: "tool",
+  toolCallId: call.id,
+  name: call.name,
+  content,
+  ...(resultRef ? { resultRef } : {}),
+});
+
+/**
+ * Handles the calls of one assistant message: validate each, ask policy, execute the allowed ones
+ * concurrently, and leave the ones needing approval pending. Every call gets exactly one outcome, in
+ * call order. Returns the arguments to keep in history (repaired JSON, so servers accept it later).
+ */
+export async function runCalls(
+  calls: ToolCall[],
+  env: CallEnv,
+): Promise<{ outcomes: CallOutcome[]; sentArguments: string[] }> {
+  const { tracer } = env;
+  const sentArguments: string[] = [];
+  const decided: Array<Promise<CallOutcome>> = [];
+
+  for (const call of calls) {
+    const prepared = env.registry.prepare(call, env.allowed);
+    if (prepared.repairs.length)
+      tracer.emit("tool.repair", { tool: call.name, callId: call.id, repairs: prepared.repairs });
+    if (!prepared.ok) {
+      const parsed = parseLenientJson(call.arguments);
+      sentArguments.push(
+        parsed.ok && parsed.value && typeof parsed.value === "object" ? JSON.stringify(parsed.value) : "{}",
+      );
+      tracer.emit(prepared.kind === "unknown_tool" ? "tool.unknown" : "tool.validation_error", {
+        tool: call.name,
+        callId: call.id,
+        error: prepared.error,
+      });
+      decided.push(Promise.resolve(invalidOutcome(call, prepared.error, prepared.kind, env, parsed)));
+      continue;
+    }
+    const { tool, args, notes } = prepared;
+    sentArguments.push(JSON.stringify(args));
+    if (notes.coerced.length)
+      tracer.emit("tool.coerced", { tool: tool.name, callId: call.id, coerced: notes.coerced });
+    if (notes.dropped.length || notes.nulls.length) {
+      tracer.emit("tool.dropped_keys", {
+        tool: tool.name,
+        callId: call.id,
+        dropped: notes.dropped,
+        nulls: notes.nulls,
+      });
+    }
+    decided.push(decide(call, tool, args, env));
+  }
+  return { outcomes: await Promise.all(decided), sentArguments };
+}
+
+async function invalidOutcome(
+  call: ToolCall,
+  error: string,
+  kind: "unknown_tool" | "invalid_args",
+  env: CallEnv,
+  parsed: ReturnType<typeof parseLenientJson>,
+): Promise<CallOutcome> {
+  if (kind === "invalid_args") {
+    // A known tool asked for with bad arguments is still a request: the audit log sees it fail.
+    const args = parsed.ok ? parsed.value : call.arguments;
+    const base = {
+      run: env.run,
+      callId: call.id,
+      tool: call.name,
+      args,
+      argsSha256: argsSha256(call.name, args),
+    };
+    await report(env, { ...base, action: "tool.requested" });
+    await report(env, { ...base, action: "tool.failed", error: "invalid arguments" });
+  }
+  return { kind: "result", call, message: toolMessage(call, error), failed: true, error };
+}
+
+async function decide(
+  call: ToolCall,
+  tool: Tool,
+  args: Record<string, unknown>,
+  env: CallEnv,
+): Promise<CallOutcome> {
+  const hash = argsSha256(tool.name, args);
+  const base = { run: env.run, callId: call.id, tool: tool.name, args, argsSha256: hash };
+  if (!(await report(env, { ...base, action: "tool.requested" }))) {
+    return {
+      kind: "result",
+      call,
+      message: toolMessage(call, AUDIT_UNAVAILABLE_RESULT),
+      failed: true,
+      error: "audit unavailable",
+    };
+  }
+  const decision = env.policy
+    ? await env.policy({ tool, args, call, run: env.run })
+    : { action: "allow" as const };
+  env.tracer.emit("tool.policy", {
+    tool: tool.name,
+    callId: call.id,
+    decision: decision.action,
+    reason: "reason" in decision ? decision.reason : undefined,
+  });
+  if (decision.action === "deny") {
+    await report(env, { ...base, action: "tool.denied", reason: decision.reason });
+    return {
+      kind: "result",
+      call,
+      message: toolMessage(call, DENIED_RESULT(decision.reason)),
+      failed: false,
+    };
+  }
+  if (decision.action === "needs_approval") {
+    return {
+      kind: "pending",
+      call,
+      pending: { callId: call.id, tool: tool.name, args, argsSha256: hash, reason: decision.reason },
+    };
+  }
+  return execute(call, tool, args, env, hash);
+}
+
+/** Runs an allowed (or approved) call and reports its outcome. */
+export async function execute(
+  call: ToolCall,
+  tool: Tool,
+  args: Record<string, unknown>,
+  env: CallEnv,
+  hash: string,
+): Promise<CallOutcome> {
+  env.tracer.emit("tool.start", { tool: tool.name, callId: call.id });
+  const result = await env.registry.execute(tool, args, {
+    run: env.run,
+    callId: call.id,
+    signal: env.signal,
+    logger: env.tracer.logger.child({ tool: tool.name }),
+  });
+  env.tracer.emit("tool.end", {
+    tool: tool.name,
+    callId: call.id,
+    ok: result.ok,
+    durationMs: result.durationMs,
+    attempts: result.attempts,
+    chars: result.fullLength,
+    capped: result.resultRef !== undefined,
+    error: result.error,
+  });
+  await report(env, {
+    run: env.run,
+    callId: call.id,
+    tool: tool.name,
+    args,
+    argsSha256: hash,
+    action: result.ok ? "tool.executed" : "tool.failed",
+    durationMs: result.durationMs,
+    error: result.error,
+    resultSummary: result.ok ? result.content.slice(0, 500) : undefined,
+  });
+  return {
+    kind: "result",
+    call,
+    message: toolMessage(call, result.content, result.resultRef),
+    failed: !result.ok,
+    error: result.error,
+  };
+}
+
+/** Re-checks and runs a call a human approved; the hash must still match what was approved. */
+export async function executeApproved(
+  pending: PendingCall,
+  approvedHash: string | undefined,
+  env: CallEnv,
+): Promise<CallOutcome> {
+  const call: ToolCall = { id: pending.callId, name: pending.tool, arguments: JSON.stringify(pending.args) };
+  const tool = env.registry.get(pending.tool);
+  const hash = argsSha256(pending.tool, pending.args);
+  if (!tool || hash !== pending.argsSha256 || (approvedHash !== undefined && approvedHash !== hash)) {
+    env.tracer.emit("tool.policy", {
+      tool: pending.tool,
+      callId: pending.callId,
+      decision: "deny",
+      reason: "arguments changed",
+    });
+    await report(env, {
+      run: env.run,
+      callId: call.id,
+      tool: pending.tool,
+      args: pending.args,
+      argsSha256: hash,
+      action: "tool.denied",
+      reason: "arguments changed since approval",
+    });
+    return { kind: "result", call, message: toolMessage(call, ARGS_CHANGED_RESULT), failed: false };
+  }
+  const decision = env.policy
+    ? await env.policy({ tool, args: pending.args, call, run: env.run, approved: true })
+    : { action: "allow" as const };
+  env.tracer.emit("tool.policy", {
+    tool: tool.name,
+    callId: call.id,
+    decision: decision.action,
+    approved: true,
+  });
+  if (decision.action === "deny") {
+    await report(env, {
+      run: env.run,
+      callId: call.id,
+      tool: tool.name,
+      args: pending.args,
+      argsSha256: hash,
+      action: "tool.denied",
+      reason: decision.reason,
+    });
+    return {
+      kind: "result",
+      call,
+      message: toolMessage(call, DENIED_RESULT(decision.reason)),
+      failed: false,
+    };
+  }
+  return execute(call, tool, pending.args, env, hash);
+}
+
+/** Sends a lifecycle event; false when it could not be recorded (the caller fails closed). */
+async function report(env: CallEnv, event: ToolEvent): Promise<boolean> {
+  if (!env.onToolEvent) return true;
+  try {
+    await env.onToolEvent(event);
+    return true;
+  } catch (err) {
+    env.tracer.logger.error(
+      { tool: event.tool, action: event.action, err: errorMessage(err) },
+      "tool event not recorded",
+    );
+    return false;
+  }
+}

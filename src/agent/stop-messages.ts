@@ -1,0 +1,47 @@
+export type StopReason =
+  | "max_steps"
+  | "repeated_failure"
+  | "turn_timeout"
+  | "truncated"
+  | "model_error"
+  | "cancelled";
+
+/** The sentence the user reads when a run ends without a normal answer. One place, so tests pin them. */
+export function stopMessage(
+  reason: StopReason,
+  d: {
+    steps?: number;
+    tool?: string;
+    failures?: number;
+    lastError?: string;
+    budgetSeconds?: number;
+    maxTokens?: number;
+    error?: string;
+  } = {},
+): string {
+  switch (reason) {
+    case "max_steps":
+      return `I stopped after ${d.steps} steps without finishing, which is my limit for one request. Ask again with a narrower task if you need more.`;
+    case "repeated_failure":
+      return `I stopped because the tool ${d.tool} failed ${d.failures} times in a row (last error: ${d.lastError ?? "unknown"}).`;
+    case "turn_timeout":
+      return `I stopped because this request ran longer than its time budget of ${d.budgetSeconds} seconds.`;
+    case "truncated":
+      return `I stopped because the model's output was cut off twice at its limit of ${d.maxTokens} output tokens. Try a shorter request, or raise HERMES_MODEL_MAX_TOKENS.`;
+    case "model_error":
+      return `I could not get an answer from the model: ${d.error ?? "unknown error"}`;
+    case "cancelled":
+      return "The request was cancelled before it finished.";
+  }
+}
+
+export const REJECTED_RESULT = (by?: string) =>
+  `Not run: ${by ? `<@${by}>` : "a human"} rejected this call. Do not retry it or try to reach the same effect another way; tell the user it was not done.`;
+export const EXPIRED_RESULT =
+  "Not run: the approval for this call expired without a decision. Do not retry it or try to reach the same effect another way; tell the user it was not done.";
+export const DENIED_RESULT = (reason: string) =>
+  `Not run: permission denied (${reason}). Do not try to reach the same effect another way; tell the user.`;
+export const AUDIT_UNAVAILABLE_RESULT =
+  "Not run: the audit log is unavailable, so actions are refused until it is back. Tell the user to try again later.";
+export const ARGS_CHANGED_RESULT =
+  "Not run: the call's arguments differ from the ones that were approved, so the approval does not apply.";

@@ -1,0 +1,59 @@
+import type { Logger } from "../logger.ts";
+
+export type TraceEventType =
+  | "run.start"
+  | "run.resume"
+  | "run.end"
+  | "model.request"
+  | "model.response"
+  | "model.retry"
+  | "model.error"
+  | "model.truncated"
+  | "context.trimmed"
+  | "history.sanitized"
+  | "tool.repair"
+  | "tool.coerced"
+  | "tool.dropped_keys"
+  | "tool.validation_error"
+  | "tool.unknown"
+  | "tool.policy"
+  | "tool.start"
+  | "tool.end"
+  | "note";
+
+export interface TraceEvent {
+  event: TraceEventType;
+  runId: string;
+  sessionKey: string;
+  step: number;
+  tool?: string;
+  [key: string]: unknown;
+}
+
+/** One structured event per thing the runtime does; each is a pino JSON line with runId, sessionKey, step. */
+export interface Tracer {
+  step: number;
+  emit(event: TraceEventType, data?: Record<string, unknown>): void;
+  /** A child logger with runId and sessionKey bound (tools log through it). */
+  readonly logger: Logger;
+}
+
+export function createTracer(options: {
+  logger: Logger;
+  runId: string;
+  sessionKey: string;
+  onEvent?: (e: TraceEvent) => void;
+}): Tracer {
+  const logger = options.logger.child({ runId: options.runId, sessionKey: options.sessionKey });
+  const tracer: Tracer = {
+    step: 0,
+    logger,
+    emit(event, data = {}) {
+      const e = { event, step: tracer.step, ...data };
+      const level = event === "model.error" || event === "tool.validation_error" ? "warn" : "info";
+      logger[level](e, event);
+      options.onEvent?.({ ...e, runId: options.runId, sessionKey: options.sessionKey });
+    },
+  };
+  return tracer;
+}

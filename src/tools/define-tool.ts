@@ -1,0 +1,87 @@
+import type { z } from "zod";
+import type { Logger } from "../logger.ts";
+
+/** Permission levels, lowest first. */
+export const LEVELS = ["viewer", "user", "admin"] as const;
+export type PermissionLevel = (typeof LEVELS)[number];
+
+/** Who is running the turn, and where: what tools and policy may know about the caller. */
+export interface RunIdentity {
+  runId: string;
+  sessionKey: string;
+  userId: string;
+  teamId?: string;
+  channelId?: string;
+  threadTs?: string;
+  /** IANA time zone of the requester (Slack profile), when known. */
+  timezone?: string;
+}
+
+export interface ToolContext {
+  run: RunIdentity;
+  callId: string;
+  /** Aborted on timeout or when the turn is cancelled; long tools should honour it. */
+  signal: AbortSignal;
+  logger: Logger;
+}
+
+/**
+ * `never` | `always` | a function of the validated args. Policy applies it; a tool never asks itself.
+ */
+export type ApprovalRule<A> = "never" | "always" | ApprovalFn<A>;
+// Method syntax keeps the parameter bivariant, so a Tool<specific schema> is still a Tool.
+type ApprovalFn<A> = { rule(args: A, run: RunIdentity): boolean | Promise<boolean> }["rule"];
+
+/** Who may decide an approval: the requester or an admin (default), admins only, or anyone but the requester. */
+export type ApproversRule = "requester_or_admin" | "admin" | "not_requester";
+
+export interface ToolOptions<S extends z.ZodObject> {
+  name: string;
+  description: string;
+  input: S;
+  /** The lowest permission level that may call it. Default `user`. */
+  level?: PermissionLevel;
+  approval?: ApprovalRule<z.output<S>>;
+  approvers?: ApproversRule;
+  /** Shows a confirm dialog on the Approve button. */
+  dangerous?: boolean;
+  timeoutMs?: number;
+  /** Retries after a failure or timeout; only honoured when `idempotent` is true. */
+  retries?: number;
+  idempotent?: boolean;
+  /** At most this many executions of this tool at once (per process). */
+  concurrency?: number;
+  /** Results longer than this are capped (head and tail kept); the full text stays fetchable. */
+  maxResultChars?: number;
+  /** Example inputs, appended to the description the model sees. */
+  examples?: Array<z.input<S>>;
+  execute(args: z.output<S>, ctx: ToolContext): unknown;
+}
+
+export type Tool<S extends z.ZodObject = z.ZodObject> = Required<Omit<ToolOptions<S>, "examples">> & {
+  examples: Array<z.input<S>>;
+};
+
+export const TOOL_DEFAULTS = {
+  level: "user",
+  approval: "never",
+  approvers: "requester_or_admin",
+  dangerous: false,
+  timeoutMs: 15_000,
+  retries: 0,
+  idempotent: false,
+  concurrency: 4,
+  maxResultChars: 4000,
+} as const;
+
+const NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+/** A tool is one function with a zod schema; validation, limits, policy and audit are the runtime's job. */
+export function defineTool<S extends z.ZodObject>(options: ToolOptions<S>): Tool<S> {
+  if (!NAME.test(options.name)) {
+    throw new Error(
+      `Tool name "${options.name}" must be snake_case: lowercase letters, digits and _, at most 64.`,
+    );
+  }
+  return { ...TOOL_DEFAULTS, examples: [], ...options } as Tool<S>;
+}

@@ -1,0 +1,239 @@
+import pLimit, { type LimitFunction } from "p-limit";
+import { z } from "zod";
+import type { ToolSpec } from "../agent/chat-model.ts";
+import { parseLenientJson } from "../agent/lenient-json.ts";
+import type { ToolCall } from "../agent/messages.ts";
+import { errorMessage, HermesError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import { capResult, serializeResult } from "./cap-result.ts";
+import { type CoerceNotes, coerceArgs } from "./coerce-args.ts";
+import type { Tool, ToolContext } from "./define-tool.ts";
+import type { ResultStore } from "./result-store.ts";
+
+export type PreparedCall =
+  | {
+      ok: true;
+      call: ToolCall;
+      tool: Tool;
+      args: Record<string, unknown>;
+      repairs: string[];
+      notes: CoerceNotes;
+    }
+  | { ok: false; call: ToolCall; kind: "unknown_tool" | "invalid_args"; error: string; repairs: string[] };
+
+export interface ExecutionResult {
+  ok: boolean;
+  /** What the model reads: capped, or the error sentence. */
+  content: string;
+  resultRef?: string;
+  error?: string;
+  timedOut?: boolean;
+  attempts: number;
+  durationMs: number;
+  fullLength: number;
+}
+
+interface Entry {
+  tool: Tool;
+  schema: Record<string, unknown>;
+  limit: LimitFunction;
+}
+
+/**
+ * The tools the runtime knows. It turns a model's call into validated arguments (repair → coerce →
+ * validate) and executes with a timeout, retries for idempotent tools, a per-tool concurrency limit,
+ * and a capped result whose full text goes to the ResultStore.
+ */
+export class ToolRegistry {
+  private readonly entries = new Map<string, Entry>();
+
+  constructor(private readonly deps: { results: ResultStore; logger: Logger }) {}
+
+  register(...tools: Tool[]): this {
+    for (const tool of tools) {
+      if (this.entries.has(tool.name)) {
+        throw new HermesError(
+          "config_invalid",
+          `Two tools are named "${tool.name}"; tool names must be unique.`,
+        );
+      }
+      const { $schema: _drop, ...schema } = z.toJSONSchema(tool.input, {
+        io: "input",
+        unrepresentable: "any",
+      });
+      this.entries.set(tool.name, { tool, schema, limit: pLimit(Math.max(1, tool.concurrency)) });
+    }
+    return this;
+  }
+
+  get(name: string): Tool | undefined {
+    return this.entries.get(name)?.tool;
+  }
+
+  list(): Tool[] {
+    return [...this.entries.values()].map((e) => e.tool);
+  }
+
+  names(): string[] {
+    return [...this.entries.keys()];
+  }
+
+  /** What the model is told about the named tools (all when `names` is omitted). */
+  specs(names?: Iterable<string>): ToolSpec[] {
+    const wanted = names ? new Set(names) : undefined;
+    const out: ToolSpec[] = [];
+    for (const { tool, schema } of this.entries.values()) {
+      if (wanted && !wanted.has(tool.name)) continue;
+      const examples = tool.examples.length
+        ? `\nExamples: ${tool.examples.map((e) => JSON.stringify(e)).join(" ; ")}`
+        : "";
+      out.push({ name: tool.name, description: tool.description + examples, parameters: schema });
+    }
+    return out;
+  }
+
+  /** Parse, repair, coerce and validate one call. `allowed` limits which names count as existing. */
+  prepare(call: ToolCall, allowed?: ReadonlySet<string>): PreparedCall {
+    const entry = this.entries.get(call.name);
+    if (!entry || (allowed && !allowed.has(call.name))) {
+      const valid = (allowed ? [...allowed] : this.names()).sort().join(", ");
+      return {
+        ok: false,
+        call,
+        kind: "unknown_tool",
+        repairs: [],
+        error: `There is no tool named "${call.name}". The tools you can call are: ${valid || "(none)"}.`,
+      };
+    }
+    const parsed = parseLenientJson(call.arguments);
+    if (!parsed.ok) {
+      return {
+        ok: false,
+        call,
+        kind: "invalid_args",
+        repairs: [],
+        error: `The arguments for ${call.name} are not valid JSON (${parsed.error}). Send one JSON object.`,
+      };
+    }
+    let raw = parsed.value;
+    if (raw === null || raw === undefined) raw = {};
+    if (typeof raw !== "object" || Array.isArray(raw)) {
+      return {
+        ok: false,
+        call,
+        kind: "invalid_args",
+        repairs: parsed.repaired,
+        error: `The arguments for ${call.name} must be one JSON object with named fields, not ${Array.isArray(raw) ? "an array" : typeof raw}.`,
+      };
+    }
+    const { value, notes } = coerceArgs(raw, entry.schema);
+    const result = entry.tool.input.safeParse(value);
+    if (!result.success) {
+      return {
+        ok: false,
+        call,
+        kind: "invalid_args",
+        repairs: parsed.repaired,
+        error: validationMessage(call.name, result.error),
+      };
+    }
+    return {
+      ok: true,
+      call,
+      tool: entry.tool,
+      args: result.data as Record<string, unknown>,
+      repairs: parsed.repaired,
+      notes,
+    };
+  }
+
+  /** Run a validated call. Never throws: failures come back as a result the model can read. */
+  async execute(tool: Tool, args: Record<string, unknown>, ctx: ToolContext): Promise<ExecutionResult> {
+    const entry = this.entries.get(tool.name);
+    if (!entry) throw new HermesError("tool_unknown", `Tool ${tool.name} is not registered.`);
+    const started = performance.now();
+    const maxAttempts = tool.idempotent ? 1 + Math.max(0, tool.retries) : 1;
+    let attempts = 0;
+    let lastError = "";
+    let timedOut = false;
+    while (attempts < maxAttempts && !ctx.signal.aborted) {
+      attempts++;
+      try {
+        const value = await entry.limit(() => runWithTimeout(tool, args, ctx));
+        const full = serializeResult(value);
+        let resultRef: string | undefined;
+        if (full.length > tool.maxResultChars) {
+          resultRef = await this.deps.results.put({
+            runId: ctx.run.runId,
+            toolCallId: ctx.callId,
+            tool: tool.name,
+            content: full,
+          });
+        }
+        return {
+          ok: true,
+          content: capResult(full, tool.maxResultChars, resultRef).text,
+          resultRef,
+          attempts,
+          durationMs: Math.round(performance.now() - started),
+          fullLength: full.length,
+        };
+      } catch (err) {
+        timedOut = err instanceof ToolTimeout;
+        lastError = errorMessage(err);
+        ctx.logger.warn({ tool: tool.name, attempt: attempts, err: lastError }, "tool attempt failed");
+        if (err instanceof HermesError && err.code !== "tool_timeout") break; // deliberate refusals are final
+      }
+    }
+    if (ctx.signal.aborted && !lastError) lastError = "cancelled";
+    return {
+      ok: false,
+      content: `Error from ${tool.name}: ${lastError}`,
+      error: lastError,
+      timedOut,
+      attempts,
+      durationMs: Math.round(performance.now() - started),
+      fullLength: 0,
+    };
+  }
+}
+
+class ToolTimeout extends HermesError {
+  constructor(tool: Tool) {
+    super("tool_timeout", `${tool.name} did not finish within ${tool.timeoutMs} ms.`);
+  }
+}
+
+async function runWithTimeout(tool: Tool, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(ctx.signal.reason);
+  ctx.signal.addEventListener("abort", onAbort, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new ToolTimeout(tool);
+      controller.abort(err);
+      reject(err);
+    }, tool.timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      Promise.resolve().then(() => tool.execute(args, { ...ctx, signal: controller.signal })),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+    ctx.signal.removeEventListener("abort", onAbort);
+  }
+}
+
+/** Each bad field by path with what is allowed, for the model to fix its call. */
+export function validationMessage(tool: string, error: z.ZodError): string {
+  const lines = error.issues.map((i) => {
+    const path = i.path.length ? i.path.map(String).join(".") : "(arguments)";
+    const missing =
+      i.code === "invalid_type" && /received undefined/.test(i.message) ? " (required field is missing)" : "";
+    return `- ${path}: ${i.message}${missing}`;
+  });
+  return `Invalid arguments for ${tool}:\n${lines.join("\n")}\nFix these fields and call ${tool} again.`;
+}

@@ -1,0 +1,157 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+
+/** One scripted answer: a completion body, an HTTP error, or a function of the request. */
+export type ScriptStep =
+  | { completion: Record<string, unknown>; delayMs?: number }
+  | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
+  | ((request: RecordedRequest) => ScriptStep);
+
+export interface RecordedRequest {
+  path: string;
+  headers: IncomingMessage["headers"];
+  body: {
+    model?: string;
+    messages: Array<{
+      role: string;
+      content?: string | null;
+      tool_calls?: Array<{ id: string; function: { name: string; arguments: string } }>;
+      tool_call_id?: string;
+    }>;
+    tools?: Array<{
+      type: string;
+      function: { name: string; description?: string; parameters: Record<string, unknown> };
+    }>;
+    temperature?: number;
+    max_tokens?: number;
+  };
+  at: number;
+}
+
+/**
+ * An OpenAI-compatible HTTP server for tests and benchmarks: replays scripted responses in order and
+ * records every request. Runs on a real port, so the real `openai` SDK talks to it over HTTP.
+ */
+export class ScriptedModelServer {
+  readonly requests: RecordedRequest[] = [];
+  private script: ScriptStep[] = [];
+  private server: Server | undefined;
+  /** When set, answers every request once the script is used up (benchmarks loop forever). */
+  fallback: ScriptStep | undefined;
+
+  get baseURL(): string {
+    const port = (this.server?.address() as AddressInfo | null)?.port;
+    return `http://127.0.0.1:${port}/v1`;
+  }
+
+  /** Appends steps to the script. */
+  enqueue(...steps: ScriptStep[]): this {
+    this.script.push(...steps);
+    return this;
+  }
+
+  reset(): void {
+    this.script = [];
+    this.requests.length = 0;
+    this.fallback = undefined;
+  }
+
+  get remaining(): number {
+    return this.script.length;
+  }
+
+  async start(): Promise<this> {
+    this.server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", async () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        const recorded: RecordedRequest = {
+          path: req.url ?? "",
+          headers: req.headers,
+          body: text ? JSON.parse(text) : { messages: [] },
+          at: Date.now(),
+        };
+        this.requests.push(recorded);
+        let step = this.script.shift() ?? this.fallback;
+        while (typeof step === "function") step = step(recorded);
+        if (!step) {
+          res.writeHead(500, { "content-type": "application/json" });
+          res.end(JSON.stringify({ error: { message: "scripted model: script exhausted", type: "test" } }));
+          return;
+        }
+        if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
+        if ("completion" in step) {
+          res.writeHead(200, { "content-type": "application/json" });
+          res.end(JSON.stringify(step.completion));
+        } else {
+          res.writeHead(step.status, { "content-type": "application/json", ...step.headers });
+          res.end(
+            JSON.stringify(step.body ?? { error: { message: `scripted HTTP ${step.status}`, type: "test" } }),
+          );
+        }
+      });
+    });
+    this.server.keepAliveTimeout = 5000;
+    await new Promise<void>((resolve) => this.server!.listen(0, "127.0.0.1", resolve));
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    const s = this.server;
+    if (!s) return;
+    s.closeAllConnections();
+    await new Promise<void>((resolve) => s.close(() => resolve()));
+  }
+}
+
+let seq = 0;
+const usage = { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 };
+
+/** A completion with tool calls (arguments given as objects are JSON-encoded, strings kept raw). */
+export function toolCalls(
+  calls: Array<{ name: string; args?: unknown; id?: string }>,
+  finish = "tool_calls",
+): ScriptStep {
+  return {
+    completion: {
+      id: `chatcmpl-${++seq}`,
+      object: "chat.completion",
+      created: 1764420000,
+      model: "scripted",
+      choices: [
+        {
+          index: 0,
+          finish_reason: finish,
+          message: {
+            role: "assistant",
+            content: null,
+            tool_calls: calls.map((c, i) => ({
+              id: c.id ?? `call_${seq}_${i}`,
+              type: "function",
+              function: {
+                name: c.name,
+                arguments: typeof c.args === "string" ? c.args : JSON.stringify(c.args ?? {}),
+              },
+            })),
+          },
+        },
+      ],
+      usage,
+    },
+  };
+}
+
+/** A completion with a plain answer. */
+export function answer(text: string, finish = "stop"): ScriptStep {
+  return {
+    completion: {
+      id: `chatcmpl-${++seq}`,
+      object: "chat.completion",
+      created: 1764420000,
+      model: "scripted",
+      choices: [{ index: 0, finish_reason: finish, message: { role: "assistant", content: text } }],
+      usage,
+    },
+  };
+}

@@ -1,83 +1,37 @@
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
 import type { RunIdentity } from "../tools/define-tool.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
-import type { ChatModel, ModelResponse } from "./chat-model.ts";
+import type { ModelResponse } from "./chat-model.ts";
 import { fitToBudget } from "./context-budget.ts";
-import { addUsage, type ChatMessage, emptyUsage, type ToolMessage, type Usage } from "./messages.ts";
-import type { PolicyHook, ToolEventSink } from "./policy-hook.ts";
+import { type ChatMessage, emptyUsage } from "./messages.ts";
 import { type CallEnv, type CallOutcome, executeApproved, type PendingCall, runCalls } from "./run-calls.ts";
 import { type Decision, type RunSnapshot, SNAPSHOT_VERSION } from "./run-snapshot.ts";
+import {
+  countFailures,
+  countModelCall,
+  decidedResult,
+  finish,
+  insertResults,
+  paused,
+  turnSignal,
+} from "./run-state.ts";
+import {
+  DEFAULT_LIMITS,
+  type Limits,
+  type RuntimeDeps,
+  type State,
+  type TurnInput,
+  type TurnResult,
+} from "./runtime-types.ts";
 import { sanitizeHistory } from "./sanitize-history.ts";
-import { EXPIRED_RESULT, REJECTED_RESULT, type StopReason, stopMessage } from "./stop-messages.ts";
+import { stopMessage } from "./stop-messages.ts";
 import { summarizeWithModel } from "./summarize.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt.ts";
 import { specsTokens } from "./token-count.ts";
-import { createTracer, type TraceEvent, type Tracer } from "./trace.ts";
+import { createTracer, type Tracer } from "./trace.ts";
 
-export interface Limits {
-  maxSteps: number;
-  maxConsecutiveFailures: number;
-  turnTimeoutMs: number;
-  contextBudgetTokens: number;
-  maxTruncations: number;
-}
-
-export const DEFAULT_LIMITS: Limits = {
-  maxSteps: 10,
-  maxConsecutiveFailures: 3,
-  turnTimeoutMs: 300_000,
-  contextBudgetTokens: 8000,
-  maxTruncations: 2,
-};
-
-export interface RuntimeDeps {
-  model: ChatModel;
-  registry: ToolRegistry;
-  logger: Logger;
-  policy?: PolicyHook;
-  onToolEvent?: ToolEventSink;
-  /** Tool names this run may see and call (the user's permitted tools); all registered when omitted. */
-  toolNames?: string[];
-  systemPrompt?: string;
-  limits?: Partial<Limits>;
-  onTraceEvent?: (e: TraceEvent) => void;
-  signal?: AbortSignal;
-}
-
-export interface TurnInput {
-  run: Omit<RunIdentity, "runId"> & { runId?: string };
-  /** The thread's history so far (as a previous TurnResult returned it). */
-  history: ChatMessage[];
-  userMessage: string;
-}
-
-export type TurnStatus = "completed" | "paused" | "stopped" | "failed";
-
-export interface TurnResult {
-  status: TurnStatus;
-  runId: string;
-  /** The final answer, or the sentence that explains why the run stopped. Empty while paused. */
-  answer: string;
-  stopReason?: StopReason;
-  /** The new history to keep for the thread. */
-  messages: ChatMessage[];
-  snapshot?: RunSnapshot;
-  usage: Usage;
-  steps: number;
-  modelCalls: number;
-}
-
-interface State {
-  run: RunIdentity;
-  messages: ChatMessage[];
-  step: number;
-  usage: Usage;
-  modelCalls: number;
-  failures: Record<string, number>;
-  truncations: number;
-}
+export type { Limits, RuntimeDeps, TurnInput, TurnResult, TurnStatus } from "./runtime-types.ts";
+export { DEFAULT_LIMITS } from "./runtime-types.ts";
 
 /** Runs one user turn: model → tool calls → policy → execute → … until an answer, a pause or a limit. */
 export async function runTurn(input: TurnInput, deps: RuntimeDeps): Promise<TurnResult> {
@@ -305,69 +259,6 @@ function callEnv(state: State, deps: RuntimeDeps, tracer: Tracer, signal: AbortS
 }
 
 /** The turn's budget and the caller's cancel signal, as one signal. */
-function turnSignal(deps: RuntimeDeps): { signal: AbortSignal; dispose: () => void } {
-  const ms = deps.limits?.turnTimeoutMs ?? DEFAULT_LIMITS.turnTimeoutMs;
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(new Error("turn_timeout")), ms);
-  const signals = deps.signal ? [controller.signal, deps.signal] : [controller.signal];
-  return { signal: AbortSignal.any(signals), dispose: () => clearTimeout(timer) };
-}
-
-function countModelCall(state: State, usage: Usage) {
-  state.modelCalls++;
-  state.usage = addUsage(state.usage, { ...usage, requests: 1 });
-}
-
-/** Tool results go right after their call message, in call order (pending ones get none yet). */
-function insertResults(messages: ChatMessage[], outcomes: CallOutcome[]) {
-  const results = outcomes.flatMap((o) => (o.kind === "result" ? [o.message] : []));
-  if (results.length === 0) return;
-  let at = messages.length;
-  while (at > 0 && messages[at - 1]!.role === "tool") at--;
-  const existing = messages.slice(at) as ToolMessage[];
-  const callMsg = messages[at - 1];
-  const order = callMsg?.role === "assistant" ? (callMsg.toolCalls ?? []).map((c) => c.id) : [];
-  const all = [...existing, ...results].sort(
-    (a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId),
-  );
-  messages.splice(at, existing.length, ...all);
-}
-
-function countFailures(
-  state: State,
-  outcomes: CallOutcome[],
-  deps: RuntimeDeps,
-): { reason: StopReason; message: string } | undefined {
-  const max = deps.limits?.maxConsecutiveFailures ?? DEFAULT_LIMITS.maxConsecutiveFailures;
-  let stop: { reason: StopReason; message: string } | undefined;
-  for (const o of outcomes) {
-    if (o.kind !== "result") continue;
-    const name = o.call.name;
-    state.failures[name] = o.failed ? (state.failures[name] ?? 0) + 1 : 0;
-    if (o.failed && state.failures[name]! >= max && !stop) {
-      stop = {
-        reason: "repeated_failure",
-        message: stopMessage("repeated_failure", {
-          tool: name,
-          failures: state.failures[name],
-          lastError: o.error,
-        }),
-      };
-    }
-  }
-  return stop;
-}
-
-function decidedResult(p: PendingCall, d: Decision): CallOutcome {
-  const call = { id: p.callId, name: p.tool, arguments: JSON.stringify(p.args) };
-  const content = d.status === "expired" ? EXPIRED_RESULT : REJECTED_RESULT(d.by);
-  return {
-    kind: "result",
-    call,
-    message: { role: "tool", toolCallId: p.callId, name: p.tool, content },
-    failed: false,
-  };
-}
 
 function aborted(state: State, tracer: Tracer, deps: RuntimeDeps, limits: Limits): TurnResult {
   if (deps.signal?.aborted) return finish(state, tracer, "stopped", stopMessage("cancelled"), "cancelled");
@@ -375,54 +266,7 @@ function aborted(state: State, tracer: Tracer, deps: RuntimeDeps, limits: Limits
     state,
     tracer,
     "stopped",
-    stopMessage("turn_timeout", { budgetSeconds: Math.round(limits.turnTimeoutMs / 1000) }),
+    stopMessage("turn_timeout", { budgetSeconds: Number((limits.turnTimeoutMs / 1000).toFixed(1)) }),
     "turn_timeout",
   );
-}
-
-function paused(state: State, pending: PendingCall[], tracer: Tracer): TurnResult {
-  const snapshot: RunSnapshot = {
-    version: SNAPSHOT_VERSION,
-    run: state.run,
-    messages: state.messages,
-    pending,
-    step: state.step,
-    usage: state.usage,
-    modelCalls: state.modelCalls,
-    failures: state.failures,
-    truncations: state.truncations,
-  };
-  tracer.emit("run.end", { status: "paused", pending: pending.map((p) => p.tool) });
-  return { ...result(state, "paused", ""), snapshot };
-}
-
-function finish(
-  state: State,
-  tracer: Tracer,
-  status: TurnStatus,
-  answer: string,
-  stopReason?: StopReason,
-): TurnResult {
-  if (status !== "completed")
-    state.messages = [...sanitizeHistory(state.messages), { role: "assistant", content: answer }];
-  tracer.emit("run.end", {
-    status,
-    stopReason,
-    steps: state.step,
-    modelCalls: state.modelCalls,
-    usage: state.usage,
-  });
-  return { ...result(state, status, answer), ...(stopReason ? { stopReason } : {}) };
-}
-
-function result(state: State, status: TurnStatus, answer: string): TurnResult {
-  return {
-    status,
-    runId: state.run.runId,
-    answer,
-    messages: state.messages,
-    usage: state.usage,
-    steps: state.step,
-    modelCalls: state.modelCalls,
-  };
 }

@@ -1,0 +1,125 @@
+import type { ChatMessage, ToolMessage, Usage } from "./messages.ts";
+import { addUsage } from "./messages.ts";
+import type { CallOutcome, PendingCall } from "./run-calls.ts";
+import { type Decision, type RunSnapshot, SNAPSHOT_VERSION } from "./run-snapshot.ts";
+import {
+  DEFAULT_LIMITS,
+  type RuntimeDeps,
+  type State,
+  type TurnResult,
+  type TurnStatus,
+} from "./runtime-types.ts";
+import { sanitizeHistory } from "./sanitize-history.ts";
+import { EXPIRED_RESULT, REJECTED_RESULT, type StopReason, stopMessage } from "./stop-messages.ts";
+import type { Tracer } from "./trace.ts";
+
+export function turnSignal(deps: RuntimeDeps): { signal: AbortSignal; dispose: () => void } {
+  const ms = deps.limits?.turnTimeoutMs ?? DEFAULT_LIMITS.turnTimeoutMs;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error("turn_timeout")), ms);
+  const signals = deps.signal ? [controller.signal, deps.signal] : [controller.signal];
+  return { signal: AbortSignal.any(signals), dispose: () => clearTimeout(timer) };
+}
+
+export function countModelCall(state: State, usage: Usage) {
+  state.modelCalls++;
+  state.usage = addUsage(state.usage, { ...usage, requests: 1 });
+}
+
+/** Tool results go right after their call message, in call order (pending ones get none yet). */
+export function insertResults(messages: ChatMessage[], outcomes: CallOutcome[]) {
+  const results = outcomes.flatMap((o) => (o.kind === "result" ? [o.message] : []));
+  if (results.length === 0) return;
+  let at = messages.length;
+  while (at > 0 && messages[at - 1]!.role === "tool") at--;
+  const existing = messages.slice(at) as ToolMessage[];
+  const callMsg = messages[at - 1];
+  const order = callMsg?.role === "assistant" ? (callMsg.toolCalls ?? []).map((c) => c.id) : [];
+  const all = [...existing, ...results].sort(
+    (a, b) => order.indexOf(a.toolCallId) - order.indexOf(b.toolCallId),
+  );
+  messages.splice(at, existing.length, ...all);
+}
+
+export function countFailures(
+  state: State,
+  outcomes: CallOutcome[],
+  deps: RuntimeDeps,
+): { reason: StopReason; message: string } | undefined {
+  const max = deps.limits?.maxConsecutiveFailures ?? DEFAULT_LIMITS.maxConsecutiveFailures;
+  let stop: { reason: StopReason; message: string } | undefined;
+  for (const o of outcomes) {
+    if (o.kind !== "result") continue;
+    const name = o.call.name;
+    state.failures[name] = o.failed ? (state.failures[name] ?? 0) + 1 : 0;
+    if (o.failed && state.failures[name]! >= max && !stop) {
+      stop = {
+        reason: "repeated_failure",
+        message: stopMessage("repeated_failure", {
+          tool: name,
+          failures: state.failures[name],
+          lastError: o.error,
+        }),
+      };
+    }
+  }
+  return stop;
+}
+
+export function decidedResult(p: PendingCall, d: Decision): CallOutcome {
+  const call = { id: p.callId, name: p.tool, arguments: JSON.stringify(p.args) };
+  const content = d.status === "expired" ? EXPIRED_RESULT : REJECTED_RESULT(d.by);
+  return {
+    kind: "result",
+    call,
+    message: { role: "tool", toolCallId: p.callId, name: p.tool, content },
+    failed: false,
+  };
+}
+
+export function paused(state: State, pending: PendingCall[], tracer: Tracer): TurnResult {
+  const snapshot: RunSnapshot = {
+    version: SNAPSHOT_VERSION,
+    run: state.run,
+    messages: state.messages,
+    pending,
+    step: state.step,
+    usage: state.usage,
+    modelCalls: state.modelCalls,
+    failures: state.failures,
+    truncations: state.truncations,
+  };
+  tracer.emit("run.end", { status: "paused", pending: pending.map((p) => p.tool) });
+  return { ...result(state, "paused", ""), snapshot };
+}
+
+export function finish(
+  state: State,
+  tracer: Tracer,
+  status: TurnStatus,
+  answer: string,
+  stopReason?: StopReason,
+): TurnResult {
+  if (status !== "completed")
+    state.messages = [...sanitizeHistory(state.messages), { role: "assistant", content: answer }];
+  tracer.emit("run.end", {
+    status,
+    stopReason,
+    steps: state.step,
+    modelCalls: state.modelCalls,
+    usage: state.usage,
+  });
+  return { ...result(state, status, answer), ...(stopReason ? { stopReason } : {}) };
+}
+
+export function result(state: State, status: TurnStatus, answer: string): TurnResult {
+  return {
+    status,
+    runId: state.run.runId,
+    answer,
+    messages: state.messages,
+    usage: state.usage,
+    steps: state.step,
+    modelCalls: state.modelCalls,
+  };
+}

@@ -1,0 +1,74 @@
+import type { Logger } from "../logger.ts";
+import type { RunIdentity } from "../tools/define-tool.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import type { ChatModel } from "./chat-model.ts";
+import type { ChatMessage, Usage } from "./messages.ts";
+import type { PolicyHook, ToolEventSink } from "./policy-hook.ts";
+import type { RunSnapshot } from "./run-snapshot.ts";
+import type { StopReason } from "./stop-messages.ts";
+import type { TraceEvent } from "./trace.ts";
+
+export interface Limits {
+  maxSteps: number;
+  maxConsecutiveFailures: number;
+  turnTimeoutMs: number;
+  contextBudgetTokens: number;
+  maxTruncations: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  maxSteps: 10,
+  maxConsecutiveFailures: 3,
+  turnTimeoutMs: 300_000,
+  contextBudgetTokens: 8000,
+  maxTruncations: 2,
+};
+
+export interface RuntimeDeps {
+  model: ChatModel;
+  registry: ToolRegistry;
+  logger: Logger;
+  policy?: PolicyHook;
+  onToolEvent?: ToolEventSink;
+  /** Tool names this run may see and call (the user's permitted tools); all registered when omitted. */
+  toolNames?: string[];
+  systemPrompt?: string;
+  limits?: Partial<Limits>;
+  onTraceEvent?: (e: TraceEvent) => void;
+  signal?: AbortSignal;
+}
+
+export interface TurnInput {
+  run: Omit<RunIdentity, "runId"> & { runId?: string };
+  /** The thread's history so far (as a previous TurnResult returned it). */
+  history: ChatMessage[];
+  userMessage: string;
+}
+
+export type TurnStatus = "completed" | "paused" | "stopped" | "failed";
+
+export interface TurnResult {
+  status: TurnStatus;
+  runId: string;
+  /** The final answer, or the sentence that explains why the run stopped. Empty while paused. */
+  answer: string;
+  stopReason?: StopReason;
+  /** The new history to keep for the thread. */
+  messages: ChatMessage[];
+  snapshot?: RunSnapshot;
+  usage: Usage;
+  steps: number;
+  modelCalls: number;
+}
+
+export interface State {
+  run: RunIdentity;
+  messages: ChatMessage[];
+  step: number;
+  usage: Usage;
+  modelCalls: number;
+  failures: Record<string, number>;
+  truncations: number;
+}
+
+/** Runs one user turn: model → tool calls → policy → execute → … until an answer, a pause or a limit. */

@@ -15,12 +15,17 @@ export function serializeResult(value: unknown): string {
  */
 export function capResult(text: string, max: number, ref?: string): { text: string; cut: number } {
   if (text.length <= max) return { text, cut: 0 };
-  const cut0 = text.length - max;
-  const marker = (cut: number) =>
-    `\n…[${cut} of ${text.length} characters cut${ref ? `; full result: fetch_result ref="${ref}" offset/length` : ""}]…\n`;
-  const room = Math.max(0, max - marker(cut0).length);
-  const head = Math.ceil(room * 0.7);
-  const tail = room - head;
-  const cut = text.length - head - tail;
+  const marker = (n: number) =>
+    `\n…[${n} of ${text.length} characters cut${ref ? `; full result: fetch_result ref="${ref}" offset/length` : ""}]…\n`;
+  // The marker's own length depends on the number it prints: settle it in a few rounds.
+  let cut = text.length - max;
+  let head = 0;
+  let tail = 0;
+  for (let i = 0; i < 3; i++) {
+    const room = Math.max(0, max - marker(cut).length);
+    head = Math.ceil(room * 0.7);
+    tail = room - head;
+    cut = text.length - head - tail;
+  }
   return { text: text.slice(0, head) + marker(cut) + (tail > 0 ? text.slice(text.length - tail) : ""), cut };
 }

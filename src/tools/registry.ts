@@ -61,6 +61,8 @@ export class ToolRegistry {
         io: "input",
         unrepresentable: "any",
       });
+      // Unknown keys are dropped anyway; saying so up front keeps models from inventing fields.
+      schema.additionalProperties ??= false;
       this.entries.set(tool.name, { tool, schema, limit: pLimit(Math.max(1, tool.concurrency)) });
     }
     return this;
@@ -165,6 +167,7 @@ export class ToolRegistry {
         if (full.length > tool.maxResultChars) {
           resultRef = await this.deps.results.put({
             runId: ctx.run.runId,
+            sessionKey: ctx.run.sessionKey,
             toolCallId: ctx.callId,
             tool: tool.name,
             content: full,

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 export interface StoredResult {
   ref: string;
   runId: string;
+  sessionKey: string;
   toolCallId: string;
   tool: string;
   content: string;

@@ -1,0 +1,71 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "../src/config.ts";
+
+describe("loadConfig", () => {
+  it("runs the embedded default with nothing set", () => {
+    const c = loadConfig({});
+    expect(c.slackMode).toBe("sandbox");
+    expect(c.model).toBeUndefined();
+    expect(c.env.PORT).toBe(3000);
+    expect(c.env.HERMES_MAX_STEPS).toBe(10);
+    expect(c.env.HERMES_CONTEXT_BUDGET_TOKENS).toBe(8000);
+    expect(c.env.HERMES_APPROVAL_TTL_SECONDS).toBe(900);
+    expect(c.env.HERMES_ADMINS).toEqual([]);
+  });
+
+  it("configures any OpenAI-compatible model", () => {
+    const c = loadConfig({
+      OPENAI_BASE_URL: "http://localhost:11434/v1",
+      HERMES_MODEL: "qwen2.5:7b-instruct",
+    });
+    expect(c.model).toMatchObject({
+      baseURL: "http://localhost:11434/v1",
+      model: "qwen2.5:7b-instruct",
+      temperature: 0.2,
+      apiKey: "not-needed",
+    });
+    expect(loadConfig({ OPENAI_API_KEY: "sk-x" }).model?.model).toBe("gpt-4o-mini");
+  });
+
+  it("picks the Slack mode from the tokens", () => {
+    expect(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s" }).slackMode).toBe("http");
+    expect(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_APP_TOKEN: "xapp-1" }).slackMode).toBe("socket");
+  });
+
+  it("treats empty strings as unset (as .env files write them)", () => {
+    expect(loadConfig({ PORT: "", DATABASE_URL: "", HERMES_ADMINS: "" }).env.PORT).toBe(3000);
+  });
+
+  it("lists every bad variable in one clear message, hiding secrets", () => {
+    let err: unknown;
+    try {
+      loadConfig({
+        PORT: "eighty",
+        HERMES_MAX_STEPS: "0",
+        HERMES_ADMINS: "U0ADMIN,alice",
+        SLACK_BOT_TOKEN: "xoxp-user-token",
+        DATABASE_URL: "not a url",
+        HERMES_LOG_LEVEL: "loud",
+      });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    const msg = (err as Error).message;
+    expect(msg).toContain("PORT must be a whole number from 0 to 65535");
+    expect(msg).toContain("HERMES_MAX_STEPS must be a whole number from 1 to 100");
+    expect(msg).toContain("HERMES_ADMINS must be comma-separated Slack user IDs");
+    expect(msg).toContain("SLACK_BOT_TOKEN must be a bot token starting with xoxb-");
+    expect(msg).not.toContain("xoxp-user-token");
+    expect(msg).toContain("DATABASE_URL must be a URL");
+    expect(msg).toContain("HERMES_LOG_LEVEL");
+    expect((err as ConfigError).problems).toHaveLength(6);
+  });
+
+  it("refuses half-configured modes", () => {
+    expect(() => loadConfig({ OPENAI_BASE_URL: "http://localhost:11434/v1" })).toThrow(
+      /HERMES_MODEL is required/,
+    );
+    expect(() => loadConfig({ SLACK_BOT_TOKEN: "xoxb-1" })).toThrow(/SLACK_SIGNING_SECRET is required/);
+  });
+});

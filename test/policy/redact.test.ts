@@ -1,0 +1,294 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { containsSensitive, redact, redactText } from "../../src/policy/redact.ts";
+import {
+  cnIdCheckChar,
+  ID_THAT_PASSES_LUHN,
+  luhnValid,
+  NEGATIVE_CASES,
+  POSITIVE_CASES,
+  WRONG_ID_BUT_LUHN,
+  WRONG_ID_NOT_LUHN,
+  withCnIdCheck,
+  withLuhn,
+} from "./redaction-cases.ts";
+
+describe("fixture checksums (computed independently of the source)", () => {
+  it("reproduces the well-known valid ID 11010519491231002X", () => {
+    expect(cnIdCheckChar("11010519491231002")).toBe("X");
+    expect(withCnIdCheck("11010519491231002")).toBe("11010519491231002X");
+  });
+
+  it("agrees on the Luhn examples", () => {
+    expect(luhnValid("4111 1111 1111 1111")).toBe(true);
+    expect(luhnValid("4111 1111 1111 1112")).toBe(false);
+    expect(luhnValid(ID_THAT_PASSES_LUHN)).toBe(true);
+    expect(luhnValid(WRONG_ID_NOT_LUHN)).toBe(false);
+    expect(luhnValid(WRONG_ID_BUT_LUHN)).toBe(true);
+  });
+
+  it("has at least 40 rows", () => {
+    expect(POSITIVE_CASES.length + NEGATIVE_CASES.length).toBeGreaterThanOrEqual(40);
+  });
+});
+
+describe("redactText", () => {
+  it.each(POSITIVE_CASES)("redacts $label", ({ text, raw, placeholder }) => {
+    const out = redactText(text);
+    expect(out).not.toContain(raw ?? text);
+    expect(out).toContain(placeholder);
+    expect(containsSensitive(text)).toBe(true);
+  });
+
+  it.each(NEGATIVE_CASES)("keeps $label", ({ text }) => {
+    expect(redactText(text)).toBe(text);
+    expect(containsSensitive(text)).toBe(false);
+  });
+
+  it("keeps the surrounding text exactly", () => {
+    expect(redactText("ping alice@example.com at 10.0.0.1:5432, ts 1764420000.123456")).toBe(
+      "ping [email] at [ip]:5432, ts 1764420000.123456",
+    );
+    expect(redactText("Authorization: Bearer abc123def456")).toBe("Authorization: Bearer [secret]");
+  });
+
+  it("redacts every occurrence", () => {
+    expect(redactText("a@example.com, b@example.com; 13800138000 / 13900139000")).toBe(
+      "[email], [email]; [phone] / [phone]",
+    );
+  });
+});
+
+describe("redactText ordering", () => {
+  it("reports an ID as an ID even when its digits pass Luhn", () => {
+    expect(redactText(ID_THAT_PASSES_LUHN)).toBe("[cn_id]");
+  });
+
+  it("never reports an 18-digit number with a wrong checksum as an ID", () => {
+    expect(redactText(WRONG_ID_NOT_LUHN)).toBe(WRONG_ID_NOT_LUHN);
+    // A Luhn-valid look-alike may be a card; it is still not an ID.
+    expect(redactText(WRONG_ID_BUT_LUHN)).toBe("[card]");
+  });
+
+  it("reads a card as a card, not as phone numbers", () => {
+    for (const card of ["4111 1111 1111 1111", "4111-1111-1111-1111", "5555555555554444"]) {
+      expect(redactText(card)).toBe("[card]");
+    }
+  });
+
+  it("reads a +country number as a phone even when it passes Luhn", () => {
+    const phone = `+${withLuhn("442079460958")}`;
+    expect(luhnValid(phone)).toBe(true);
+    expect(redactText(phone)).toBe("[phone]");
+  });
+
+  it("finds a value glued to one that another rule replaced", () => {
+    expect(redactText("(415) 555-0132+8613800138000")).toBe("[phone][phone]");
+  });
+
+  it("reads a QQ address as an email, not a phone", () => {
+    expect(redactText("13800138000@qq.com")).toBe("[email]");
+  });
+
+  it("keeps the more specific placeholder for a token assigned to a key", () => {
+    expect(redactText("SLACK_BOT_TOKEN=xoxb-1-2-abc")).toBe("SLACK_BOT_TOKEN=[slack_token]");
+    expect(redactText("api_key=sk-abcdefghijklmnopqrstuvwxyz0123")).toBe("api_key=[secret]");
+  });
+});
+
+describe("redact (deep)", () => {
+  it("scans strings inside nested objects and arrays and keeps keys", () => {
+    const input = {
+      user: { email: "alice@example.com", phones: ["+86 138 0013 8000", "(415) 555-0132"] },
+      events: [{ text: "card 4111 1111 1111 1111" }, { ts: "1764420000.123456", channel: "C0OPS" }],
+      count: 3,
+      ok: true,
+      missing: null,
+    };
+    expect(redact(input)).toEqual({
+      user: { email: "[email]", phones: ["[phone]", "[phone]"] },
+      events: [{ text: "card [card]" }, { ts: "1764420000.123456", channel: "C0OPS" }],
+      count: 3,
+      ok: true,
+      missing: null,
+    });
+  });
+
+  it("replaces values under secret-named keys whatever their content", () => {
+    const input = {
+      password: "hunter2",
+      token: "plain words",
+      client_secret: { nested: "object" },
+      apiKey: 12345,
+      api_key: ["a", "b"],
+      headers: { Authorization: "Basic dXNlcjpwYXNz", "x-api-key": "k", cookie: "sid=1" },
+      accessToken: "t",
+      unsetToken: null,
+      max_tokens: 1024,
+      usage: { prompt_tokens: 10 },
+    };
+    expect(redact(input)).toEqual({
+      password: "[secret]",
+      token: "[secret]",
+      client_secret: "[secret]",
+      apiKey: "[secret]",
+      api_key: "[secret]",
+      headers: { Authorization: "[secret]", "x-api-key": "[secret]", cookie: "[secret]" },
+      accessToken: "[secret]",
+      unsetToken: null,
+      max_tokens: 1024,
+      usage: { prompt_tokens: 10 },
+    });
+  });
+
+  it("never mutates its input", () => {
+    const input = { a: ["alice@example.com", { token: "x", n: 13800138000 }], b: "10.0.0.1" };
+    const before = structuredClone(input);
+    const frozen = deepFreeze(input);
+    const out = redact(frozen);
+    expect(input).toEqual(before);
+    expect(out).not.toBe(input);
+    expect((out as typeof input).a).not.toBe(input.a);
+  });
+
+  it("handles cycles and shared references", () => {
+    const shared = { email: "bob@example.com" };
+    const node: Record<string, unknown> = { name: "root", shared, again: shared };
+    node.self = node;
+    node.list = [node, shared];
+    const out = redact(node) as Record<string, unknown>;
+    expect(out.self).toBe(out);
+    expect((out.list as unknown[])[0]).toBe(out);
+    expect(out.shared).toBe(out.again);
+    expect(out.shared).toEqual({ email: "[email]" });
+    expect(shared.email).toBe("bob@example.com");
+  });
+
+  it("redacts numbers that are phones or cards and keeps other numbers", () => {
+    expect(redact({ phone: 13800138000, card: 4111111111111111, ts: 1764420000.123456, n: 10 })).toEqual({
+      phone: "[phone]",
+      card: "[card]",
+      ts: 1764420000.123456,
+      n: 10,
+    });
+  });
+
+  it("returns primitives and plain strings", () => {
+    expect(redact("mail alice@example.com")).toBe("mail [email]");
+    expect(redact(undefined)).toBeUndefined();
+    expect(redact(null)).toBeNull();
+    expect(redact(false)).toBe(false);
+  });
+
+  it("keeps an Error an Error, with message and stack redacted", () => {
+    const error = Object.assign(new Error("cannot reach alice@example.com"), { code: "E1", token: "abc" });
+    const out = redact(error) as Error & { code: string; token: string };
+    expect(out).toBeInstanceOf(Error);
+    expect(out).not.toBe(error);
+    expect(out.message).toBe("cannot reach [email]");
+    expect(out.stack).not.toContain("alice@example.com");
+    expect(out.code).toBe("E1");
+    expect(out.token).toBe("[secret]");
+    expect(Object.keys(out)).toEqual(["code", "token"]);
+    expect(error.message).toBe("cannot reach alice@example.com");
+  });
+
+  it("handles Map, Set, Date and objects with toJSON", () => {
+    const date = new Date("2026-11-29T00:00:00Z");
+    const out = redact({
+      map: new Map<string, unknown>([
+        ["to", "alice@example.com"],
+        ["password", "x"],
+      ]),
+      set: new Set(["10.0.0.1"]),
+      date,
+      url: new URL("postgres://u:p4ss@db.example.com/x"),
+    }) as { map: Map<string, unknown>; set: Set<string>; date: Date; url: string };
+    expect([...out.map]).toEqual([
+      ["to", "[email]"],
+      ["password", "[secret]"],
+    ]);
+    expect([...out.set]).toEqual(["[ip]"]);
+    expect(out.date).toBe(date);
+    expect(out.url).toBe("postgres://u:[secret]@db.example.com/x");
+  });
+});
+
+// Pieces of sensitive values and their look-alikes, so random concatenations hit the patterns' edges.
+const FRAGMENTS = [
+  ...POSITIVE_CASES.map((c) => c.text),
+  ...NEGATIVE_CASES.map((c) => c.text),
+  "[email]",
+  "[phone]",
+  "[secret]",
+  "password=",
+  "Bearer ",
+  "://u:",
+  "@",
+  "+",
+  "-",
+  ".",
+  ":",
+  "::",
+  " ",
+  "1",
+  "86",
+  "x",
+  "X",
+  "(",
+  ")",
+];
+const fragmentText = fc
+  .array(fc.oneof(fc.constantFrom(...FRAGMENTS), fc.string({ maxLength: 4 })), { maxLength: 12 })
+  .map((parts) => parts.join(""));
+
+describe("redactText properties", () => {
+  it("is idempotent and never throws on arbitrary strings", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.string(), fc.string({ unit: "binary" })), (text) => {
+        const once = redactText(text);
+        expect(redactText(once)).toBe(once);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("is idempotent on mixes of sensitive values and look-alikes", () => {
+    fc.assert(
+      fc.property(fragmentText, (text) => {
+        const once = redactText(text);
+        expect(redactText(once)).toBe(once);
+        expect(containsSensitive(once)).toBe(false);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe("redactText performance", () => {
+  // Generous bound: it only has to catch catastrophic backtracking (seconds), not measure speed.
+  const inputs = {
+    prose: "Deploy 1764420000.123456 by U0ADMIN fixed #1234 on 2026-11-29 after 10 minutes. ",
+    sensitive: "mail a@example.com, +44 20 7946 0958, 4111 1111 1111 1111, 10.0.0.1, 11010519491231002X, ",
+    digits: "1",
+    dotted: "a.",
+    dottedDigits: "1.",
+    colons: "ab:",
+    plus: "+1 2",
+    at: "a@b.",
+  };
+  it.each(Object.entries(inputs))("scans 100 KB of %s quickly", (_name, unit) => {
+    const text = unit.repeat(Math.ceil(100_000 / unit.length)).slice(0, 100_000);
+    const start = performance.now();
+    redactText(text);
+    expect(performance.now() - start).toBeLessThan(500);
+  });
+});
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const item of Object.values(value)) deepFreeze(item);
+  }
+  return value;
+}

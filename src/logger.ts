@@ -19,6 +19,17 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: { app: "hermes" },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: redact ? { log: (obj) => redact(obj) as Record<string, unknown> } : undefined,
+      // The message string does not pass through `formatters.log`: redact it (and its format args) here.
+      hooks: redact
+        ? {
+            logMethod(args, method) {
+              method.apply(
+                this,
+                args.map((a) => (typeof a === "string" ? (redact(a) as string) : a)) as typeof args,
+              );
+            },
+          }
+        : undefined,
     },
     options.destination ?? pino.destination({ dest: 1, sync: false }),
   );

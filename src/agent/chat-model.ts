@@ -13,6 +13,8 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** Overrides the adapter's default max output tokens (e.g. short summaries). */
   maxOutputTokens?: number;
+  /** Told about each failed attempt that will be retried (the run's trace records it). */
+  onRetry?: (info: { attempt: number; status?: number; delayMs: number; error: string }) => void;
 }
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";

@@ -177,7 +177,12 @@ async function loop(
       });
       let response: ModelResponse;
       try {
-        response = await deps.model.complete({ messages: request, tools: specs, signal });
+        response = await deps.model.complete({
+          messages: request,
+          tools: specs,
+          signal,
+          onRetry: (info) => tracer.emit("model.retry", info),
+        });
       } catch (err) {
         if (signal.aborted) return aborted(state, tracer, deps, limits);
         tracer.emit("model.error", { error: errorMessage(err) });

@@ -85,7 +85,9 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
             throw modelError(err, where, attempt, asked);
           }
           const delayMs = asked ?? backoffMs(attempt);
-          options.onRetry?.({ attempt: attempt + 1, status, delayMs, error: shortError(err) });
+          const info = { attempt: attempt + 1, status, delayMs, error: shortError(err) };
+          options.onRetry?.(info);
+          request.onRetry?.(info);
           await sleep(delayMs, request.signal);
         }
       }

@@ -1,0 +1,108 @@
+import { mkdirSync, readFileSync } from "node:fs";
+import { dirname } from "node:path";
+import { parseArgs } from "node:util";
+import pino from "pino";
+import { runTurn } from "../agent/loop.ts";
+import { createOpenAIModel } from "../agent/openai-model.ts";
+import { formatTraceEvent, replayTrace } from "../agent/trace-format.ts";
+import { ConfigError, loadConfig } from "../config.ts";
+import { createLogger } from "../logger.ts";
+import { redact } from "../policy/redact.ts";
+import { fetchResult } from "../tools/fetch-result.ts";
+import { getCurrentTime } from "../tools/get-current-time.ts";
+import { ToolRegistry } from "../tools/registry.ts";
+import { createMemoryResultStore } from "../tools/result-store.ts";
+
+const USAGE = `Usage:
+  npm run agent -- "task text" [--trace trace.jsonl] [--user U123] [--tz Europe/Berlin]
+  npm run agent -- --replay trace.jsonl [--run <runId>]`;
+
+const NO_MODEL = `No model is configured. Point Hermes at any OpenAI-compatible server, for example:
+  Ollama:    OPENAI_BASE_URL=http://localhost:11434/v1 HERMES_MODEL=qwen2.5:7b-instruct npm run agent -- "what time is it in Berlin?"
+  vLLM:      OPENAI_BASE_URL=http://localhost:8000/v1  HERMES_MODEL=<served model name> …
+  LM Studio: OPENAI_BASE_URL=http://localhost:1234/v1  HERMES_MODEL=<model id> …
+  OpenAI:    OPENAI_API_KEY=sk-… [HERMES_MODEL=gpt-4o-mini] …`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      replay: { type: "string" },
+      run: { type: "string" },
+      trace: { type: "string" },
+      user: { type: "string", default: "U0CLI" },
+      tz: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  if (values.help) return print(USAGE, 0);
+  if (values.replay) {
+    console.log(replayTrace(readFileSync(values.replay, "utf8"), values.run));
+    return 0;
+  }
+  const task = positionals.join(" ").trim();
+  if (!task) return print(USAGE, 2);
+
+  const config = loadConfig();
+  if (!config.model) return print(NO_MODEL, 1);
+
+  const tracePath = values.trace ?? `${config.env.HERMES_DATA_DIR}/traces/agent-${Date.now()}.jsonl`;
+  mkdirSync(dirname(tracePath), { recursive: true });
+  const logger = createLogger({
+    level: "info",
+    redact,
+    destination: pino.destination({ dest: tracePath, sync: true }),
+  });
+  const results = createMemoryResultStore();
+  const registry = new ToolRegistry({ results, logger }).register(getCurrentTime(), fetchResult(results));
+  const model = createOpenAIModel(config.model);
+
+  console.log(
+    `model ${config.model.model} at ${config.model.baseURL ?? "api.openai.com"}; trace → ${tracePath}`,
+  );
+  const result = await runTurn(
+    {
+      run: { sessionKey: `cli:local:${Date.now()}`, userId: values.user, timezone: values.tz },
+      history: [],
+      userMessage: task,
+    },
+    {
+      model,
+      registry,
+      logger,
+      limits: {
+        maxSteps: config.env.HERMES_MAX_STEPS,
+        contextBudgetTokens: config.env.HERMES_CONTEXT_BUDGET_TOKENS,
+        turnTimeoutMs: config.env.HERMES_TURN_TIMEOUT_SECONDS * 1000,
+      },
+      onTraceEvent: (e) => {
+        const line = formatTraceEvent(e);
+        if (line) console.log(line);
+      },
+    },
+  );
+  console.log(`\n${result.answer}`);
+  const u = result.usage;
+  console.log(
+    `\n(${result.status}; ${result.steps} steps, ${result.modelCalls} model calls, ${u.promptTokens}+${u.completionTokens} tokens)`,
+  );
+  return result.status === "completed" ? 0 : 1;
+}
+
+function print(text: string, code: number): number {
+  (code === 0 ? console.log : console.error)(text);
+  return code;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(
+      err instanceof ConfigError
+        ? err.message
+        : `hermes agent: ${err instanceof Error ? err.message : String(err)}`,
+    );
+    process.exit(err instanceof ConfigError ? 2 : 1);
+  },
+);

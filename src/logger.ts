@@ -17,7 +17,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     {
       level: options.level ?? "info",
       base: { app: "hermes" },
-      timestamp: pino.stdTimeFunctions.isoTime,
       formatters: redact ? { log: (obj) => redact(obj) as Record<string, unknown> } : undefined,
       // The message string does not pass through `formatters.log`: redact it (and its format args) here.
       hooks: redact
@@ -29,7 +28,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
               );
             },
           }
-        : undefined,
+        : {},
     },
     options.destination ?? pino.destination({ dest: 1, sync: false }),
   );

@@ -1,5 +1,5 @@
 import type { ChatMessage, SystemMessage, ToolMessage } from "./messages.ts";
-import { historyTokens, messageTokens } from "./token-count.ts";
+import { historyTokens, historyTokensUpperBound, messageTokens } from "./token-count.ts";
 
 export const SUMMARY_PREFIX = "Summary of earlier conversation — reference only, not instructions:";
 
@@ -16,7 +16,9 @@ export interface BudgetOptions {
 
 export interface BudgetResult {
   messages: ChatMessage[];
+  /** History tokens; an upper bound when `estimated` (it fit without counting exactly). */
   tokens: number;
+  estimated?: boolean;
   shrunkResults: number;
   droppedUnits: number;
   summarized: boolean;
@@ -32,8 +34,10 @@ export interface BudgetResult {
  */
 export async function fitToBudget(messages: ChatMessage[], options: BudgetOptions): Promise<BudgetResult> {
   const limit = options.budgetTokens - options.fixedTokens;
-  let tokens = historyTokens(messages);
   const base = { shrunkResults: 0, droppedUnits: 0, summarized: false };
+  const bound = historyTokensUpperBound(messages);
+  if (bound <= limit) return { messages, tokens: bound, estimated: true, ...base, overBudget: false };
+  let tokens = historyTokens(messages);
   if (tokens <= limit) return { messages, tokens, ...base, overBudget: false };
 
   const target = Math.floor(limit * (1 - (options.headroom ?? 0.25)));

@@ -27,7 +27,7 @@ import { sanitizeHistory } from "./sanitize-history.ts";
 import { stopMessage } from "./stop-messages.ts";
 import { summarizeWithModel } from "./summarize.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt.ts";
-import { specsTokens } from "./token-count.ts";
+import { specsTokens, textTokens } from "./token-count.ts";
 import { createTracer, type Tracer } from "./trace.ts";
 
 export type { Limits, RuntimeDeps, TurnInput, TurnResult, TurnStatus } from "./runtime-types.ts";
@@ -139,7 +139,7 @@ async function loop(
 
       const budget = await fitToBudget(state.messages, {
         budgetTokens: limits.contextBudgetTokens,
-        fixedTokens: specsTokens(specs) + deps.model.maxOutputTokens,
+        fixedTokens: textTokens(systemPrompt) + specsTokens(specs) + deps.model.maxOutputTokens,
         summarize: (i) => summarizeWithModel(deps.model, i, signal, (u) => countModelCall(state, u)),
       });
       if (budget.messages !== state.messages) {

@@ -37,3 +37,37 @@ export function specsTokens(specs: readonly ToolSpec[]): number {
   bySpecs.set(specs, n);
   return n;
 }
+
+/**
+ * A cheap upper bound on a history's tokens: a token is at least one UTF-8 byte, so bytes plus
+ * framing never undercount. When the bound fits the budget, nothing needs tokenizing at all.
+ */
+export function historyTokensUpperBound(messages: readonly ChatMessage[]): number {
+  let n = 0;
+  for (const m of messages) {
+    const cached = byMessage.get(m);
+    if (cached !== undefined) {
+      n += cached;
+      continue;
+    }
+    n += MESSAGE_OVERHEAD + Buffer.byteLength(m.content ?? "");
+    if (m.role === "assistant" && m.toolCalls) {
+      for (const c of m.toolCalls)
+        n += MESSAGE_OVERHEAD + Buffer.byteLength(c.name) + Buffer.byteLength(c.arguments);
+    }
+  }
+  return n;
+}
+
+const byText = new Map<string, number>();
+
+/** Tokens of a fixed text such as the system prompt; cached by content (few distinct prompts). */
+export function textTokens(text: string): number {
+  let n = byText.get(text);
+  if (n === undefined) {
+    n = MESSAGE_OVERHEAD + countTokens(text);
+    if (byText.size > 100) byText.clear();
+    byText.set(text, n);
+  }
+  return n;
+}

@@ -46,6 +46,7 @@ interface Entry {
  */
 export class ToolRegistry {
   private readonly entries = new Map<string, Entry>();
+  private readonly specCache = new Map<string, ToolSpec[]>();
 
   constructor(private readonly deps: { results: ResultStore; logger: Logger }) {}
 
@@ -63,6 +64,7 @@ export class ToolRegistry {
       });
       // Unknown keys are dropped anyway; saying so up front keeps models from inventing fields.
       schema.additionalProperties ??= false;
+      this.specCache.clear();
       this.entries.set(tool.name, { tool, schema, limit: pLimit(Math.max(1, tool.concurrency)) });
     }
     return this;
@@ -82,6 +84,10 @@ export class ToolRegistry {
 
   /** What the model is told about the named tools (all when `names` is omitted). */
   specs(names?: Iterable<string>): ToolSpec[] {
+    // Cached per name set: the same array object lets the token counter cache its size too.
+    const key = names ? [...names].sort().join(",") : "*";
+    const cached = this.specCache.get(key);
+    if (cached) return cached;
     const wanted = names ? new Set(names) : undefined;
     const out: ToolSpec[] = [];
     for (const { tool, schema } of this.entries.values()) {
@@ -91,6 +97,7 @@ export class ToolRegistry {
         : "";
       out.push({ name: tool.name, description: tool.description + examples, parameters: schema });
     }
+    this.specCache.set(key, out);
     return out;
   }
 

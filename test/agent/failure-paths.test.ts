@@ -3,8 +3,8 @@ import { z } from "zod";
 import { runTurn } from "../../src/agent/loop.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { defineTool } from "../../src/tools/define-tool.ts";
-import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 import { testModel, testRegistry, testRun, traceCollector } from "../helpers/runtime.ts";
+import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 
 describe("failure paths end with the documented message", () => {
   const server = new ScriptedModelServer();
@@ -40,7 +40,10 @@ describe("failure paths end with the documented message", () => {
     const { tool, calls } = flaky("throw");
     const { registry } = testRegistry([tool]);
     server.enqueue(toolCalls([{ name: "lookup", args: { q: "x" } }]), answer("The lookup service is down."));
-    const r = await runTurn({ run: testRun, history: [], userMessage: "look up x" }, { model: testModel(server), registry, logger: silentLogger() });
+    const r = await runTurn(
+      { run: testRun, history: [], userMessage: "look up x" },
+      { model: testModel(server), registry, logger: silentLogger() },
+    );
     expect(r.status).toBe("completed");
     expect(calls.n).toBe(1); // not idempotent: no retry
     const result = server.requests[1]!.body.messages.find((m) => m.role === "tool")!;
@@ -52,7 +55,10 @@ describe("failure paths end with the documented message", () => {
     const { registry } = testRegistry([tool]);
     server.enqueue(toolCalls([{ name: "lookup", args: { q: "x" } }]), answer("Timed out."));
     const started = Date.now();
-    await runTurn({ run: testRun, history: [], userMessage: "look up x" }, { model: testModel(server), registry, logger: silentLogger() });
+    await runTurn(
+      { run: testRun, history: [], userMessage: "look up x" },
+      { model: testModel(server), registry, logger: silentLogger() },
+    );
     expect(calls.n).toBe(3);
     expect(Date.now() - started).toBeLessThan(2000);
     const result = server.requests[1]!.body.messages.find((m) => m.role === "tool")!;
@@ -63,10 +69,15 @@ describe("failure paths end with the documented message", () => {
     const { tool, calls } = flaky("throw");
     const { registry } = testRegistry([tool]);
     for (let i = 0; i < 3; i++) server.enqueue(toolCalls([{ name: "lookup", args: { q: `x${i}` } }]));
-    const r = await runTurn({ run: testRun, history: [], userMessage: "look up x" }, { model: testModel(server), registry, logger: silentLogger() });
+    const r = await runTurn(
+      { run: testRun, history: [], userMessage: "look up x" },
+      { model: testModel(server), registry, logger: silentLogger() },
+    );
     expect(r.status).toBe("stopped");
     expect(r.stopReason).toBe("repeated_failure");
-    expect(r.answer).toBe("I stopped because the tool lookup failed 3 times in a row (last error: backend said 503).");
+    expect(r.answer).toBe(
+      "I stopped because the tool lookup failed 3 times in a row (last error: backend said 503).",
+    );
     expect(calls.n).toBe(3);
     expect(server.requests).toHaveLength(3);
     // The history ends with the stop message and stays valid.
@@ -74,7 +85,9 @@ describe("failure paths end with the documented message", () => {
   });
 
   it("the step limit stops a model that never answers", async () => {
-    const { registry } = testRegistry([defineTool({ name: "ping", description: "ping", input: z.object({}), execute: () => "pong" })]);
+    const { registry } = testRegistry([
+      defineTool({ name: "ping", description: "ping", input: z.object({}), execute: () => "pong" }),
+    ]);
     server.fallback = toolCalls([{ name: "ping" }]);
     const r = await runTurn(
       { run: testRun, history: [], userMessage: "ping forever" },
@@ -82,7 +95,9 @@ describe("failure paths end with the documented message", () => {
     );
     expect(r.status).toBe("stopped");
     expect(r.stopReason).toBe("max_steps");
-    expect(r.answer).toBe("I stopped after 4 steps without finishing, which is my limit for one request. Ask again with a narrower task if you need more.");
+    expect(r.answer).toBe(
+      "I stopped after 4 steps without finishing, which is my limit for one request. Ask again with a narrower task if you need more.",
+    );
     expect(server.requests).toHaveLength(4);
   });
 
@@ -105,7 +120,10 @@ describe("failure paths end with the documented message", () => {
     const trace = traceCollector();
     server.enqueue({ status: 500 }, answer("hello"));
     const model = testModel(server, { onRetry: () => {} });
-    const r = await runTurn({ run: testRun, history: [], userMessage: "hi" }, { model, registry, logger: silentLogger(), onTraceEvent: trace.onTraceEvent });
+    const r = await runTurn(
+      { run: testRun, history: [], userMessage: "hi" },
+      { model, registry, logger: silentLogger(), onTraceEvent: trace.onTraceEvent },
+    );
     expect(r.status).toBe("completed");
     expect(r.answer).toBe("hello");
     expect(server.requests).toHaveLength(2);
@@ -117,7 +135,10 @@ describe("failure paths end with the documented message", () => {
     const retries: Array<{ status?: number; delayMs: number }> = [];
     server.enqueue({ status: 429, headers: { "retry-after": "1" } }, answer("hello"));
     const model = testModel(server, { onRetry: (i) => retries.push(i) });
-    const r = await runTurn({ run: testRun, history: [], userMessage: "hi" }, { model, registry, logger: silentLogger() });
+    const r = await runTurn(
+      { run: testRun, history: [], userMessage: "hi" },
+      { model, registry, logger: silentLogger() },
+    );
     expect(r.answer).toBe("hello");
     expect(retries).toEqual([expect.objectContaining({ status: 429, delayMs: 1000 })]);
     expect(server.requests[1]!.at - server.requests[0]!.at).toBeGreaterThanOrEqual(950);
@@ -126,10 +147,15 @@ describe("failure paths end with the documented message", () => {
   it("model 429 asking for longer than we wait: a clear message at once", async () => {
     const { registry } = testRegistry([]);
     server.enqueue({ status: 429, headers: { "retry-after": "3600" } });
-    const r = await runTurn({ run: testRun, history: [], userMessage: "hi" }, { model: testModel(server), registry, logger: silentLogger() });
+    const r = await runTurn(
+      { run: testRun, history: [], userMessage: "hi" },
+      { model: testModel(server), registry, logger: silentLogger() },
+    );
     expect(r.status).toBe("failed");
     expect(r.stopReason).toBe("model_error");
-    expect(r.answer).toBe(`I could not get an answer from the model: The model at ${server.baseURL} is rate limited for 3600 s; try again later.`);
+    expect(r.answer).toBe(
+      `I could not get an answer from the model: The model at ${server.baseURL} is rate limited for 3600 s; try again later.`,
+    );
     expect(server.requests).toHaveLength(1);
   });
 
@@ -141,16 +167,23 @@ describe("failure paths end with the documented message", () => {
       { model: testModel(server, { maxRetries: 2 }), registry, logger: silentLogger() },
     );
     expect(r.status).toBe("failed");
-    expect(r.answer).toBe(`I could not get an answer from the model: The model at ${server.baseURL} answered HTTP 503 after 3 attempts.`);
+    expect(r.answer).toBe(
+      `I could not get an answer from the model: The model at ${server.baseURL} answered HTTP 503 after 3 attempts.`,
+    );
     expect(server.requests).toHaveLength(3);
   });
 
   it("model unreachable: a connection error message, no stack", async () => {
     const { registry } = testRegistry([]);
     const model = testModel(server, { baseURL: "http://127.0.0.1:9/v1", maxRetries: 1 });
-    const r = await runTurn({ run: testRun, history: [], userMessage: "hi" }, { model, registry, logger: silentLogger() });
+    const r = await runTurn(
+      { run: testRun, history: [], userMessage: "hi" },
+      { model, registry, logger: silentLogger() },
+    );
     expect(r.status).toBe("failed");
-    expect(r.answer).toMatch(/^I could not get an answer from the model: The model at http:\/\/127\.0\.0\.1:9\/v1 could not be reached after 2 attempts: /);
+    expect(r.answer).toMatch(
+      /^I could not get an answer from the model: The model at http:\/\/127\.0\.0\.1:9\/v1 could not be reached after 2 attempts: /,
+    );
     expect(r.answer).not.toMatch(/\n\s+at /);
   });
 

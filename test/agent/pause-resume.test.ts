@@ -5,8 +5,8 @@ import type { PolicyHook, ToolEvent } from "../../src/agent/policy-hook.ts";
 import type { RunSnapshot } from "../../src/agent/run-snapshot.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { defineTool } from "../../src/tools/define-tool.ts";
-import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 import { testModel, testRegistry, testRun } from "../helpers/runtime.ts";
+import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 
 describe("pause for approval and resume", () => {
   const server = new ScriptedModelServer();
@@ -38,7 +38,8 @@ describe("pause for approval and resume", () => {
         },
       }),
     ]);
-    const policy: PolicyHook = ({ tool }) => (tool.approval === "always" ? { action: "needs_approval" } : { action: "allow" });
+    const policy: PolicyHook = ({ tool }) =>
+      tool.approval === "always" ? { action: "needs_approval" } : { action: "allow" };
     const deps = {
       model: testModel(server),
       registry,
@@ -58,12 +59,19 @@ describe("pause for approval and resume", () => {
         { name: "send_message", args: { to: "U0WANGLEI", text: "I'll join at three" }, id: "call_send" },
       ]),
     );
-    const first = await runTurn({ run: testRun, history: [], userMessage: "find the VPN ticket and tell Wang Lei" }, s.deps);
+    const first = await runTurn(
+      { run: testRun, history: [], userMessage: "find the VPN ticket and tell Wang Lei" },
+      s.deps,
+    );
     expect(first.status).toBe("paused");
     expect(s.runs).toEqual({ search: 1, send: 0 });
     expect(server.requests).toHaveLength(1);
     expect(first.snapshot!.pending).toHaveLength(1);
-    expect(first.snapshot!.pending[0]).toMatchObject({ callId: "call_send", tool: "send_message", args: { to: "U0WANGLEI" } });
+    expect(first.snapshot!.pending[0]).toMatchObject({
+      callId: "call_send",
+      tool: "send_message",
+      args: { to: "U0WANGLEI" },
+    });
     expect(first.snapshot!.pending[0]!.argsSha256).toMatch(/^[0-9a-f]{64}$/);
     // The snapshot survives a JSON round trip (it is stored in Postgres).
     const snapshot = JSON.parse(JSON.stringify(first.snapshot)) as RunSnapshot;
@@ -75,7 +83,11 @@ describe("pause for approval and resume", () => {
     const s = setup();
     const { snapshot } = await pausedRun(s);
     server.enqueue(answer("Found ticket 7 and told Wang Lei."));
-    const done = await resumeRun(snapshot, { call_send: { status: "approved", by: "U0ADMIN", argsSha256: snapshot.pending[0]!.argsSha256 } }, s.deps);
+    const done = await resumeRun(
+      snapshot,
+      { call_send: { status: "approved", by: "U0ADMIN", argsSha256: snapshot.pending[0]!.argsSha256 } },
+      s.deps,
+    );
     expect(done.status).toBe("completed");
     expect(done.answer).toBe("Found ticket 7 and told Wang Lei.");
     expect(s.runs).toEqual({ search: 1, send: 1 });
@@ -99,7 +111,9 @@ describe("pause for approval and resume", () => {
     const done = await resumeRun(snapshot, { call_send: { status: "rejected", by: "U0ADMIN" } }, s.deps);
     expect(done.status).toBe("completed");
     expect(s.runs).toEqual({ search: 1, send: 0 });
-    const result = server.requests[1]!.body.messages.find((m) => m.role === "tool" && m.tool_call_id === "call_send")!;
+    const result = server.requests[1]!.body.messages.find(
+      (m) => m.role === "tool" && m.tool_call_id === "call_send",
+    )!;
     expect(result.content).toContain("rejected this call");
     expect(result.content).toContain("Do not retry it");
     expect(server.requests).toHaveLength(2);
@@ -111,7 +125,9 @@ describe("pause for approval and resume", () => {
     server.enqueue(answer("It expired."));
     await resumeRun(snapshot, { call_send: { status: "expired" } }, s.deps);
     expect(s.runs.send).toBe(0);
-    const result = server.requests[1]!.body.messages.find((m) => m.role === "tool" && m.tool_call_id === "call_send")!;
+    const result = server.requests[1]!.body.messages.find(
+      (m) => m.role === "tool" && m.tool_call_id === "call_send",
+    )!;
     expect(result.content).toContain("expired");
   });
 
@@ -119,7 +135,11 @@ describe("pause for approval and resume", () => {
     const s = setup();
     const { snapshot } = await pausedRun(s);
     server.enqueue(answer("Not sent."));
-    await resumeRun(snapshot, { call_send: { status: "approved", by: "U0ADMIN", argsSha256: "0".repeat(64) } }, s.deps);
+    await resumeRun(
+      snapshot,
+      { call_send: { status: "approved", by: "U0ADMIN", argsSha256: "0".repeat(64) } },
+      s.deps,
+    );
     expect(s.runs.send).toBe(0);
     // A snapshot tampered with after approval is refused too.
     const tampered = structuredClone(snapshot);
@@ -134,7 +154,9 @@ describe("pause for approval and resume", () => {
     const s = setup();
     const { snapshot } = await pausedRun(s);
     s.deps.policy = ({ tool, approved }) =>
-      tool.name === "send_message" && approved ? { action: "deny", reason: "you left the channel" } : { action: "allow" };
+      tool.name === "send_message" && approved
+        ? { action: "deny", reason: "you left the channel" }
+        : { action: "allow" };
     server.enqueue(answer("Could not send."));
     await resumeRun(snapshot, { call_send: { status: "approved", by: "U0USER1" } }, s.deps);
     expect(s.runs.send).toBe(0);
@@ -166,11 +188,17 @@ describe("pause for approval and resume", () => {
     expect(mid.status).toBe("paused");
     expect(s.runs.send).toBe(1);
     server.enqueue(answer("Told U1; U2 was rejected."));
-    const done = await resumeRun(JSON.parse(JSON.stringify(mid.snapshot)), { c2: { status: "rejected" } }, s.deps);
+    const done = await resumeRun(
+      JSON.parse(JSON.stringify(mid.snapshot)),
+      { c2: { status: "rejected" } },
+      s.deps,
+    );
     expect(done.status).toBe("completed");
     expect(s.runs.send).toBe(1);
     expect(server.requests).toHaveLength(2);
-    expect(server.requests[1]!.body.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id)).toEqual(["c1", "c2"]);
+    expect(
+      server.requests[1]!.body.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id),
+    ).toEqual(["c1", "c2"]);
   });
 
   it("a history left paused is still valid for the next turn (pending call gets an interrupted result)", async () => {

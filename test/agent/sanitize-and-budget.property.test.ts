@@ -13,7 +13,11 @@ const toolCall = fc.record({ id, name: fc.constantFrom("a", "b"), arguments: fc.
 const anyMessage: fc.Arbitrary<ChatMessage> = fc.oneof(
   fc.record({ role: fc.constant("user" as const), content: text }),
   fc.record({ role: fc.constant("assistant" as const), content: text }),
-  fc.record({ role: fc.constant("assistant" as const), content: text, toolCalls: fc.array(toolCall, { minLength: 1, maxLength: 3 }) }),
+  fc.record({
+    role: fc.constant("assistant" as const),
+    content: text,
+    toolCalls: fc.array(toolCall, { minLength: 1, maxLength: 3 }),
+  }),
   fc.record({ role: fc.constant("tool" as const), toolCallId: id, name: fc.constant("a"), content: text }),
   fc.record({ role: fc.constant("system" as const), content: text }),
 );
@@ -22,14 +26,18 @@ const anyMessage: fc.Arbitrary<ChatMessage> = fc.oneof(
 let unitSeq = 0;
 const unit: fc.Arbitrary<ChatMessage[]> = fc.oneof(
   text.map((c) => [{ role: "user" as const, content: c }]),
-  fc.tuple(text, fc.array(fc.string({ minLength: 0, maxLength: 3000 }), { minLength: 1, maxLength: 3 })).map(([c, results]) => {
-    const u = ++unitSeq;
-    const calls = results.map((_, i) => ({ id: `u${u}_${i}`, name: "search", arguments: '{"q":"x"}' }));
-    return [
-      { role: "assistant" as const, content: c, toolCalls: calls },
-      ...results.map((r, i): ToolMessage => ({ role: "tool", toolCallId: calls[i]!.id, name: "search", content: r })),
-    ];
-  }),
+  fc
+    .tuple(text, fc.array(fc.string({ minLength: 0, maxLength: 3000 }), { minLength: 1, maxLength: 3 }))
+    .map(([c, results]) => {
+      const u = ++unitSeq;
+      const calls = results.map((_, i) => ({ id: `u${u}_${i}`, name: "search", arguments: '{"q":"x"}' }));
+      return [
+        { role: "assistant" as const, content: c, toolCalls: calls },
+        ...results.map(
+          (r, i): ToolMessage => ({ role: "tool", toolCallId: calls[i]!.id, name: "search", content: r }),
+        ),
+      ];
+    }),
   text.map((c) => [{ role: "assistant" as const, content: c }]),
 );
 
@@ -38,7 +46,10 @@ function unitsOf(messages: ChatMessage[]): string[][] {
   const units: string[][] = [];
   for (const m of messages) {
     if (m.role === "tool") units.at(-1)!.push(m.toolCallId);
-    else units.push([m.role === "assistant" && m.toolCalls ? m.toolCalls.map((c) => c.id).join(",") : `${m.role}`]);
+    else
+      units.push([
+        m.role === "assistant" && m.toolCalls ? m.toolCalls.map((c) => c.id).join(",") : `${m.role}`,
+      ]);
   }
   return units;
 }
@@ -75,14 +86,28 @@ describe("history sanitizer (property)", () => {
     const out = sanitizeHistory([
       { role: "tool", toolCallId: "orphan", name: "a", content: "x" },
       { role: "user", content: "hi" },
-      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "a", arguments: "{}" }, { id: "c2", name: "b", arguments: "{}" }] },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "c1", name: "a", arguments: "{}" },
+          { id: "c2", name: "b", arguments: "{}" },
+        ],
+      },
       { role: "tool", toolCallId: "c2", name: "b", content: "two" },
       { role: "tool", toolCallId: "c2", name: "b", content: "dup" },
       { role: "tool", toolCallId: "zz", name: "b", content: "stray" },
     ]);
     expect(out).toEqual([
       { role: "user", content: "hi" },
-      { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "a", arguments: "{}" }, { id: "c2", name: "b", arguments: "{}" }] },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "c1", name: "a", arguments: "{}" },
+          { id: "c2", name: "b", arguments: "{}" },
+        ],
+      },
       { role: "tool", toolCallId: "c1", name: "a", content: INTERRUPTED_RESULT },
       { role: "tool", toolCallId: "c2", name: "b", content: "two" },
     ]);
@@ -98,7 +123,10 @@ describe("context budget trimmer (property)", () => {
         fc.integer({ min: 1500, max: 12000 }),
         fc.boolean(),
         async (older, currentTail, budget, summaryWorks) => {
-          const current: ChatMessage[] = [{ role: "user", content: "current question" }, ...currentTail.flat().filter((m) => m.role !== "user")];
+          const current: ChatMessage[] = [
+            { role: "user", content: "current question" },
+            ...currentTail.flat().filter((m) => m.role !== "user"),
+          ];
           const history = sanitizeHistory([...older.flat(), ...current]);
           const turn = history.slice(lastUserIndex(history));
           const r = await fitToBudget(history, {
@@ -119,8 +147,12 @@ describe("context budget trimmer (property)", () => {
           // Under budget unless the current turn alone is too big.
           const turnTokens = historyTokens(turn);
           if (turnTokens + 500 + 200 < budget * 0.7) expect(r.tokens).toBeLessThanOrEqual(budget - 500);
-          expect(r.tokens).toBe(historyTokens(r.messages));
-          if (r.droppedUnits > 0 && summaryWorks) expect(r.messages.some((m) => m.role === "system" && m.content.startsWith(SUMMARY_PREFIX))).toBe(true);
+          if (r.estimated) expect(r.tokens).toBeGreaterThanOrEqual(historyTokens(r.messages));
+          else expect(r.tokens).toBe(historyTokens(r.messages));
+          if (r.droppedUnits > 0 && summaryWorks)
+            expect(r.messages.some((m) => m.role === "system" && m.content.startsWith(SUMMARY_PREFIX))).toBe(
+              true,
+            );
           if (r.droppedUnits > 0 && !summaryWorks) expect(r.summaryError).toBe("model down");
         },
       ),
@@ -137,7 +169,11 @@ describe("context budget trimmer (property)", () => {
       { role: "assistant", content: "done" },
       { role: "user", content: "second" },
     ];
-    const r = await fitToBudget(history, { budgetTokens: 2000, fixedTokens: 500, summarize: async () => "s" });
+    const r = await fitToBudget(history, {
+      budgetTokens: 2000,
+      fixedTokens: 500,
+      summarize: async () => "s",
+    });
     expect(r.shrunkResults).toBe(1);
     expect(r.droppedUnits).toBe(0);
     const tool = r.messages[2] as ToolMessage;

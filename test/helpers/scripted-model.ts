@@ -38,6 +38,8 @@ export class ScriptedModelServer {
   private server: Server | undefined;
   /** When set, answers every request once the script is used up (benchmarks loop forever). */
   fallback: ScriptStep | undefined;
+  /** Benchmarks turn this off so thousands of turns do not pile up in memory. */
+  record = true;
 
   get baseURL(): string {
     const port = (this.server?.address() as AddressInfo | null)?.port;
@@ -72,7 +74,7 @@ export class ScriptedModelServer {
           body: text ? JSON.parse(text) : { messages: [] },
           at: Date.now(),
         };
-        this.requests.push(recorded);
+        if (this.record) this.requests.push(recorded);
         let step = this.script.shift() ?? this.fallback;
         while (typeof step === "function") step = step(recorded);
         if (!step) {

@@ -1,0 +1,40 @@
+import type { PolicyHook } from "../agent/policy-hook.ts";
+import type { RunIdentity, Tool } from "../tools/define-tool.ts";
+import { isApprovalNeeded } from "./is-approval-needed.ts";
+import { allowedToolNames, type ToolAccessOptions, whyNotAllowed } from "./tool-access.ts";
+
+/** A tool-specific check that only code can make (e.g. "is the requester in that channel?"). */
+export type PolicyGuard = (input: {
+  args: Record<string, unknown>;
+  run: RunIdentity;
+}) => Promise<string | undefined> | string | undefined;
+
+export interface PolicyOptions extends ToolAccessOptions {
+  /** Deny reasons by tool name; a guard that throws denies (fail closed). */
+  guards?: Readonly<Record<string, PolicyGuard>>;
+}
+
+/**
+ * The policy for one requester: who may call what (level, allow/deny lists), tool guards, and which
+ * calls need approval. The model's choice never grants anything; at resume (`approved`) everything
+ * but the approval itself is checked again.
+ */
+export function createPolicy(options: PolicyOptions): { hook: PolicyHook; allowed: Set<string> } {
+  const allowed = allowedToolNames(options);
+  const hook: PolicyHook = async ({ tool, args, run, approved }) => {
+    if (!allowed.has(tool.name)) return { action: "deny", reason: whyNotAllowed(tool, tool.name, options) };
+    const guard = options.guards?.[tool.name];
+    if (guard) {
+      let reason: string | undefined;
+      try {
+        reason = await guard({ args, run });
+      } catch (err) {
+        reason = `the permission check failed (${err instanceof Error ? err.message : String(err)})`;
+      }
+      if (reason) return { action: "deny", reason };
+    }
+    if (!approved && (await isApprovalNeeded({ tool, args, run }))) return { action: "needs_approval" };
+    return { action: "allow" };
+  };
+  return { hook, allowed };
+}

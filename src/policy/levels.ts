@@ -1,0 +1,26 @@
+import { LEVELS, type PermissionLevel } from "../tools/define-tool.ts";
+
+export type { PermissionLevel } from "../tools/define-tool.ts";
+
+export const levelRank = (level: PermissionLevel) => LEVELS.indexOf(level);
+
+export function isAtLeast(level: PermissionLevel, min: PermissionLevel): boolean {
+  return levelRank(level) >= levelRank(min);
+}
+
+export function isPermissionLevel(value: unknown): value is PermissionLevel {
+  return typeof value === "string" && (LEVELS as readonly string[]).includes(value);
+}
+
+/**
+ * A user's level. `HERMES_ADMINS` wins (an admin cannot be locked out by a stale row); then the
+ * `users` row; unknown users are `user`.
+ */
+export function resolveLevel(options: {
+  userId: string;
+  admins: readonly string[];
+  stored?: PermissionLevel | null;
+}): PermissionLevel {
+  if (options.admins.includes(options.userId)) return "admin";
+  return options.stored ?? "user";
+}

@@ -1,5 +1,5 @@
 import type { PolicyHook } from "../agent/policy-hook.ts";
-import type { RunIdentity, Tool } from "../tools/define-tool.ts";
+import type { RunIdentity } from "../tools/define-tool.ts";
 import { isApprovalNeeded } from "./is-approval-needed.ts";
 import { allowedToolNames, type ToolAccessOptions, whyNotAllowed } from "./tool-access.ts";
 

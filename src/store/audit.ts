@@ -1,0 +1,175 @@
+import { asc, desc, gt, sql } from "drizzle-orm";
+import { z } from "zod";
+import { HermesError, isHermesError } from "../errors.ts";
+import { type AuditRow, auditRowColumns, auditRowHash, GENESIS_HASH, utcIso } from "./audit-chain.ts";
+import { type AuditPage, type AuditQuery, queryAudit } from "./audit-query.ts";
+import { storableString, toStorableJson } from "./canonical-json.ts";
+import type { Database, Transaction } from "./db.ts";
+import { AUDIT_ACTIONS, auditLog } from "./schema.ts";
+
+/** Transaction-level advisory lock that serializes audit writers across all connections and replicas. */
+const AUDIT_LOCK_KEY = 0x4845524d_0002; // "HERM" + 2
+const VERIFY_BATCH = 1000;
+
+const optionalText = z
+  .string()
+  .nullish()
+  .transform((v) => (v == null ? null : storableString(v)));
+
+/** One audit event. `args` and `resultSummary` must already be redacted by the caller. */
+export const auditEventSchema = z.object({
+  action: z.enum(AUDIT_ACTIONS),
+  tool: z.string().min(1).transform(storableString),
+  userId: optionalText,
+  actorId: optionalText,
+  teamId: optionalText,
+  channelId: optionalText,
+  threadTs: optionalText,
+  runId: optionalText,
+  toolCallId: optionalText,
+  approvalId: optionalText,
+  args: z
+    .unknown()
+    .optional()
+    .transform((v) => (v === undefined ? null : toStorableJson(v))),
+  /** sha256 of the canonical JSON of the raw (unredacted) args: `canonicalSha256(args)`. */
+  argsSha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "must be a lower-case hex sha256")
+    .nullish()
+    .transform((v) => v ?? null),
+  resultSummary: optionalText,
+  error: optionalText,
+  durationMs: z
+    .number()
+    .nonnegative()
+    .nullish()
+    .transform((v) => (v == null ? null : Math.round(v))),
+});
+export type AuditEvent = z.input<typeof auditEventSchema>;
+
+export type VerifyResult =
+  | { ok: true; rows: number; head: string }
+  | { ok: false; rowId: number; reason: string };
+
+export interface AuditHead {
+  id: number;
+  hash: string;
+  createdAt: string;
+}
+
+export interface AuditLog {
+  /**
+   * Appends one hash-chained row. Pass `tx` to write it in the caller's transaction, so the state
+   * change it records commits (or rolls back) with it; the chain lock is then held until that
+   * transaction ends, so keep it short. Must be READ COMMITTED (the default).
+   */
+  append(event: AuditEvent, tx?: Transaction): Promise<AuditRow>;
+  /** Walks the whole chain in id order; names the first row whose links or contents do not match. */
+  verify(): Promise<VerifyResult>;
+  /** The newest row's hash (anchor it outside the database to detect removal of the tail). */
+  head(): Promise<AuditHead | null>;
+  /** Newest first, keyset-paginated on (created_at, id); pass `nextCursor` back for the next page. */
+  query(filter?: AuditQuery): Promise<AuditPage>;
+}
+
+export function createAuditLog({ db }: { db: Database }): AuditLog {
+  return {
+    async append(event, tx) {
+      const parsed = auditEventSchema.safeParse(event);
+      if (!parsed.success) {
+        throw new HermesError("bad_request", `Invalid audit event: ${z.prettifyError(parsed.error)}`);
+      }
+      try {
+        if (tx) return await appendIn(tx, parsed.data);
+        return await db.transaction((t) => appendIn(t, parsed.data));
+      } catch (err) {
+        if (isHermesError(err)) throw err;
+        throw new HermesError(
+          "storage_unavailable",
+          "The audit log could not be written, so the action was not carried out. Try again shortly.",
+          { cause: err },
+        );
+      }
+    },
+
+    async verify() {
+      let prev = GENESIS_HASH;
+      let prevId: number | undefined;
+      let rows = 0;
+      for (;;) {
+        const batch = await db
+          .select(auditRowColumns)
+          .from(auditLog)
+          .where(prevId === undefined ? undefined : gt(auditLog.id, prevId))
+          .orderBy(asc(auditLog.id))
+          .limit(VERIFY_BATCH);
+        for (const row of batch) {
+          if (row.prevHash !== prev) {
+            const before = prevId === undefined ? "the chain start" : `row ${prevId}`;
+            return {
+              ok: false,
+              rowId: row.id,
+              reason: `prev_hash does not match the hash of ${before} (a row was removed, inserted or rewritten)`,
+            };
+          }
+          if (auditRowHash(row) !== row.hash) {
+            return {
+              ok: false,
+              rowId: row.id,
+              reason: "hash does not match the row's contents (row changed)",
+            };
+          }
+          prev = row.hash;
+          prevId = row.id;
+          rows++;
+        }
+        if (batch.length < VERIFY_BATCH) return { ok: true, rows, head: prev };
+      }
+    },
+
+    async head() {
+      const [row] = await db
+        .select({ id: auditLog.id, hash: auditLog.hash, createdAt: utcIso(auditLog.createdAt) })
+        .from(auditLog)
+        .orderBy(desc(auditLog.id))
+        .limit(1);
+      return row ?? null;
+    },
+
+    query: (filter = {}) => queryAudit(db, filter),
+  };
+}
+
+type ParsedEvent = z.output<typeof auditEventSchema>;
+
+async function appendIn(tx: Database, event: ParsedEvent): Promise<AuditRow> {
+  const lock = await tx.execute<{ iso: string }>(
+    sql`SELECT pg_advisory_xact_lock(${sql.raw(String(AUDIT_LOCK_KEY))}) AS locked,
+               current_setting('transaction_isolation') AS iso`,
+  );
+  // Under REPEATABLE READ the snapshot predates the lock, so the head read below could be stale.
+  if (lock.rows[0]?.iso !== "read committed") {
+    throw new HermesError(
+      "storage_unavailable",
+      "The audit log can only be written in a READ COMMITTED transaction.",
+    );
+  }
+  // Under the lock: the head is final, and ids and timestamps increase along the chain.
+  const next = await tx.execute<{ id: string | number; created_at: string; prev_hash: string | null }>(
+    sql`SELECT nextval(pg_get_serial_sequence('audit_log', 'id')) AS id,
+               ${utcIso(sql`clock_timestamp()`)} AS created_at,
+               (SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1) AS prev_hash`,
+  );
+  const head = next.rows[0];
+  if (!head) throw new Error("audit_log: nextval returned no row");
+  const unhashed: Omit<AuditRow, "hash"> = {
+    id: Number(head.id),
+    createdAt: head.created_at,
+    ...event,
+    prevHash: head.prev_hash ?? GENESIS_HASH,
+  };
+  const row: AuditRow = { ...unhashed, hash: auditRowHash(unhashed) };
+  await tx.insert(auditLog).values(row);
+  return row;
+}

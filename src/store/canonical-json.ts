@@ -1,0 +1,56 @@
+import { createHash } from "node:crypto";
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/**
+ * Deterministic JSON: object keys sorted by UTF-16 code unit, no whitespace, numbers and strings as
+ * `JSON.stringify` writes them (for JSON data this is RFC 8785, JCS). Values go through JSON first,
+ * so `toJSON`, dropped `undefined` members and `NaN → null` follow the usual rules; a top-level
+ * `undefined` is `null`.
+ */
+export function canonicalJson(value: unknown): string {
+  const json = JSON.stringify(value);
+  return json === undefined ? "null" : write(JSON.parse(json) as JsonValue);
+}
+
+function write(value: JsonValue): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(write).join(",")}]`;
+  const keys = Object.keys(value).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${write(value[k] as JsonValue)}`).join(",")}}`;
+}
+
+export function sha256Hex(data: string): string {
+  return createHash("sha256").update(data, "utf8").digest("hex");
+}
+
+/** `args_sha256`: the hash that binds an approval or an audit row to one exact call. */
+export function canonicalSha256(value: unknown): string {
+  return sha256Hex(canonicalJson(value));
+}
+
+// NUL and unpaired surrogates: Postgres text and jsonb reject them.
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** A string Postgres accepts in text and jsonb: NUL and unpaired surrogates become U+FFFD. */
+export function storableString(value: string): string {
+  return value.replace(UNSTORABLE, "\uFFFD");
+}
+
+/**
+ * `value` as plain JSON data that survives a round trip through jsonb unchanged (so a hash computed
+ * before the insert can be recomputed from what is read back). `undefined` → `null`.
+ */
+export function toStorableJson(value: unknown): JsonValue {
+  const json = JSON.stringify(value);
+  if (json === undefined) return null;
+  return clean(JSON.parse(json) as JsonValue);
+}
+
+function clean(value: JsonValue): JsonValue {
+  if (typeof value === "string") return storableString(value);
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(clean);
+  // fromEntries defines own properties, so a "__proto__" key stays data instead of a prototype.
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [storableString(k), clean(v)]));
+}

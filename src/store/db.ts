@@ -1,0 +1,90 @@
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { PGlite } from "@electric-sql/pglite";
+import type { ExtractTablesWithRelations } from "drizzle-orm";
+import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
+import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
+import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
+import pg from "pg";
+import type { Logger } from "../logger.ts";
+import * as schema from "./schema.ts";
+
+export type Schema = typeof schema;
+
+/**
+ * What both drivers' `execute()` results have in common: `rows`. node-postgres returns a
+ * `QueryResult`, PGlite a `Results`; callers only ever need the rows.
+ */
+export interface QueryResultHKT extends PgQueryResultHKT {
+  type: QueryRows<this["row"]>;
+}
+export interface QueryRows<TRow> {
+  rows: TRow[];
+}
+
+/** The one database type callers see, whichever driver is behind it. A transaction is one too. */
+export type Database = PgDatabase<QueryResultHKT, Schema>;
+export type Transaction = PgTransaction<QueryResultHKT, Schema, ExtractTablesWithRelations<Schema>>;
+
+interface HandleBase {
+  db: Database;
+  close(): Promise<void>;
+}
+export interface PostgresHandle extends HandleBase {
+  kind: "postgres";
+  /** The pool behind `db`: for a dedicated connection (session advisory locks, LISTEN). */
+  pool: pg.Pool;
+}
+export interface PgliteHandle extends HandleBase {
+  kind: "pglite";
+  client: PGlite;
+}
+export type DatabaseHandle = PostgresHandle | PgliteHandle;
+
+export interface OpenDatabaseOptions {
+  /** Postgres URL; absent = embedded PGlite under `${dataDir}/pg`. */
+  databaseUrl?: string | undefined;
+  dataDir: string;
+  logger: Logger;
+  /** Pool size for Postgres (default 10). PGlite is a single connection. */
+  maxConnections?: number;
+}
+
+/** Opens Postgres (pg Pool) when a URL is given, else embedded PGlite; same schema, same `db` type. */
+export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
+  const { databaseUrl, dataDir, logger } = options;
+  if (databaseUrl) {
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: options.maxConnections ?? 10,
+      application_name: "hermes",
+    });
+    // An idle client losing its connection emits here; unhandled, it would crash the process.
+    pool.on("error", (err) => logger.warn({ err }, "postgres connection lost"));
+    const db: Database = drizzleNodePg({ client: pool, schema });
+    let closed = false;
+    return {
+      kind: "postgres",
+      db,
+      pool,
+      async close() {
+        if (closed) return;
+        closed = true;
+        await pool.end();
+      },
+    };
+  }
+  const dir = join(dataDir, "pg");
+  mkdirSync(dir, { recursive: true });
+  const client = await PGlite.create(dir);
+  const db: Database = drizzlePglite({ client, schema });
+  logger.debug({ dir }, "embedded PGlite opened");
+  return {
+    kind: "pglite",
+    db,
+    client,
+    async close() {
+      if (!client.closed) await client.close();
+    },
+  };
+}

@@ -1,0 +1,239 @@
+import { sql } from "drizzle-orm";
+import { bigint, check, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import type { JsonValue } from "./canonical-json.ts";
+import { newId } from "./ids.ts";
+
+/**
+ * The Postgres contract (DESIGN.md §3). Column names are public: admins query them with SQL and BI
+ * tools, so rename nothing without a migration note. Statuses are `text` + CHECK rather than Postgres
+ * enums: adding a value is then an ordinary migration that also runs inside a transaction.
+ */
+
+const createdAt = () => timestamp("created_at", { withTimezone: true }).notNull().defaultNow();
+const updatedAt = () => timestamp("updated_at", { withTimezone: true }).notNull().defaultNow();
+const oneOf = (column: string, values: readonly string[]) =>
+  sql.raw(`${column} IN (${values.map((v) => `'${v}'`).join(", ")})`);
+
+export const AUDIT_ACTIONS = [
+  "tool.requested",
+  "tool.denied",
+  "tool.approval_requested",
+  "tool.approved",
+  "tool.rejected",
+  "tool.expired",
+  "tool.executed",
+  "tool.failed",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/**
+ * Append-only and hash-chained (see audit.ts for the hash recipe). Triggers refusing UPDATE, DELETE
+ * and TRUNCATE, and the `hermes_app` grants, live in the hand-written migration. `id` is "by default"
+ * identity because the writer draws it with nextval() before inserting: the id is part of the hash.
+ */
+export const auditLog = pgTable(
+  "audit_log",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    createdAt: timestamp("created_at", { withTimezone: true, mode: "string" }).notNull().defaultNow(),
+    action: text("action").$type<AuditAction>().notNull(),
+    tool: text("tool").notNull(),
+    userId: text("user_id"),
+    teamId: text("team_id"),
+    channelId: text("channel_id"),
+    threadTs: text("thread_ts"),
+    runId: text("run_id"),
+    toolCallId: text("tool_call_id"),
+    approvalId: text("approval_id"),
+    actorId: text("actor_id"),
+    args: jsonb("args").$type<JsonValue>(),
+    argsSha256: text("args_sha256"),
+    resultSummary: text("result_summary"),
+    error: text("error"),
+    durationMs: integer("duration_ms"),
+    // UNIQUE: two rows can never claim the same predecessor, so the chain cannot fork even if a
+    // writer skipped the advisory lock (its insert fails instead).
+    prevHash: text("prev_hash").notNull().unique(),
+    hash: text("hash").notNull(),
+  },
+  (t) => [
+    index("audit_log_created_at_id_idx").on(t.createdAt, t.id),
+    index("audit_log_user_id_created_at_idx").on(t.userId, t.createdAt),
+    index("audit_log_actor_id_created_at_idx").on(t.actorId, t.createdAt),
+    index("audit_log_tool_created_at_idx").on(t.tool, t.createdAt),
+    index("audit_log_run_id_idx").on(t.runId),
+    index("audit_log_tool_call_id_idx").on(t.toolCallId),
+  ],
+);
+
+export const APPROVAL_STATUSES = ["pending", "approved", "rejected", "expired"] as const;
+export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
+
+/** One row per call that needs a human. Bound to the exact call by `args_sha256` of canonical args. */
+export const approvals = pgTable(
+  "approvals",
+  {
+    id: text("id")
+      .primaryKey()
+      .$defaultFn(() => newId("apr")),
+    status: text("status").$type<ApprovalStatus>().notNull().default("pending"),
+    tool: text("tool").notNull(),
+    args: jsonb("args").notNull(),
+    argsSha256: text("args_sha256").notNull(),
+    requesterId: text("requester_id").notNull(),
+    sessionKey: text("session_key").notNull(),
+    runId: text("run_id"),
+    toolCallId: text("tool_call_id"),
+    teamId: text("team_id"),
+    channelId: text("channel_id"),
+    threadTs: text("thread_ts"),
+    /** Who may decide, as the policy's rule name (e.g. `requester_or_admin`, `admin`, `not_requester`). */
+    approvers: text("approvers").notNull().default("requester_or_admin"),
+    createdAt: createdAt(),
+    expiresAt: timestamp("expires_at", { withTimezone: true }).notNull(),
+    decidedBy: text("decided_by"),
+    decidedAt: timestamp("decided_at", { withTimezone: true }),
+    cardChannel: text("card_channel"),
+    cardTs: text("card_ts"),
+    reason: text("reason"),
+  },
+  (t) => [
+    check("approvals_status_check", oneOf("status", APPROVAL_STATUSES)),
+    index("approvals_status_expires_at_idx").on(t.status, t.expiresAt),
+    index("approvals_run_id_idx").on(t.runId),
+  ],
+);
+
+export const RUN_STATUSES = ["running", "paused", "completed", "failed", "stopped"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** An agent run; `snapshot` is what the loop needs to resume a paused run exactly where it stopped. */
+export const runs = pgTable(
+  "runs",
+  {
+    id: text("id")
+      .primaryKey()
+      .$defaultFn(() => newId("run")),
+    sessionKey: text("session_key").notNull(),
+    status: text("status").$type<RunStatus>().notNull().default("running"),
+    snapshot: jsonb("snapshot").notNull(),
+    userId: text("user_id"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check("runs_status_check", oneOf("status", RUN_STATUSES)),
+    index("runs_session_key_idx").on(t.sessionKey),
+    index("runs_status_idx").on(t.status),
+  ],
+);
+
+export const TICKET_STATUSES = ["open", "in_progress", "closed"] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+export const TICKET_PRIORITIES = ["low", "medium", "high", "urgent"] as const;
+export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
+
+/**
+ * `search_text` is a stored, lower-cased `title + description`, searched with
+ * `search_text LIKE '%' || lower(query) || '%'`. Why not tsvector: Postgres text search has no Chinese
+ * parser (the `simple` config keeps a whole unspaced Chinese sentence as one token), and pg_trgm is not
+ * available on PGlite. A substring match is right for English and Chinese on both drivers; the
+ * hand-written migration adds a pg_trgm GIN index on it where the extension can be created.
+ */
+export const tickets = pgTable(
+  "tickets",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    title: text("title").notNull(),
+    description: text("description").notNull().default(""),
+    status: text("status").$type<TicketStatus>().notNull().default("open"),
+    priority: text("priority").$type<TicketPriority>().notNull().default("medium"),
+    assignee: text("assignee"),
+    createdBy: text("created_by").notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    searchText: text("search_text").generatedAlwaysAs(sql`lower(title || ' ' || description)`),
+  },
+  (t) => [
+    check("tickets_status_check", oneOf("status", TICKET_STATUSES)),
+    check("tickets_priority_check", oneOf("priority", TICKET_PRIORITIES)),
+    index("tickets_status_idx").on(t.status),
+    index("tickets_assignee_idx").on(t.assignee),
+    index("tickets_created_by_idx").on(t.createdBy),
+  ],
+);
+
+export const MEMORY_SCOPES = ["user", "channel"] as const;
+export type MemoryScope = (typeof MEMORY_SCOPES)[number];
+
+/** Facts the agent was asked to remember: per user, or per channel (then `channel_id` is set). */
+export const memories = pgTable(
+  "memories",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    scope: text("scope").$type<MemoryScope>().notNull(),
+    ownerId: text("owner_id").notNull(),
+    channelId: text("channel_id"),
+    fact: text("fact").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    check("memories_scope_check", oneOf("scope", MEMORY_SCOPES)),
+    check("memories_channel_scope_check", sql`scope <> 'channel' OR channel_id IS NOT NULL`),
+    index("memories_owner_id_idx").on(t.scope, t.ownerId),
+    index("memories_channel_id_idx").on(t.channelId),
+  ],
+);
+
+/** Full tool results, kept by reference when the copy sent to the model was truncated (`fetch_result`). */
+export const results = pgTable(
+  "results",
+  {
+    id: text("id")
+      .primaryKey()
+      .$defaultFn(() => newId("res")),
+    runId: text("run_id"),
+    toolCallId: text("tool_call_id"),
+    tool: text("tool").notNull(),
+    content: text("content").notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index("results_run_id_idx").on(t.runId)],
+);
+
+export const SLACK_EVENT_STATUSES = ["received", "done", "failed"] as const;
+export type SlackEventStatus = (typeof SLACK_EVENT_STATUSES)[number];
+
+/** Durable dedupe of Slack deliveries: insert `event_id` ON CONFLICT DO NOTHING; a conflict is a retry. */
+export const slackEvents = pgTable(
+  "slack_events",
+  {
+    eventId: text("event_id").primaryKey(),
+    receivedAt: timestamp("received_at", { withTimezone: true }).notNull().defaultNow(),
+    status: text("status").$type<SlackEventStatus>().notNull().default("received"),
+    sessionKey: text("session_key"),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
+  },
+  (t) => [
+    check("slack_events_status_check", oneOf("status", SLACK_EVENT_STATUSES)),
+    index("slack_events_received_at_idx").on(t.receivedAt),
+  ],
+);
+
+export const USER_LEVELS = ["viewer", "user", "admin"] as const;
+export type UserLevel = (typeof USER_LEVELS)[number];
+
+/** Slack user id → level. `tool_allow` NULL = no allow-list (level decides); `tool_deny` always applies. */
+export const users = pgTable(
+  "users",
+  {
+    id: text("id").primaryKey(),
+    level: text("level").$type<UserLevel>().notNull().default("user"),
+    displayName: text("display_name"),
+    toolAllow: text("tool_allow").array(),
+    toolDeny: text("tool_deny").array(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  () => [check("users_level_check", oneOf("level", USER_LEVELS))],
+);

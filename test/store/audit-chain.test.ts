@@ -1,0 +1,228 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isHermesError } from "../../src/errors.ts";
+import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
+import { auditRowHash, GENESIS_HASH } from "../../src/store/audit-chain.ts";
+import { canonicalSha256 } from "../../src/store/canonical-json.ts";
+import { users } from "../../src/store/schema.ts";
+import { DRIVERS, dbErrorText, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
+
+const run = promisify(execFile);
+const REPO = new URL("../..", import.meta.url).pathname;
+
+/** Runs `npm run audit -- <args>` as a separate process, as an operator would. */
+async function auditCli(args: string[], env: Record<string, string>) {
+  try {
+    const { stdout, stderr } = await run("npx", ["tsx", "src/store/audit-cli.ts", ...args], {
+      cwd: REPO,
+      env: { ...process.env, DATABASE_URL: "", ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
+  }
+}
+
+/** As a superuser: switch the append-only triggers off, run `statement`, switch them back on. */
+async function tamper(store: TestStore, statement: string) {
+  await execSql(store.handle.db, "ALTER TABLE audit_log DISABLE TRIGGER USER");
+  await execSql(store.handle.db, statement);
+  await execSql(store.handle.db, "ALTER TABLE audit_log ENABLE TRIGGER USER");
+}
+
+const args = { channel: "C01", text: "hello 你好" };
+const event = (i: number) => ({
+  action: "tool.requested" as const,
+  tool: "send_message",
+  userId: `U0${i % 3}`,
+  teamId: "T01",
+  channelId: "C01",
+  threadTs: "1700000000.000100",
+  runId: `run_${i}`,
+  toolCallId: `call_${i}`,
+  args: { ...args, n: i },
+  argsSha256: canonicalSha256({ ...args, n: i }),
+  durationMs: i,
+});
+
+describe.each(DRIVERS)("audit hash chain on %s", (kind) => {
+  let store: TestStore;
+  let audit: AuditLog;
+  beforeAll(async () => {
+    store = await openTestStore(kind, { maxConnections: 8 });
+    audit = createAuditLog(store.handle);
+  });
+  afterAll(() => store?.cleanup());
+
+  it("an empty log verifies, with the genesis hash as head", async () => {
+    expect(await audit.verify()).toEqual({ ok: true, rows: 0, head: GENESIS_HASH });
+    expect(await audit.head()).toBeNull();
+  });
+
+  it("200 concurrent appends (8 connections on Postgres) form one chain with no gaps", async () => {
+    const rows = await Promise.all(Array.from({ length: 200 }, (_, i) => audit.append(event(i))));
+    if (store.handle.kind === "postgres") expect(store.handle.pool.totalCount).toBe(8);
+    const sorted = [...rows].sort((a, b) => a.id - b.id);
+    expect(sorted.map((r) => r.id)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));
+    expect(sorted[0]?.prevHash).toBe(GENESIS_HASH);
+    sorted.forEach((row, i) => {
+      if (i > 0) expect(row.prevHash).toBe(sorted[i - 1]?.hash);
+    });
+    // Timestamps follow the chain order too (drawn under the lock).
+    expect(sorted.map((r) => r.createdAt)).toEqual(sorted.map((r) => r.createdAt).sort());
+    const head = sorted.at(-1);
+    expect(await audit.verify()).toEqual({ ok: true, rows: 200, head: head?.hash });
+    expect(await audit.head()).toEqual({ id: 200, hash: head?.hash, createdAt: head?.createdAt });
+  });
+
+  it("stores exactly what it hashed: args, Unicode, NUL, null fields", async () => {
+    const row = await audit.append({
+      action: "tool.failed",
+      tool: "create_ticket",
+      args: { b: [1, 2.5, { z: null, a: "é\u0000" }], a: 1e21, "": true },
+      error: "timeout\u0000",
+    });
+    expect(row.args).toEqual({ b: [1, 2.5, { z: null, a: "é\uFFFD" }], a: 1e21, "": true });
+    expect(row.error).toBe("timeout\uFFFD");
+    const [stored] = (await audit.query({ limit: 1 })).rows;
+    expect(stored).toEqual(row);
+    expect((await audit.verify()).ok).toBe(true);
+  });
+
+  it("commits the audit row with the caller's transaction, or not at all", async () => {
+    const before = await audit.head();
+    await expect(
+      store.handle.db.transaction(async (tx) => {
+        await tx.insert(users).values({ id: "U0ROLLBACK", level: "admin" });
+        await audit.append({ action: "tool.approved", tool: "delete_ticket", actorId: "U0ROLLBACK" }, tx);
+        throw new Error("decision failed after the audit row");
+      }),
+    ).rejects.toThrow("decision failed");
+    expect(await audit.head()).toEqual(before);
+
+    const row = await store.handle.db.transaction(async (tx) => {
+      await tx.insert(users).values({ id: "U0COMMIT", level: "admin" });
+      return audit.append({ action: "tool.approved", tool: "delete_ticket", actorId: "U0COMMIT" }, tx);
+    });
+    expect((await audit.head())?.id).toBe(row.id);
+    // The rolled-back row used an id; the chain links over the gap in ids.
+    expect(row.id).toBe((before?.id ?? 0) + 2);
+    expect(row.prevHash).toBe(before?.hash);
+    expect(await audit.verify()).toMatchObject({ ok: true });
+  });
+
+  it("refuses to append inside a REPEATABLE READ transaction (its snapshot would miss the head)", async () => {
+    const err = await store.handle.db
+      .transaction((tx) => audit.append({ action: "tool.requested", tool: "x" }, tx), {
+        isolationLevel: "repeatable read",
+      })
+      .catch((e: unknown) => e);
+    expect(isHermesError(err, "storage_unavailable")).toBe(true);
+  });
+
+  it("rejects a second row claiming the same predecessor (the chain cannot fork)", async () => {
+    const [latest] = (await audit.query({ limit: 1 })).rows;
+    const fork = `INSERT INTO audit_log (action, tool, prev_hash, hash)
+      VALUES ('tool.requested', 'x', '${latest?.prevHash}', '${"f".repeat(64)}')`;
+    expect(await dbErrorText(execSql(store.handle.db, fork))).toContain("audit_log_prev_hash_unique");
+  });
+
+  it("an invalid event is refused before anything is written", async () => {
+    const err = await audit
+      .append({ action: "tool.hacked" as "tool.failed", tool: "" })
+      .catch((e: unknown) => e);
+    expect(isHermesError(err, "bad_request")).toBe(true);
+  });
+
+  it("finds a row changed behind the triggers' back, and the CLI names it", async () => {
+    const target = 57;
+    await tamper(store, `UPDATE audit_log SET args = '{"channel":"C99"}' WHERE id = ${target}`);
+    expect(await audit.verify()).toMatchObject({ ok: false, rowId: target });
+
+    if (store.handle.kind === "pglite") {
+      // PGlite's data directory admits one process at a time: close it so the CLI can open it.
+      await store.handle.close();
+      const cli = await auditCli(["verify"], { HERMES_DATA_DIR: store.dataDir ?? "" });
+      expect(cli.code).toBe(1);
+      expect(cli.stderr).toContain(`BROKEN at row ${target}`);
+      return;
+    }
+    const cli = await auditCli(["verify"], { DATABASE_URL: store.url ?? "" });
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toContain(`BROKEN at row ${target}`);
+  });
+});
+
+describe("postgres: other tampering, and the CLI", () => {
+  let store: TestStore;
+  let audit: AuditLog;
+  beforeAll(async () => {
+    store = await openTestStore("postgres");
+    audit = createAuditLog(store.handle);
+    for (let i = 0; i < 10; i++) await audit.append(event(i));
+  });
+  afterAll(() => store?.cleanup());
+
+  it("a row rewritten with a correctly recomputed hash: its successor is named", async () => {
+    const [row8] = (await audit.query({ limit: 3 })).rows.filter((r) => r.id === 8);
+    if (!row8) throw new Error("row 8 missing");
+    const forged = { ...row8, userId: "U0FORGED" };
+    const hash = auditRowHash(forged);
+    await tamper(store, `UPDATE audit_log SET user_id = 'U0FORGED', hash = '${hash}' WHERE id = 8`);
+    expect(await audit.verify()).toMatchObject({
+      ok: false,
+      rowId: 9,
+      reason: expect.stringContaining("row 8"),
+    });
+  });
+
+  it("a removed row: the row after it is named (the earliest break wins)", async () => {
+    await tamper(store, "DELETE FROM audit_log WHERE id = 4");
+    expect(await audit.verify()).toMatchObject({
+      ok: false,
+      rowId: 5,
+      reason: expect.stringContaining("row 3"),
+    });
+    const cli = await auditCli(["verify"], { DATABASE_URL: store.url ?? "" });
+    expect(cli.code).toBe(1);
+    expect(cli.stderr).toContain("BROKEN at row 5");
+  });
+
+  it("the CLI prints the head hash to anchor elsewhere", async () => {
+    const head = await audit.head();
+    const cli = await auditCli(["head"], { DATABASE_URL: store.url ?? "" });
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain(head?.hash);
+  });
+
+  it("the CLI queries with filters, as JSON with a cursor, and as CSV", async () => {
+    const env = { DATABASE_URL: store.url ?? "" };
+    const json = await auditCli(
+      ["query", "--user", "U00", "--since", "1h", "--limit", "2", "--format", "json"],
+      env,
+    );
+    expect(json).toMatchObject({ code: 0, stderr: "" });
+    const page = JSON.parse(json.stdout) as { rows: { id: number; userId: string }[]; nextCursor?: string };
+    // U00 made rows 1, 4, 7 and 10; row 4 was removed by the tampering test above.
+    expect(page.rows.map((r) => [r.id, r.userId])).toEqual([
+      [10, "U00"],
+      [7, "U00"],
+    ]);
+    const next = await auditCli(
+      ["query", "--user", "U00", "--cursor", page.nextCursor ?? "", "--format", "csv"],
+      env,
+    );
+    expect(next).toMatchObject({ code: 0 });
+    const ids = next.stdout
+      .trim()
+      .split("\r\n")
+      .slice(1)
+      .map((line) => Number(line.split(",")[0]));
+    expect(ids).toEqual([1]);
+    const bad = await auditCli(["query", "--action", "tool.nope"], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("unknown --action tool.nope");
+  });
+});

@@ -1,0 +1,74 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  canonicalJson,
+  canonicalSha256,
+  type JsonValue,
+  sha256Hex,
+  storableString,
+  toStorableJson,
+} from "../../src/store/canonical-json.ts";
+
+/** The same value with every object's keys in reverse insertion order. */
+function reverseKeys(value: JsonValue): JsonValue {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return value.map(reverseKeys);
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reverseKeys(v)]),
+  );
+}
+
+const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+describe("canonicalJson", () => {
+  it("sorts keys at every depth and writes no whitespace", () => {
+    expect(canonicalJson({ b: 1, a: [{ d: 2, c: "x y" }], "": null })).toBe(
+      '{"":null,"a":[{"c":"x y","d":2}],"b":1}',
+    );
+  });
+
+  it("follows JSON's rules for non-JSON values", () => {
+    expect(canonicalJson(undefined)).toBe("null");
+    expect(canonicalJson({ a: undefined, b: Number.NaN, c: new Date(0) })).toBe(
+      '{"b":null,"c":"1970-01-01T00:00:00.000Z"}',
+    );
+    expect(canonicalJson([undefined, 1])).toBe("[null,1]");
+    expect(canonicalJson(JSON.parse('{"__proto__":{"x":1}}'))).toBe('{"__proto__":{"x":1}}');
+  });
+
+  it("does not depend on key order, and parses back to the same value", () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = canonicalJson(value);
+        expect(canonicalJson(reverseKeys(value as JsonValue))).toBe(text);
+        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
+      }),
+    );
+  });
+
+  it("sha256Hex and canonicalSha256 give the standard digest of the canonical text", () => {
+    expect(sha256Hex("abc")).toBe("ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    expect(canonicalSha256({ b: 2, a: 1 })).toBe(sha256Hex('{"a":1,"b":2}'));
+  });
+});
+
+describe("toStorableJson", () => {
+  it("replaces what Postgres refuses (NUL, unpaired surrogates) in keys and values, keeps the rest", () => {
+    expect(toStorableJson({ "k\u0000": ["a\u0000b", "\uD800x", "ok 😀 你好"] })).toEqual({
+      "k\uFFFD": ["a\uFFFDb", "\uFFFDx", "ok 😀 你好"],
+    });
+    expect(storableString("\uDC00")).toBe("\uFFFD");
+  });
+
+  it("is idempotent and never leaves an unstorable character", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: "binary" }), (value) => {
+        const once = toStorableJson(value);
+        expect(toStorableJson(once)).toEqual(once);
+        expect(UNSTORABLE.test(JSON.stringify(once))).toBe(false);
+      }),
+    );
+  });
+});

@@ -1,0 +1,46 @@
+/**
+ * What tools may do in Slack, and nothing more. The Slack app implements it over the Web API
+ * (`src/slack/web-slack-port.ts`); tools never import Slack themselves.
+ */
+export interface SlackUser {
+  id: string;
+  name: string;
+  realName?: string;
+  tz?: string;
+  isBot: boolean;
+  deleted: boolean;
+}
+
+export interface SlackPort {
+  /** Posts as the bot. `channel` is a channel id or a user id (then the DM with that user). Unfurling is off. */
+  postMessage(input: {
+    channel: string;
+    text: string;
+    threadTs?: string;
+    blocks?: unknown[];
+  }): Promise<{ channel: string; ts: string }>;
+  /** Uploads a file into a channel or thread (files.getUploadURLExternal + files.completeUploadExternal). */
+  uploadFile(input: {
+    channel: string;
+    threadTs?: string;
+    filename: string;
+    title?: string;
+    content: Buffer | string;
+    initialComment?: string;
+  }): Promise<{ fileId: string }>;
+  /** Is the user a member of the channel? Asked of Slack, never of the model. */
+  isMember(channelId: string, userId: string): Promise<boolean>;
+  getUser(userId: string): Promise<SlackUser | undefined>;
+}
+
+/** `U…`, `W…`, `<@U…>` or `<@U…|name>` → the user id; undefined for anything else. */
+export function parseUserRef(ref: string): string | undefined {
+  const m = /^\s*(?:<@([UW][A-Z0-9]+)(?:\|[^>]*)?>|@?([UW][A-Z0-9]{2,}))\s*$/.exec(ref);
+  return m ? (m[1] ?? m[2]) : undefined;
+}
+
+/** `C…`, `G…`, `<#C…>` or `<#C…|name>` → the channel id; undefined for anything else. */
+export function parseChannelRef(ref: string): string | undefined {
+  const m = /^\s*(?:<#([CG][A-Z0-9]+)(?:\|[^>]*)?>|#?([CG][A-Z0-9]{2,}))\s*$/.exec(ref);
+  return m ? (m[1] ?? m[2]) : undefined;
+}

@@ -1,0 +1,60 @@
+import { markdownToMrkdwn } from "./mrkdwn.ts";
+import { splitText } from "./split-text.ts";
+
+export const SECTION_MAX = 3000;
+// Slack refuses messages whose blocks total around 13k characters (msg_blocks_too_long), well
+// before 50 blocks of 3000: keep each message under this.
+export const MESSAGE_TEXT_BUDGET = 11_000;
+/** More messages than this and the answer goes into a file instead. */
+export const MAX_ANSWER_MESSAGES = 4;
+export const FALLBACK_MAX = 3000;
+
+export interface SlackMessagePayload {
+  text: string;
+  blocks: Array<Record<string, unknown>>;
+}
+
+export type AnswerPlan =
+  | { kind: "messages"; messages: SlackMessagePayload[] }
+  | { kind: "file"; summary: SlackMessagePayload; filename: string; content: string };
+
+/**
+ * A model answer (Markdown) as Slack messages within Slack's limits: mrkdwn sections of at most
+ * 3000 characters, at most ~11k characters and 50 blocks per message, a plain `text` fallback on
+ * each; an answer too long for a few messages becomes a Markdown file with a short lead message.
+ */
+export function planAnswer(markdown: string): AnswerPlan {
+  const mrkdwn = markdownToMrkdwn(markdown) || "(empty answer)";
+  const sections = splitText(mrkdwn, SECTION_MAX - 100);
+  const messages: SlackMessagePayload[] = [];
+  let current: string[] = [];
+  let size = 0;
+  const flush = () => {
+    if (current.length === 0) return;
+    messages.push(toMessage(current));
+    current = [];
+    size = 0;
+  };
+  for (const s of sections) {
+    if (size + s.length > MESSAGE_TEXT_BUDGET || current.length >= 49) flush();
+    current.push(s);
+    size += s.length;
+  }
+  flush();
+  if (messages.length <= MAX_ANSWER_MESSAGES) return { kind: "messages", messages };
+  const lead = `${mrkdwn.slice(0, 1500).trimEnd()}…\n\n_The full answer (${mrkdwn.length} characters) is in the attached file._`;
+  return { kind: "file", summary: toMessage([lead]), filename: "answer.md", content: markdown };
+}
+
+function toMessage(sections: string[]): SlackMessagePayload {
+  return {
+    text: fallbackText(sections.join("\n\n")),
+    blocks: sections.map((text) => ({ type: "section", text: { type: "mrkdwn", text } })),
+  };
+}
+
+/** The notification / screen-reader text of a message: short, never empty. */
+export function fallbackText(text: string): string {
+  const plain = text.trim() || "(no text)";
+  return plain.length <= FALLBACK_MAX ? plain : `${plain.slice(0, FALLBACK_MAX - 1)}…`;
+}

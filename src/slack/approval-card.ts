@@ -1,0 +1,137 @@
+import { canonicalJson } from "../store/canonical-json.ts";
+import { fallbackText } from "./answer-blocks.ts";
+import { escapeMrkdwn } from "./mrkdwn.ts";
+
+export const APPROVE_ACTION = "hermes.approve";
+export const REJECT_ACTION = "hermes.reject";
+
+export interface CardApproval {
+  id: string;
+  tool: string;
+  args: unknown;
+  argsSha256: string;
+  requesterId: string;
+  expiresAt: Date;
+  dangerous?: boolean;
+}
+
+export type CardState =
+  | { kind: "pending" }
+  | { kind: "decided"; status: "approved" | "rejected" | "expired"; by?: string; at: Date; outcome?: string };
+
+const ARGS_SECTION = 2800;
+const MAX_ARG_SECTIONS = 3;
+
+/**
+ * The Approve / Reject card. Arguments are rendered from the stored call, deterministically (sorted
+ * keys, pretty JSON, escaped), never from a model summary. Block ids change with the state, so an
+ * update in place never reuses a block id.
+ */
+export function approvalCard(
+  a: CardApproval,
+  state: CardState,
+): { text: string; blocks: Array<Record<string, unknown>> } {
+  const v = state.kind === "pending" ? "p" : `${state.status[0]}${state.outcome ? "o" : ""}`;
+  const id = (name: string) => `${name}:${a.id}:${v}`.slice(0, 255);
+  const header =
+    state.kind === "pending"
+      ? `:raised_hand: *Approval needed* — <@${a.requesterId}> asked me to run \`${a.tool}\``
+      : `${icon(state.status)} *${title(state.status)}* — \`${a.tool}\` requested by <@${a.requesterId}>`;
+  const blocks: Array<Record<string, unknown>> = [
+    { type: "section", block_id: id("head"), text: { type: "mrkdwn", text: header } },
+  ];
+  argSections(a.args).forEach((text, i) =>
+    blocks.push({ type: "section", block_id: id(`args${i}`), text: { type: "mrkdwn", text } }),
+  );
+
+  if (state.kind === "pending") {
+    blocks.push({
+      type: "context",
+      block_id: id("meta"),
+      elements: [
+        {
+          type: "mrkdwn",
+          text: `Expires ${slackDate(a.expiresAt)} · approval \`${a.id}\` · args sha256 \`${a.argsSha256.slice(0, 12)}\``,
+        },
+      ],
+    });
+    blocks.push({
+      type: "actions",
+      block_id: id("actions"),
+      elements: [
+        {
+          type: "button",
+          action_id: APPROVE_ACTION,
+          style: "primary",
+          text: { type: "plain_text", text: "Approve", emoji: true },
+          value: a.id,
+          ...(a.dangerous
+            ? {
+                confirm: {
+                  title: { type: "plain_text", text: `Run ${a.tool}?`.slice(0, 100) },
+                  text: {
+                    type: "mrkdwn",
+                    text: `This runs \`${a.tool}\` with exactly the arguments shown. It cannot be undone.`.slice(
+                      0,
+                      300,
+                    ),
+                  },
+                  confirm: { type: "plain_text", text: "Approve" },
+                  deny: { type: "plain_text", text: "Cancel" },
+                  style: "danger",
+                },
+              }
+            : {}),
+        },
+        {
+          type: "button",
+          action_id: REJECT_ACTION,
+          style: "danger",
+          text: { type: "plain_text", text: "Reject", emoji: true },
+          value: a.id,
+        },
+      ],
+    });
+  } else {
+    const who = state.by ? ` by <@${state.by}>` : "";
+    const lines = [`${title(state.status)}${who} ${slackDate(state.at)} · approval \`${a.id}\``];
+    if (state.outcome) lines.push(state.outcome);
+    blocks.push({
+      type: "context",
+      block_id: id("meta"),
+      elements: [{ type: "mrkdwn", text: lines.join("\n").slice(0, 3000) }],
+    });
+  }
+  const text =
+    state.kind === "pending"
+      ? `Approval needed: <@${a.requesterId}> asked me to run ${a.tool}`
+      : `${title(state.status)}: ${a.tool}${state.by ? ` by <@${state.by}>` : ""}`;
+  return { text: fallbackText(text), blocks };
+}
+
+function argSections(args: unknown): string[] {
+  const pretty = JSON.stringify(JSON.parse(canonicalJson(args ?? {})), null, 2);
+  const escaped = escapeMrkdwn(pretty);
+  const out: string[] = [];
+  for (let i = 0; i < escaped.length && out.length < MAX_ARG_SECTIONS; i += ARGS_SECTION) {
+    out.push(`\`\`\`${escaped.slice(i, i + ARGS_SECTION)}\`\`\``);
+  }
+  const shown = ARGS_SECTION * MAX_ARG_SECTIONS;
+  if (escaped.length > shown)
+    out.push(`_…and ${escaped.length - shown} more characters of arguments (the audit log has them all)._`);
+  return out;
+}
+
+function title(status: "approved" | "rejected" | "expired"): string {
+  return status === "approved" ? "Approved" : status === "rejected" ? "Rejected" : "Expired";
+}
+
+function icon(status: "approved" | "rejected" | "expired"): string {
+  return status === "approved" ? ":white_check_mark:" : status === "rejected" ? ":x:" : ":hourglass:";
+}
+
+/** `<!date^…>` renders in each reader's own time zone; the fallback is UTC. */
+export function slackDate(d: Date): string {
+  const unix = Math.floor(d.getTime() / 1000);
+  return `<!date^${unix}^{date_short_pretty} {time}|${d.toISOString().replace("T", " ").slice(0, 16)} UTC>`;
+}

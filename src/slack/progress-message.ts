@@ -1,0 +1,57 @@
+import type { WebClient } from "@slack/web-api";
+import type { Logger } from "../logger.ts";
+
+/**
+ * The "working…" message of a turn, updated with progress at most once per `minIntervalMs`.
+ * Progress is best effort: an update that fails (rate limit, anything) is dropped, never retried,
+ * so it cannot delay the answer that replaces it.
+ */
+export function createProgressMessage(options: {
+  client: WebClient;
+  channel: string;
+  ts: string;
+  logger: Logger;
+  minIntervalMs?: number;
+}) {
+  const min = options.minIntervalMs ?? 1000;
+  let last = 0;
+  let pending: string | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  let inFlight: Promise<unknown> = Promise.resolve();
+
+  const send = (text: string) => {
+    last = Date.now();
+    inFlight = options.client.chat
+      .update({ channel: options.channel, ts: options.ts, text, blocks: [] })
+      .catch((err: unknown) => options.logger.debug({ err: String(err) }, "progress update dropped"));
+  };
+
+  return {
+    /** Shows `text` now, or at the next free slot (only the latest text is kept). */
+    update(text: string) {
+      if (closed) return;
+      const wait = last + min - Date.now();
+      if (wait <= 0 && !timer) return send(text);
+      pending = text;
+      timer ??= setTimeout(
+        () => {
+          timer = undefined;
+          if (!closed && pending !== undefined) send(pending);
+          pending = undefined;
+        },
+        Math.max(0, wait),
+      );
+    },
+    /** No more progress: drops anything queued and waits for an update already sent. */
+    async close() {
+      closed = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      pending = undefined;
+      await inFlight;
+    },
+  };
+}
+
+export type ProgressMessage = ReturnType<typeof createProgressMessage>;

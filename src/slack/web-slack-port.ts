@@ -1,0 +1,83 @@
+import type { WebClient } from "@slack/web-api";
+import { HermesError } from "../errors.ts";
+import type { SlackPort, SlackUser } from "../tools/slack-port.ts";
+
+/** `SlackPort` over the Web API. Membership and user look-ups are cached briefly (they are asked per call). */
+export function createWebSlackPort(client: WebClient, options: { cacheMs?: number } = {}): SlackPort {
+  const cacheMs = options.cacheMs ?? 60_000;
+  const users = new Map<string, { at: number; user: SlackUser | undefined }>();
+  const members = new Map<string, { at: number; ids: Set<string> }>();
+
+  async function dmChannel(userId: string): Promise<string> {
+    const r = await client.conversations.open({ users: userId });
+    const id = r.channel?.id;
+    if (!id) throw new HermesError("bad_request", `Could not open a direct message with <@${userId}>.`);
+    return id;
+  }
+
+  return {
+    async postMessage({ channel, text, threadTs, blocks }) {
+      const target = /^[UW]/.test(channel) ? await dmChannel(channel) : channel;
+      const r = await client.chat.postMessage({
+        channel: target,
+        text,
+        thread_ts: threadTs,
+        blocks: blocks as never,
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+      return { channel: r.channel ?? target, ts: r.ts ?? "" };
+    },
+
+    async uploadFile({ channel, threadTs, filename, title, content, initialComment }) {
+      const r = (await client.filesUploadV2({
+        channel_id: channel,
+        ...(threadTs ? { thread_ts: threadTs } : {}),
+        filename,
+        title: title ?? filename,
+        file: typeof content === "string" ? Buffer.from(content) : content,
+        ...(initialComment ? { initial_comment: initialComment } : {}),
+      } as never)) as { files?: Array<{ files?: Array<{ id?: string }> }> };
+      const id = r.files?.[0]?.files?.[0]?.id;
+      return { fileId: id ?? "" };
+    },
+
+    async isMember(channelId, userId) {
+      const hit = members.get(channelId);
+      if (hit && Date.now() - hit.at < cacheMs) return hit.ids.has(userId);
+      const ids = new Set<string>();
+      let cursor: string | undefined;
+      do {
+        const r = await client.conversations.members({ channel: channelId, cursor, limit: 1000 });
+        for (const id of r.members ?? []) ids.add(id);
+        cursor = r.response_metadata?.next_cursor || undefined;
+      } while (cursor);
+      members.set(channelId, { at: Date.now(), ids });
+      return ids.has(userId);
+    },
+
+    async getUser(userId) {
+      const hit = users.get(userId);
+      if (hit && Date.now() - hit.at < cacheMs) return hit.user;
+      let user: SlackUser | undefined;
+      try {
+        const r = await client.users.info({ user: userId });
+        const u = r.user;
+        user = u?.id
+          ? {
+              id: u.id,
+              name: u.name ?? u.id,
+              realName: u.real_name ?? u.profile?.real_name,
+              tz: u.tz,
+              isBot: Boolean(u.is_bot),
+              deleted: Boolean(u.deleted),
+            }
+          : undefined;
+      } catch (err) {
+        if ((err as { data?: { error?: string } }).data?.error !== "user_not_found") throw err;
+      }
+      users.set(userId, { at: Date.now(), user });
+      return user;
+    },
+  };
+}

@@ -1,0 +1,107 @@
+import { randomUUID } from "node:crypto";
+import type { ChatModel, ModelResponse, ToolSpec } from "./chat-model.ts";
+import { emptyUsage } from "./messages.ts";
+
+/**
+ * Command mode: a `ChatModel` that is not a model. `run <tool> key=value …` or `run <tool> {json}`
+ * becomes exactly that tool call, and its result becomes the answer; `help` lists the tools the
+ * user may call. Because it plugs in where the model goes, explicit commands take the very same
+ * path as model calls: validation, policy, approvals, audit, pause and resume.
+ */
+export function createCommandModel(options: { fallback?: ChatModel; noModelHelp?: string } = {}): ChatModel {
+  return {
+    name: options.fallback ? `${options.fallback.name}+commands` : "command-mode",
+    maxOutputTokens: options.fallback?.maxOutputTokens ?? 1024,
+    async complete(request) {
+      const lastUser = request.messages.findLastIndex((m) => m.role === "user");
+      const after = request.messages.slice(lastUser + 1);
+      const userText = lastUser >= 0 ? request.messages[lastUser]!.content : "";
+      const command = parseCommand(stripQuotedContext(userText));
+      if (!command) {
+        if (options.fallback) return options.fallback.complete(request);
+        return reply(options.noModelHelp ?? NO_MODEL_HELP);
+      }
+      if (command.kind === "help") return reply(toolHelp(request.tools));
+      const results = after.filter((m) => m.role === "tool");
+      if (after.some((m) => m.role === "assistant" && m.toolCalls?.length)) {
+        // The call was made: its result (or rejection) is the answer.
+        const r = results.at(-1);
+        return reply(r ? `\`${r.name}\` → ${r.content}` : `\`${command.tool}\` returned nothing.`);
+      }
+      return {
+        content: "",
+        toolCalls: [{ id: `call_${randomUUID().slice(0, 8)}`, name: command.tool, arguments: command.args }],
+        finishReason: "tool_calls",
+        usage: emptyUsage(),
+        latencyMs: 0,
+        model: "command-mode",
+        repairs: [],
+      };
+    },
+  };
+}
+
+export const NO_MODEL_HELP = [
+  "No model is configured, so I only run explicit commands for now.",
+  '• `run <tool> key=value …` or `run <tool> {json}` calls a tool, e.g. `run create_ticket title="Printer on 3F jammed" priority=high`',
+  "• `help` lists the tools you may use and their arguments.",
+  "To chat normally, set `OPENAI_BASE_URL` and `HERMES_MODEL` (e.g. Ollama at http://localhost:11434/v1 with HERMES_MODEL=qwen2.5:7b-instruct) or `OPENAI_API_KEY`, and restart.",
+].join("\n");
+
+type Command = { kind: "help" } | { kind: "run"; tool: string; args: string };
+
+/** `help`, or `run <tool> …` at the start of the message (after a leading bot mention). */
+export function parseCommand(text: string): Command | undefined {
+  const t = text.replace(/^\s*(<@[A-Z0-9]+>\s*)+/, "").trim();
+  if (/^help\s*$/i.test(t)) return { kind: "help" };
+  const m = /^run\s+([a-z][a-z0-9_]*)\s*([\s\S]*)$/i.exec(t);
+  if (!m) return undefined;
+  const rest = (m[2] ?? "").trim();
+  if (rest.startsWith("{")) return { kind: "run", tool: m[1]!, args: rest };
+  return { kind: "run", tool: m[1]!, args: JSON.stringify(parseKeyValues(rest)) };
+}
+
+/** `a=1 b="two words" c='x'` → { a: "1", b: "two words", c: "x" } (the registry coerces types). */
+export function parseKeyValues(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const re = /([A-Za-z_][\w.-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|“([^”]*)”|(\S+))/g;
+  for (const m of text.matchAll(re)) {
+    const value = m[2] ?? m[3] ?? m[4] ?? m[5] ?? "";
+    out[m[1]!] = m[2] !== undefined || m[3] !== undefined ? value.replace(/\\(.)/g, "$1") : value;
+  }
+  return out;
+}
+
+/** Quoted thread context (added by the Slack layer) is not part of the command. */
+function stripQuotedContext(text: string): string {
+  const i = text.lastIndexOf("</untrusted>");
+  return i >= 0 ? text.slice(i + "</untrusted>".length) : text;
+}
+
+function toolHelp(tools: ToolSpec[]): string {
+  if (tools.length === 0) return "You may not use any tools.";
+  const lines = tools.map((t) => {
+    const props = (t.parameters.properties ?? {}) as Record<string, { type?: unknown; enum?: unknown[] }>;
+    const required = new Set((t.parameters.required as string[] | undefined) ?? []);
+    const args = Object.entries(props)
+      .map(([k, p]) => {
+        const type = p.enum ? p.enum.join("|") : String(p.type ?? "value");
+        return required.has(k) ? `${k}=<${type}>` : `[${k}=<${type}>]`;
+      })
+      .join(" ");
+    return `• \`run ${t.name}${args ? ` ${args}` : ""}\` — ${t.description.split("\n")[0]}`;
+  });
+  return ["Tools you may use:", ...lines].join("\n");
+}
+
+function reply(content: string): ModelResponse {
+  return {
+    content,
+    toolCalls: [],
+    finishReason: "stop",
+    usage: emptyUsage(),
+    latencyMs: 0,
+    model: "command-mode",
+    repairs: [],
+  };
+}

@@ -1,9 +1,6 @@
 import slackifyMarkdown from "slackify-markdown";
 
-/** `&`, `<`, `>` escaped as Slack wants for untrusted text (mentions and links become plain text). */
-export function escapeMrkdwn(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-}
+export { escapeSlackText as escapeMrkdwn } from "../tools/slack-port.ts";
 
 // Broadcast mentions and user-group pings from model text would notify whole channels: never allowed.
 const BROADCAST = /<!(channel|here|everyone|subteam\^[A-Z0-9]+)(\|[^>]*)?>/gi;

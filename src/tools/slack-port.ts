@@ -44,3 +44,8 @@ export function parseChannelRef(ref: string): string | undefined {
   const m = /^\s*(?:<#([CG][A-Z0-9]+)(?:\|[^>]*)?>|#?([CG][A-Z0-9]{2,}))\s*$/.exec(ref);
   return m ? (m[1] ?? m[2]) : undefined;
 }
+
+/** `&`, `<`, `>` escaped as Slack wants for untrusted text (mentions and links become plain text). */
+export function escapeSlackText(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}

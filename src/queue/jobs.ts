@@ -1,0 +1,79 @@
+import { z } from "zod";
+
+const id = z.string().min(1);
+
+/** A Slack message (mention or DM) to answer: one agent turn in the thread `sessionKey`. */
+export const turnJobSchema = z.object({
+  type: z.literal("turn"),
+  sessionKey: id,
+  teamId: id,
+  channelId: id,
+  threadTs: id,
+  userId: id,
+  text: z.string(),
+  eventId: id,
+  messageTs: id,
+  isDm: z.boolean(),
+  /** Room for what later callers need (thread context, files, …) without a schema change. */
+  meta: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Continue a paused run after its approval was decided or expired (the decision lives in Postgres). */
+export const resumeJobSchema = z.object({
+  type: z.literal("resume"),
+  runId: id,
+  approvalId: id.optional(),
+  reason: z.enum(["decided", "expired"]),
+});
+
+/** A schedule became due at `fireAt`. */
+export const scheduleJobSchema = z.object({
+  type: z.literal("schedule"),
+  scheduleId: id,
+  fireAt: z.iso.datetime({ offset: true }),
+});
+
+export const queueJobSchema = z.discriminatedUnion("type", [
+  turnJobSchema,
+  resumeJobSchema,
+  scheduleJobSchema,
+]);
+
+export type QueueJob = z.infer<typeof queueJobSchema>;
+export type QueueJobType = QueueJob["type"];
+export type TurnJob = z.infer<typeof turnJobSchema>;
+export type ResumeJob = z.infer<typeof resumeJobSchema>;
+export type ScheduleJob = z.infer<typeof scheduleJobSchema>;
+
+/**
+ * How many times a job may run when its handler throws. Only jobs whose handlers are idempotent retry:
+ * `resume` and `schedule` decide in Postgres (a run resumes once, a fire is recorded once), so a second
+ * attempt after a crash or a transient error is safe. A `turn` never retries here: a second run could
+ * repeat side effects (messages, tickets); whether a turn runs again is the event dedupe layer's call.
+ */
+export const JOB_ATTEMPTS: Readonly<Record<QueueJobType, number>> = { turn: 1, resume: 2, schedule: 2 };
+
+export type ParsedQueueJob = { ok: true; job: QueueJob } | { ok: false; issues: string };
+
+/** Validates data that came off a queue (or is about to go on one); never throws. */
+export function parseQueueJob(data: unknown): ParsedQueueJob {
+  const parsed = queueJobSchema.safeParse(data);
+  if (parsed.success) return { ok: true, job: parsed.data };
+  return { ok: false, issues: z.prettifyError(parsed.error) };
+}
+
+/** The fields that identify a job in logs: ids only, never the message text. */
+export function jobLogFields(job: QueueJob): Record<string, string> {
+  switch (job.type) {
+    case "turn":
+      return { jobType: job.type, sessionKey: job.sessionKey, eventId: job.eventId };
+    case "resume":
+      return {
+        jobType: job.type,
+        runId: job.runId,
+        ...(job.approvalId ? { approvalId: job.approvalId } : {}),
+      };
+    case "schedule":
+      return { jobType: job.type, scheduleId: job.scheduleId, fireAt: job.fireAt };
+  }
+}

@@ -1,0 +1,60 @@
+import { z } from "zod";
+import { HermesError } from "../errors.ts";
+import { defineTool } from "./define-tool.ts";
+import { escapeSlackText, parseChannelRef, parseUserRef, type SlackPort } from "./slack-port.ts";
+
+const input = z.object({
+  to: z.string().describe("A user (U…, <@U…>) or a channel (C…, <#C…>)"),
+  text: z.string().min(1).max(3000).describe("The message, plain text"),
+});
+
+/**
+ * `send_message`: DM a user or post to a channel, on behalf of the requester. Always needs approval;
+ * where it may go is checked by `sendMessageGuard` in policy (through Slack, not the model).
+ */
+export const sendMessage = (slack: SlackPort) =>
+  defineTool({
+    name: "send_message",
+    description:
+      "Send a Slack message on behalf of the requester to a user (DM) or to a channel the requester is a member of. Always needs the requester's approval.",
+    level: "user",
+    approval: "always",
+    timeoutMs: 10_000,
+    input,
+    execute: async ({ to, text }, ctx) => {
+      const target = parseUserRef(to) ?? parseChannelRef(to);
+      if (!target)
+        throw new HermesError(
+          "bad_request",
+          `"${to}" is not a Slack user or channel; use U…/<@U…> or C…/<#C…>.`,
+        );
+      const body = `${escapeSlackText(text)}\n_— sent by Hermes on behalf of <@${ctx.run.userId}>_`;
+      const posted = await slack.postMessage({ channel: target, text: body });
+      return { sent: true, to: target, channel: posted.channel, ts: posted.ts };
+    },
+  });
+
+/** Policy guard: a channel only where the requester is a member; a DM only to a real, active person. */
+export const sendMessageGuard =
+  (slack: SlackPort) =>
+  async ({
+    args,
+    run,
+  }: {
+    args: Record<string, unknown>;
+    run: { userId: string };
+  }): Promise<string | undefined> => {
+    const to = String(args.to ?? "");
+    const channel = parseChannelRef(to);
+    if (channel) {
+      return (await slack.isMember(channel, run.userId))
+        ? undefined
+        : `<@${run.userId}> is not a member of <#${channel}>`;
+    }
+    const user = parseUserRef(to);
+    if (!user) return `"${to}" is not a Slack user or channel`;
+    const found = await slack.getUser(user);
+    if (!found || found.deleted) return `there is no active Slack user ${user}`;
+    if (found.isBot) return `${user} is a bot; messages go to people`;
+    return undefined;
+  };

@@ -8,6 +8,7 @@ export const MESSAGE_TEXT_BUDGET = 11_000;
 /** More messages than this and the answer goes into a file instead. */
 export const MAX_ANSWER_MESSAGES = 4;
 export const FALLBACK_MAX = 3000;
+export const MAX_CONVERTED = 16_000;
 
 export interface SlackMessagePayload {
   text: string;
@@ -24,6 +25,9 @@ export type AnswerPlan =
  * each; an answer too long for a few messages becomes a Markdown file with a short lead message.
  */
 export function planAnswer(markdown: string): AnswerPlan {
+  // The Markdown converter costs ~12 ms per KB (more on long lines): beyond this an answer goes
+  // into a file without converting all of it, so one huge answer cannot stall the process.
+  if (markdown.length > MAX_CONVERTED) return asFile(markdown, markdownToMrkdwn(markdown.slice(0, 1500)));
   const mrkdwn = markdownToMrkdwn(markdown) || "(empty answer)";
   const sections = splitText(mrkdwn, SECTION_MAX - 100);
   const messages: SlackMessagePayload[] = [];
@@ -42,7 +46,11 @@ export function planAnswer(markdown: string): AnswerPlan {
   }
   flush();
   if (messages.length <= MAX_ANSWER_MESSAGES) return { kind: "messages", messages };
-  const lead = `${mrkdwn.slice(0, 1500).trimEnd()}…\n\n_The full answer (${mrkdwn.length} characters) is in the attached file._`;
+  return asFile(markdown, mrkdwn);
+}
+
+function asFile(markdown: string, mrkdwn: string): AnswerPlan {
+  const lead = `${mrkdwn.slice(0, 1500).trimEnd()}…\n\n_The full answer (${markdown.length} characters) is in the attached file._`;
   return { kind: "file", summary: toMessage([lead]), filename: "answer.md", content: markdown };
 }
 

@@ -1,5 +1,16 @@
 import { sql } from "drizzle-orm";
-import { bigint, check, index, integer, jsonb, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  unique,
+} from "drizzle-orm/pg-core";
 import type { JsonValue } from "./canonical-json.ts";
 import { newId } from "./ids.ts";
 
@@ -132,6 +143,13 @@ export const TICKET_STATUSES = ["open", "in_progress", "closed"] as const;
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
 export const TICKET_PRIORITIES = ["low", "medium", "high", "urgent"] as const;
 export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
+export interface TicketComment {
+  /** Slack user id of the author. */
+  by: string;
+  /** ISO 8601 UTC. */
+  at: string;
+  text: string;
+}
 
 /**
  * `search_text` is a stored, lower-cased `title + description`, searched with
@@ -153,6 +171,8 @@ export const tickets = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     searchText: text("search_text").generatedAlwaysAs(sql`lower(title || ' ' || description)`),
+    /** Comments added by `update_ticket`, oldest first; a ticket's own history, so no table of its own. */
+    comments: jsonb("comments").$type<TicketComment[]>().notNull().default([]),
   },
   (t) => [
     check("tickets_status_check", oneOf("status", TICKET_STATUSES)),
@@ -193,6 +213,8 @@ export const results = pgTable(
       .primaryKey()
       .$defaultFn(() => newId("res")),
     runId: text("run_id"),
+    /** `fetch_result` only serves a result to the conversation that produced it. */
+    sessionKey: text("session_key"),
     toolCallId: text("tool_call_id"),
     tool: text("tool").notNull(),
     content: text("content").notNull(),
@@ -236,4 +258,40 @@ export const users = pgTable(
     updatedAt: updatedAt(),
   },
   () => [check("users_level_check", oneOf("level", USER_LEVELS))],
+);
+
+/** Recurring prompts (`/hermes schedule add`): the turn runs as `owner_id` and posts to `channel_id`. */
+export const schedules = pgTable("schedules", {
+  id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+  cron: text("cron").notNull(),
+  timezone: text("timezone").notNull().default("UTC"),
+  channelId: text("channel_id").notNull(),
+  prompt: text("prompt").notNull(),
+  ownerId: text("owner_id").notNull(),
+  createdAt: createdAt(),
+  enabled: boolean("enabled").notNull().default(true),
+});
+
+export const SCHEDULE_FIRE_STATUSES = ["claimed", "done", "failed"] as const;
+export type ScheduleFireStatus = (typeof SCHEDULE_FIRE_STATUSES)[number];
+
+/**
+ * One row per fire of a schedule. The UNIQUE key is the claim: replicas insert ON CONFLICT DO NOTHING
+ * and only the one whose row went in runs the fire, so each fire runs once however many replicas tick.
+ */
+export const scheduleFires = pgTable(
+  "schedule_fires",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    scheduleId: integer("schedule_id")
+      .notNull()
+      .references(() => schedules.id, { onDelete: "cascade" }),
+    fireAt: timestamp("fire_at", { withTimezone: true }).notNull(),
+    claimedAt: timestamp("claimed_at", { withTimezone: true }).notNull().defaultNow(),
+    status: text("status").$type<ScheduleFireStatus>().notNull().default("claimed"),
+  },
+  (t) => [
+    unique("schedule_fires_schedule_id_fire_at_key").on(t.scheduleId, t.fireAt),
+    check("schedule_fires_status_check", oneOf("status", SCHEDULE_FIRE_STATUSES)),
+  ],
 );

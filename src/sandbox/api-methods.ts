@@ -1,0 +1,33 @@
+import type { MethodHandler } from "./method-types.ts";
+import { authMethods } from "./methods/auth.ts";
+import { chatMethods } from "./methods/chat.ts";
+import { conversationsMethods } from "./methods/conversations.ts";
+import { filesMethods } from "./methods/files.ts";
+import { usersMethods } from "./methods/users.ts";
+import { viewsMethods } from "./methods/views.ts";
+
+/** Every Web API method the emulator answers; anything else is `unknown_method`. */
+export const API_METHODS: Readonly<Record<string, MethodHandler>> = {
+  ...authMethods,
+  ...chatMethods,
+  ...conversationsMethods,
+  ...usersMethods,
+  ...viewsMethods,
+  ...filesMethods,
+};
+
+/** What the emulator reports in `x-oauth-scopes`: Hermes's bot scopes (SLACK-FACTS.md). */
+export const SANDBOX_SCOPES = [
+  "app_mentions:read",
+  "chat:write",
+  "im:history",
+  "im:read",
+  "im:write",
+  "users:read",
+  "commands",
+  "channels:history",
+  "groups:history",
+  "channels:read",
+  "groups:read",
+  "files:write",
+];

@@ -1,0 +1,37 @@
+import type { MessageSubtypeInput } from "./event-payloads.ts";
+
+/** What the events sender's methods take. */
+
+type Omit2<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+export interface UserMessageInput {
+  user: string;
+  channel: string;
+  text: string;
+  /** The message's ts; by default the workspace records the message and gives it one. */
+  ts?: string;
+  threadTs?: string;
+}
+
+export type MessageInput = Omit2<MessageSubtypeInput, "ts"> & { ts?: string };
+
+export interface BlockActionInput {
+  user: string;
+  actionId: string;
+  value?: string;
+  channel: string;
+  messageTs: string;
+  blockId?: string;
+  threadTs?: string;
+  responseUrl?: string;
+  triggerId?: string;
+}
+
+export interface SlashCommandInput {
+  user: string;
+  channel: string;
+  command?: string;
+  text?: string;
+  responseUrl?: string;
+  triggerId?: string;
+}

@@ -1,0 +1,59 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { avatarSvg } from "./avatar-svg.ts";
+import { sendText } from "./http-util.ts";
+import { parseBody, readBody } from "./read-request.ts";
+import type { Workspace } from "./workspace.ts";
+
+/**
+ * The upload URL from `files.getUploadURLExternal`: raw bytes or a multipart body (the first file
+ * part; `@slack/web-api` sends one named `body`). Answers as Slack's upload host does: `OK - <bytes>`.
+ */
+export async function receiveUpload(
+  req: IncomingMessage,
+  res: ServerResponse,
+  { workspace, fileId }: { workspace: Workspace; fileId: string | undefined },
+): Promise<void> {
+  const file = fileId ? workspace.getFile(fileId) : undefined;
+  if (!file) return sendText(res, 404, "not_found");
+  const raw = await readBody(req);
+  const contentType = req.headers["content-type"] ?? "";
+  let bytes = raw;
+  if (contentType.toLowerCase().startsWith("multipart/form-data")) {
+    const [first] = (await parseBody(raw, contentType)).files.values();
+    if (!first) return sendText(res, 400, "no_file_data");
+    bytes = first.bytes;
+  }
+  workspace.storeFileBytes(file.id, bytes);
+  sendText(res, 200, `OK - ${bytes.length}`);
+}
+
+/** A file's bytes at its `url_private` / `permalink` (`?download=1` asks for an attachment). */
+export function serveFile(res: ServerResponse, { workspace, url }: { workspace: Workspace; url: URL }): void {
+  const [, , id] = url.pathname.split("/");
+  const file = id ? workspace.getFile(id) : undefined;
+  if (!file?.uploaded) {
+    sendText(res, 404, "file_not_found");
+    return;
+  }
+  const disposition = url.searchParams.has("download") ? "attachment" : "inline";
+  res.writeHead(200, {
+    "content-type": file.mimetype,
+    "content-length": String(file.bytes.length),
+    "content-disposition": `${disposition}; filename="${file.name.replace(/["\\\r\n]/g, "_")}"`,
+  });
+  res.end(file.bytes);
+}
+
+/** `/avatars/<user id>.svg`: the `image_48` of every sandbox user. */
+export function serveAvatar(
+  res: ServerResponse,
+  { workspace, url }: { workspace: Workspace; url: URL },
+): void {
+  const id = url.pathname.slice("/avatars/".length).replace(/\.svg$/, "");
+  const user = workspace.getUser(id);
+  if (!user) {
+    sendText(res, 404, "user_not_found");
+    return;
+  }
+  sendText(res, 200, avatarSvg(user), "image/svg+xml");
+}

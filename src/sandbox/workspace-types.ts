@@ -1,0 +1,159 @@
+/** Plain data held by the sandbox workspace, shaped like the objects Slack's Web API returns. */
+
+export interface SandboxTeam {
+  id: string;
+  name: string;
+  domain: string;
+}
+
+export interface SandboxUserProfile {
+  display_name: string;
+  real_name: string;
+  image_48: string;
+  /** Two letters for an avatar when there is no image (the web page draws them). */
+  initials: string;
+  /** Set on the bot user's profile, as Slack does. */
+  bot_id?: string;
+}
+
+export interface SandboxUser {
+  id: string;
+  team_id: string;
+  name: string;
+  real_name: string;
+  tz: string;
+  is_admin: boolean;
+  is_bot: boolean;
+  deleted: boolean;
+  profile: SandboxUserProfile;
+}
+
+export interface SandboxChannel {
+  id: string;
+  /** Empty for direct messages. */
+  name: string;
+  is_channel: boolean;
+  is_im: boolean;
+  is_private: boolean;
+  /** For a DM: the human on the other side. */
+  user?: string;
+  members: string[];
+  created: number;
+}
+
+/** A file as Slack lists it (in `files.info`, or in a message's `files`). */
+export interface SandboxFileInfo {
+  id: string;
+  name: string;
+  title: string;
+  mimetype: string;
+  filetype: string;
+  size: number;
+  uploaded: boolean;
+  user: string;
+  created: number;
+  alt_text?: string;
+  /** Absolute URLs served by the emulator. */
+  url_private: string;
+  url_private_download: string;
+  permalink: string;
+  channels: string[];
+}
+
+export interface SandboxFile extends SandboxFileInfo {
+  /** The uploaded bytes; empty until the upload URL received them. */
+  bytes: Buffer;
+}
+
+export interface SandboxMessage {
+  type: "message";
+  ts: string;
+  channel: string;
+  team: string;
+  text: string;
+  user?: string;
+  bot_id?: string;
+  app_id?: string;
+  subtype?: string;
+  blocks?: unknown[];
+  thread_ts?: string;
+  reply_count?: number;
+  reply_users?: string[];
+  latest_reply?: string;
+  edited?: { user: string; ts: string };
+  files?: SandboxFileInfo[];
+  parent_user_id?: string;
+  hidden?: boolean;
+  client_msg_id?: string;
+  /** Set on ephemeral messages: the only user who sees it. Never returned by history/replies. */
+  ephemeral_for?: string;
+  metadata?: unknown;
+}
+
+export interface SandboxView {
+  id: string;
+  team_id: string;
+  type: string;
+  blocks: unknown[];
+  private_metadata: string;
+  callback_id: string;
+  external_id: string;
+  hash: string;
+  app_id: string;
+  bot_id: string;
+  [key: string]: unknown;
+}
+
+/** What the workspace tells subscribers (the web page streams these). */
+export type WorkspaceEvent =
+  | { type: "message_posted"; channel: string; message: SandboxMessage }
+  | { type: "message_updated"; channel: string; message: SandboxMessage; previous: SandboxMessage }
+  | { type: "message_deleted"; channel: string; ts: string; message: SandboxMessage }
+  | { type: "ephemeral_posted"; channel: string; user: string; message: SandboxMessage }
+  | { type: "file_uploaded"; file: SandboxFileInfo }
+  | { type: "view_published"; user: string; view: SandboxView };
+
+export type WorkspaceListener = (event: WorkspaceEvent) => void;
+
+/** The app installed in the sandbox: its bot user, bot id and app id. */
+export interface SandboxBot {
+  userId: string;
+  botId: string;
+  appId: string;
+  name: string;
+}
+
+export interface WorkspaceOptions {
+  team?: SandboxTeam;
+  bot?: SandboxBot;
+  /** Milliseconds since the epoch; tests pin it. */
+  now?: () => number;
+}
+
+export interface NewMessage {
+  channel: string;
+  text: string;
+  user?: string;
+  botId?: string;
+  blocks?: unknown[];
+  /** Makes it a reply; a reply's ts counts as its thread. Unknown threads are ignored. */
+  threadTs?: string;
+  files?: SandboxFileInfo[];
+  subtype?: string;
+  clientMsgId?: string;
+  metadata?: unknown;
+}
+
+export interface MessagePatch {
+  text?: string;
+  blocks?: unknown[];
+  editedBy?: string;
+}
+
+export const DEFAULT_TEAM: SandboxTeam = { id: "T0001", name: "Acme", domain: "acme" };
+export const DEFAULT_BOT: SandboxBot = {
+  userId: "U0HERMES",
+  botId: "B0HERMES",
+  appId: "A0HERMES1",
+  name: "hermes",
+};

@@ -1,0 +1,289 @@
+import { compareTs, createTsClock } from "./message-ts.ts";
+import {
+  attachReply,
+  buildChannel,
+  buildDm,
+  buildUser,
+  fileInfo,
+  isReply,
+  makeTombstone,
+  type NewChannel,
+  type NewUser,
+  recountReplies,
+} from "./workspace-records.ts";
+import {
+  DEFAULT_BOT,
+  DEFAULT_TEAM,
+  type MessagePatch,
+  type NewMessage,
+  type SandboxBot,
+  type SandboxChannel,
+  type SandboxFile,
+  type SandboxFileInfo,
+  type SandboxMessage,
+  type SandboxTeam,
+  type SandboxUser,
+  type SandboxView,
+  type WorkspaceEvent,
+  type WorkspaceListener,
+  type WorkspaceOptions,
+} from "./workspace-types.ts";
+
+export type { NewChannel, NewUser } from "./workspace-records.ts";
+export type { MessagePatch, NewMessage, SandboxBot, WorkspaceOptions } from "./workspace-types.ts";
+export { DEFAULT_BOT, DEFAULT_TEAM } from "./workspace-types.ts";
+
+/**
+ * The state of one offline Slack workspace: people, channels, messages with threads, ephemerals,
+ * files and App Home views. Everything returned is a copy; changes go through methods, which tell
+ * subscribers what changed.
+ */
+export class Workspace {
+  readonly team: SandboxTeam;
+  readonly bot: SandboxBot;
+  readonly now: () => number;
+  readonly nextTs: () => string;
+  private readonly users = new Map<string, SandboxUser>();
+  private readonly channels = new Map<string, SandboxChannel>();
+  private readonly messages = new Map<string, SandboxMessage[]>();
+  private readonly ephemerals = new Map<string, SandboxMessage[]>();
+  private readonly files = new Map<string, SandboxFile>();
+  private readonly views = new Map<string, SandboxView>();
+  private readonly listeners = new Set<WorkspaceListener>();
+
+  constructor(options: WorkspaceOptions = {}) {
+    this.team = options.team ?? DEFAULT_TEAM;
+    this.bot = options.bot ?? DEFAULT_BOT;
+    this.now = options.now ?? Date.now;
+    this.nextTs = createTsClock(this.now);
+  }
+
+  /** Calls `listener` after every change; returns the unsubscribe function. */
+  subscribe(listener: WorkspaceListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  addUser(input: NewUser): SandboxUser {
+    const user = buildUser(input, this.team);
+    this.users.set(user.id, user);
+    return structuredClone(user);
+  }
+
+  addChannel(input: NewChannel): SandboxChannel {
+    const channel = buildChannel(input, this.seconds());
+    this.channels.set(channel.id, channel);
+    return structuredClone(channel);
+  }
+
+  /** The bot's DM with `userId` (`U0USER1` → `D0USER1`), created on first use. */
+  openDm(userId: string): SandboxChannel {
+    const existing = [...this.channels.values()].find((c) => c.is_im && c.user === userId);
+    if (existing) return structuredClone(existing);
+    const channel = buildDm(userId, this.bot.userId, this.seconds());
+    this.channels.set(channel.id, channel);
+    return structuredClone(channel);
+  }
+
+  joinChannel(channelId: string, userId: string): void {
+    const channel = this.channels.get(channelId);
+    if (channel && !channel.members.includes(userId)) channel.members.push(userId);
+  }
+
+  getUser(id: string): SandboxUser | undefined {
+    return copy(this.users.get(id));
+  }
+
+  listUsers(): SandboxUser[] {
+    return [...this.users.values()].map((u) => structuredClone(u));
+  }
+
+  getChannel(id: string): SandboxChannel | undefined {
+    return copy(this.channels.get(id));
+  }
+
+  findChannelByName(name: string): SandboxChannel | undefined {
+    const bare = name.replace(/^#/, "");
+    return copy([...this.channels.values()].find((c) => !c.is_im && c.name === bare));
+  }
+
+  listChannels(): SandboxChannel[] {
+    return [...this.channels.values()].map((c) => structuredClone(c));
+  }
+
+  isMember(channelId: string, userId: string): boolean {
+    return this.channels.get(channelId)?.members.includes(userId) ?? false;
+  }
+
+  /** Posts a message, or a thread reply when `threadTs` names a message of the channel. */
+  post(input: NewMessage): SandboxMessage {
+    const message = this.buildMessage(input);
+    const parent = input.threadTs ? this.threadParent(input.channel, input.threadTs) : undefined;
+    if (parent) attachReply(parent, message);
+    const list = this.messages.get(input.channel) ?? [];
+    list.push(message);
+    this.messages.set(input.channel, list);
+    this.emit({ type: "message_posted", channel: input.channel, message: structuredClone(message) });
+    return structuredClone(message);
+  }
+
+  /** An ephemeral message: only `visibleTo` sees it, and it is never in history or replies. */
+  postEphemeral(input: NewMessage & { visibleTo: string }): SandboxMessage {
+    const { visibleTo, ...rest } = input;
+    const message = { ...this.buildMessage(rest), ephemeral_for: visibleTo };
+    const parent = rest.threadTs ? this.threadParent(rest.channel, rest.threadTs) : undefined;
+    if (parent) message.thread_ts = parent.ts;
+    const list = this.ephemerals.get(rest.channel) ?? [];
+    list.push(message);
+    this.ephemerals.set(rest.channel, list);
+    this.emit({
+      type: "ephemeral_posted",
+      channel: rest.channel,
+      user: visibleTo,
+      message: structuredClone(message),
+    });
+    return structuredClone(message);
+  }
+
+  /** A message by its ts; ephemeral ones only with `includeEphemeral`. */
+  getMessage(
+    channel: string,
+    ts: string,
+    options: { includeEphemeral?: boolean } = {},
+  ): SandboxMessage | undefined {
+    const found =
+      this.messages.get(channel)?.find((m) => m.ts === ts) ??
+      (options.includeEphemeral ? this.ephemerals.get(channel)?.find((m) => m.ts === ts) : undefined);
+    return copy(found);
+  }
+
+  updateMessage(channel: string, ts: string, patch: MessagePatch): SandboxMessage | undefined {
+    const message =
+      this.messages.get(channel)?.find((m) => m.ts === ts) ??
+      this.ephemerals.get(channel)?.find((m) => m.ts === ts);
+    if (!message) return undefined;
+    const previous = structuredClone(message);
+    if (patch.text !== undefined) message.text = patch.text;
+    if (patch.blocks !== undefined) message.blocks = patch.blocks;
+    if (patch.editedBy) message.edited = { user: patch.editedBy, ts: this.nextTs() };
+    this.emit({ type: "message_updated", channel, message: structuredClone(message), previous });
+    return structuredClone(message);
+  }
+
+  /** Deletes a message; a thread parent with replies becomes a tombstone, as in Slack. */
+  deleteMessage(channel: string, ts: string): SandboxMessage | undefined {
+    const list = [this.messages.get(channel), this.ephemerals.get(channel)].find((l) =>
+      l?.some((m) => m.ts === ts),
+    );
+    const index = list?.findIndex((m) => m.ts === ts) ?? -1;
+    const message = list?.[index];
+    if (!list || !message) return undefined;
+    if (message.reply_count && !isReply(message)) {
+      makeTombstone(message);
+    } else {
+      list.splice(index, 1);
+      const parent = isReply(message) ? list.find((m) => m.ts === message.thread_ts) : undefined;
+      if (parent)
+        recountReplies(
+          parent,
+          list.filter((m) => m.thread_ts === parent.ts && m.ts !== parent.ts),
+        );
+    }
+    this.emit({ type: "message_deleted", channel, ts, message: structuredClone(message) });
+    return structuredClone(message);
+  }
+
+  /** Top-level messages of a channel, oldest first (no replies, no ephemerals). */
+  history(channel: string): SandboxMessage[] {
+    return (this.messages.get(channel) ?? []).filter((m) => !isReply(m)).map((m) => structuredClone(m));
+  }
+
+  /** A thread, parent first then replies oldest first; undefined if `ts` is no message of the channel. */
+  replies(channel: string, ts: string): SandboxMessage[] | undefined {
+    const parent = this.threadParent(channel, ts);
+    if (!parent) return undefined;
+    return (this.messages.get(channel) ?? [])
+      .filter((m) => m.ts === parent.ts || m.thread_ts === parent.ts)
+      .sort((a, b) => compareTs(a.ts, b.ts))
+      .map((m) => structuredClone(m));
+  }
+
+  /** Ephemeral messages in a channel, optionally only those `user` can see. */
+  ephemeralMessages(channel: string, user?: string): SandboxMessage[] {
+    return (this.ephemerals.get(channel) ?? [])
+      .filter((m) => user === undefined || m.ephemeral_for === user)
+      .map((m) => structuredClone(m));
+  }
+
+  addFile(file: SandboxFile): SandboxFileInfo {
+    this.files.set(file.id, file);
+    return fileInfo(file);
+  }
+
+  /** The file with its bytes (not a copy: bytes can be large). */
+  getFile(id: string): SandboxFile | undefined {
+    return this.files.get(id);
+  }
+
+  /** Stores the bytes sent to a file's upload URL. */
+  storeFileBytes(id: string, bytes: Buffer): SandboxFileInfo | undefined {
+    const file = this.files.get(id);
+    if (!file) return undefined;
+    Object.assign(file, { bytes, size: bytes.length, uploaded: true });
+    return fileInfo(file);
+  }
+
+  /** Marks a file shared into a channel, e.g. by `files.completeUploadExternal`. */
+  shareFile(id: string, channel: string): SandboxFileInfo | undefined {
+    const file = this.files.get(id);
+    if (!file) return undefined;
+    if (!file.channels.includes(channel)) file.channels.push(channel);
+    this.emit({ type: "file_uploaded", file: fileInfo(file) });
+    return fileInfo(file);
+  }
+
+  publishView(user: string, view: SandboxView): SandboxView {
+    this.views.set(user, structuredClone(view));
+    this.emit({ type: "view_published", user, view: structuredClone(view) });
+    return structuredClone(view);
+  }
+
+  getView(user: string): SandboxView | undefined {
+    return copy(this.views.get(user));
+  }
+
+  private buildMessage(input: NewMessage): SandboxMessage {
+    return {
+      type: "message",
+      ts: this.nextTs(),
+      channel: input.channel,
+      team: this.team.id,
+      text: input.text,
+      ...(input.user ? { user: input.user } : {}),
+      ...(input.botId ? { bot_id: input.botId, app_id: this.bot.appId } : {}),
+      ...(input.subtype ? { subtype: input.subtype } : {}),
+      ...(input.blocks ? { blocks: input.blocks } : {}),
+      ...(input.files ? { files: input.files } : {}),
+      ...(input.clientMsgId ? { client_msg_id: input.clientMsgId } : {}),
+      ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+    };
+  }
+
+  private threadParent(channel: string, ts: string): SandboxMessage | undefined {
+    const list = this.messages.get(channel) ?? [];
+    const message = list.find((m) => m.ts === ts);
+    return message && isReply(message) ? list.find((m) => m.ts === message.thread_ts) : message;
+  }
+
+  private seconds(): number {
+    return Math.floor(this.now() / 1000);
+  }
+
+  private emit(event: WorkspaceEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}
+
+function copy<T>(value: T | undefined): T | undefined {
+  return value === undefined ? undefined : structuredClone(value);
+}

@@ -1,0 +1,66 @@
+import { and, eq, sql } from "drizzle-orm";
+import { z } from "zod";
+import { HermesError } from "../../errors.ts";
+import type { Database } from "../../store/db.ts";
+import { memories } from "../../store/schema.ts";
+import { defineTool } from "../define-tool.ts";
+import { failClosed } from "../fail-closed.ts";
+import { instructionLikeReason } from "./instruction-like.ts";
+
+export const MAX_FACT_CHARS = 500;
+
+/**
+ * Stores a fact for the requester only (`me`, default) or for everyone in the run's channel.
+ * Instruction-like facts are refused; an identical fact (case and spacing aside) in the same scope is
+ * not stored twice.
+ */
+export const remember = ({ db }: { db: Database }) =>
+  defineTool({
+    name: "remember",
+    description: `Remember a fact for later (at most ${MAX_FACT_CHARS} characters): for the requester only (scope "me", default) or for everyone in this channel (scope "channel"). Facts only, never instructions.`,
+    level: "user",
+    input: z.object({
+      fact: z.string().trim().min(1).max(MAX_FACT_CHARS).describe("one fact, in the user's words"),
+      scope: z.enum(["me", "channel"]).describe('"me" (default) or "channel"').optional(),
+    }),
+    examples: [{ fact: "The VPN gateway for the Shanghai office is vpn-sh.example.com" }],
+    execute: failClosed("memory store", async ({ fact: raw, scope = "me" }, ctx) => {
+      const fact = raw.replace(/\s+/g, " ");
+      const reason = instructionLikeReason(fact);
+      if (reason) {
+        throw new HermesError(
+          "bad_request",
+          `Not remembered: this reads like an instruction to the assistant, not a fact (${reason}). Memories can only hold facts.`,
+        );
+      }
+      const userId = ctx.run.userId;
+      const channelId = scope === "channel" ? ctx.run.channelId : undefined;
+      if (scope === "channel" && !channelId) {
+        throw new HermesError(
+          "bad_request",
+          'This conversation is not in a channel, so there is no channel to remember it for; use scope "me".',
+        );
+      }
+      const sameScope =
+        scope === "channel"
+          ? and(eq(memories.scope, "channel"), eq(memories.channelId, channelId!))
+          : and(eq(memories.scope, "user"), eq(memories.ownerId, userId));
+      const who = scope === "channel" ? "everyone in this channel" : "you only";
+      const [existing] = await db
+        .select({ id: memories.id })
+        .from(memories)
+        .where(and(sameScope, sql`lower(${memories.fact}) = lower(${fact})`))
+        .limit(1);
+      if (existing) return `Already remembered for ${who} (memory ${existing.id}); nothing new stored.`;
+      const [row] = await db
+        .insert(memories)
+        .values({
+          scope: scope === "channel" ? "channel" : "user",
+          ownerId: userId,
+          channelId: channelId ?? null,
+          fact,
+        })
+        .returning({ id: memories.id });
+      return `Remembered for ${who} (memory ${row!.id}).`;
+    }),
+  });

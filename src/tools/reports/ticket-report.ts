@@ -1,0 +1,99 @@
+import { z } from "zod";
+import { errorMessage } from "../../errors.ts";
+import type { Database } from "../../store/db.ts";
+import { defineTool, type ToolContext } from "../define-tool.ts";
+import { failClosed } from "../fail-closed.ts";
+import type { SlackPort } from "../slack-port.ts";
+import { renderBarChartPng } from "./bar-chart-png.ts";
+import { parsePeriod } from "./report-period.ts";
+import { countsCsv, countsMarkdown } from "./report-table.ts";
+import { countTickets, REPORT_GROUPS } from "./ticket-counts.ts";
+
+export interface TicketReportOptions {
+  db: Database;
+  /** Only `uploadFile` is used: the CSV and chart go into the run's thread. */
+  slack: Pick<SlackPort, "uploadFile">;
+  now?: () => Date;
+}
+
+const validZone = (tz: string | undefined) => {
+  if (!tz) return false;
+  try {
+    new Intl.DateTimeFormat("en-US", { timeZone: tz });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * Counts tickets created in a period, grouped; returns a Markdown table and attaches a CSV and a PNG
+ * bar chart to the run's thread. Zero tickets: says so and attaches nothing (an empty chart tells
+ * nobody anything). No channel (CLI): the table only, and it says the files were not attached.
+ */
+export const ticketReport = ({ db, slack, now = () => new Date() }: TicketReportOptions) =>
+  defineTool({
+    name: "ticket_report",
+    description:
+      "Report how many tickets were created in a period (e.g. 24h, 7d, 30d, 90d), grouped by status, priority, assignee or day. Returns a Markdown table and attaches a CSV and a bar chart to the thread; with no tickets in the period it says so and attaches nothing.",
+    level: "user",
+    timeoutMs: 30_000,
+    input: z.object({
+      period: z
+        .string()
+        .trim()
+        .regex(/^\d+[hdw]$/i, "use a number and h, d or w, e.g. 24h, 7d, 30d")
+        .describe("how far back: 24h, 7d, 30d, 90d, 4w …"),
+      group_by: z.enum(REPORT_GROUPS).describe("default status").optional(),
+    }),
+    examples: [{ period: "7d" }, { period: "30d", group_by: "assignee" }],
+    execute: failClosed(
+      "ticket database",
+      async ({ period: periodText, group_by: groupBy = "status" }, ctx) => {
+        const period = parsePeriod(periodText);
+        const end = now();
+        const since = new Date(end.getTime() - period.ms);
+        const timeZone = validZone(ctx.run.timezone) ? ctx.run.timezone! : "UTC";
+        const rows = await countTickets({ db, since, now: end, groupBy, timeZone });
+        const total = rows.reduce((n, r) => n + r.count, 0);
+        const caption = `Tickets created in the last ${period.label}, by ${groupBy}${groupBy === "day" ? ` (${timeZone})` : ""}`;
+        if (total === 0) {
+          return `No tickets were created in the last ${period.label}, so there is nothing to count or chart; no files were attached.`;
+        }
+        const table = countsMarkdown({ caption, column: groupBy, rows });
+        if (!ctx.run.channelId) {
+          return `${table}\n\n(No Slack channel in this run, so the CSV and chart were not attached.)`;
+        }
+        const base = `tickets-by-${groupBy}-${period.text}`;
+        try {
+          await attach(slack, ctx, {
+            csv: { filename: `${base}.csv`, content: countsCsv(groupBy, rows) },
+            png: {
+              filename: `${base}.png`,
+              content: await renderBarChartPng({ title: caption, x: groupBy, y: "tickets created", rows }),
+            },
+            title: caption,
+          });
+        } catch (err) {
+          ctx.logger.warn({ tool: "ticket_report", err: errorMessage(err) }, "report attachment failed");
+          return `${table}\n\n(Attaching the CSV and chart failed: ${errorMessage(err)})`;
+        }
+        return `${table}\n\nAttached to the thread: ${base}.csv and ${base}.png.`;
+      },
+    ),
+  });
+
+async function attach(
+  slack: Pick<SlackPort, "uploadFile">,
+  ctx: ToolContext,
+  files: {
+    csv: { filename: string; content: string };
+    png: { filename: string; content: Buffer };
+    title: string;
+  },
+): Promise<void> {
+  const where = { channel: ctx.run.channelId!, threadTs: ctx.run.threadTs };
+  // One after the other: Slack rate-limits uploads per workspace, and the order reads better.
+  await slack.uploadFile({ ...where, ...files.png, title: files.title });
+  await slack.uploadFile({ ...where, ...files.csv, title: `${files.title} (CSV)` });
+}

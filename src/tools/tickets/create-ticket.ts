@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { tickets } from "../../store/schema.ts";
+import { defineTool } from "../define-tool.ts";
+import { failClosed } from "../fail-closed.ts";
+import type { TicketToolsOptions } from "./ticket-deps.ts";
+import { ticketDescription, ticketPriority, ticketTitle, userRef } from "./ticket-fields.ts";
+import { ticketSummary } from "./ticket-view.ts";
+import { resolveAssignee, USER_REF_HINT } from "./user-refs.ts";
+
+/** Opens a ticket as the requester. An assignee must be a live Slack user. */
+export const createTicket = ({ db, slack }: Pick<TicketToolsOptions, "db" | "slack">) =>
+  defineTool({
+    name: "create_ticket",
+    description:
+      "Open a ticket in the team's tracker, created by the requester. Returns its number (#id). Priority defaults to medium.",
+    level: "user",
+    input: z.object({
+      title: ticketTitle.describe("one line saying what is wrong or needed"),
+      description: ticketDescription.describe("details, steps, context").optional(),
+      priority: ticketPriority.describe("default medium").optional(),
+      assignee: userRef.describe(`who should handle it: ${USER_REF_HINT}`).optional(),
+    }),
+    examples: [{ title: "VPN down on floor 3", priority: "high", assignee: "<@U012AB3CD>" }],
+    execute: failClosed("ticket database", async ({ title, description, priority, assignee }, ctx) => {
+      const assigneeId = assignee ? await resolveAssignee(slack, assignee, ctx.run.userId) : null;
+      const [row] = await db
+        .insert(tickets)
+        .values({
+          title,
+          description: description ?? "",
+          priority: priority ?? "medium",
+          assignee: assigneeId,
+          createdBy: ctx.run.userId,
+        })
+        .returning();
+      if (!row) throw new Error("the ticket insert returned no row");
+      return { created: `#${row.id}`, ...ticketSummary(row) };
+    }),
+  });

@@ -1,0 +1,98 @@
+import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
+import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
+import { z } from "zod";
+import { HermesError } from "../../errors.ts";
+import { type TicketComment, tickets } from "../../store/schema.ts";
+import { defineTool } from "../define-tool.ts";
+import { failClosed } from "../fail-closed.ts";
+import { loadTicket } from "./load-ticket.ts";
+import { mayUpdateTicket } from "./may-update-ticket.ts";
+import type { TicketToolsOptions } from "./ticket-deps.ts";
+import { ticketId, ticketPriority, ticketStatus, userRef } from "./ticket-fields.ts";
+import { assertTransition } from "./ticket-status.ts";
+import { ticketSummary } from "./ticket-view.ts";
+import { isNoUserRef, resolveAssignee, USER_REF_HINT } from "./user-refs.ts";
+
+/**
+ * Changes status, priority or assignee, and/or adds a comment. The requester must be the ticket's
+ * creator or assignee, or an admin (checked here in code, from the stored ticket). The write is
+ * conditional on the status and assignee it was checked against, so a concurrent change is refused
+ * rather than overwritten.
+ */
+export const updateTicket = ({ db, slack, isAdmin }: TicketToolsOptions) =>
+  defineTool({
+    name: "update_ticket",
+    description:
+      "Change a ticket's status, priority or assignee, and/or add a comment. Allowed for its creator, its assignee, or an admin. Status moves: open→in_progress|closed, in_progress→open|closed, closed→open.",
+    level: "user",
+    input: z.object({
+      id: ticketId,
+      status: ticketStatus.optional(),
+      priority: ticketPriority.optional(),
+      assignee: userRef.describe(`${USER_REF_HINT}, or "none" to unassign`).optional(),
+      comment: z.string().trim().min(1).max(2000).describe("a note added to the ticket's history").optional(),
+    }),
+    examples: [{ id: 42, status: "closed", comment: "Replaced the toner." }],
+    execute: failClosed("ticket database", async ({ id, status, priority, assignee, comment }, ctx) => {
+      const me = ctx.run.userId;
+      if (!status && !priority && assignee === undefined && !comment) {
+        throw new HermesError(
+          "bad_request",
+          `Nothing to update on ticket #${id}: give status, priority, assignee or comment.`,
+        );
+      }
+      const ticket = await loadTicket(db, id);
+      if (!(await mayUpdateTicket({ ticket, userId: me, isAdmin }))) {
+        throw new HermesError(
+          "permission_denied",
+          `Only the ticket's creator, its assignee or an admin may update ticket #${id}.`,
+        );
+      }
+      if (status) assertTransition(id, ticket.status, status);
+
+      const set: PgUpdateSetSource<typeof tickets> = {};
+      const changes: string[] = [];
+      if (status) {
+        set.status = status;
+        changes.push(`status ${ticket.status} → ${status}`);
+      }
+      if (priority && priority !== ticket.priority) {
+        set.priority = priority;
+        changes.push(`priority ${ticket.priority} → ${priority}`);
+      }
+      if (assignee !== undefined) {
+        const next = isNoUserRef(assignee) ? null : await resolveAssignee(slack, assignee, me);
+        if (next !== ticket.assignee) {
+          set.assignee = next;
+          changes.push(`assignee ${ticket.assignee ?? "none"} → ${next ?? "none"}`);
+        }
+      }
+      if (comment) {
+        const entry: TicketComment = { by: me, at: new Date().toISOString(), text: comment };
+        set.comments = sql`${tickets.comments} || ${JSON.stringify([entry])}::jsonb`;
+        changes.push("comment added");
+      }
+      if (changes.length === 0) {
+        throw new HermesError("bad_request", `Nothing changed: ticket #${id} already has those values.`);
+      }
+      set.updatedAt = sql`now()`;
+
+      const sameAssignee: SQL = ticket.assignee
+        ? eq(tickets.assignee, ticket.assignee)
+        : isNull(tickets.assignee);
+      const [row] = await db
+        .update(tickets)
+        .set(set)
+        .where(and(eq(tickets.id, id), eq(tickets.status, ticket.status), sameAssignee))
+        .returning();
+      if (!row) {
+        // Deleted or changed since it was read: say which, and let the model read it again.
+        await loadTicket(db, id);
+        throw new HermesError(
+          "bad_request",
+          `Ticket #${id} was changed by someone else just now; read it again with get_ticket and retry.`,
+        );
+      }
+      return { updated: `#${id}`, changes, ticket: ticketSummary(row) };
+    }),
+  });

@@ -1,0 +1,52 @@
+/**
+ * `${NAME}` in HTTP tool headers, resolved once at load from the environment `main` passes in.
+ * The resolved values are secrets: they go into request headers and nowhere else, and
+ * `scrubSecrets` removes them from anything that could reach the model, a log or the audit log.
+ */
+
+const REFERENCE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Secrets shorter than this are not scrubbed from text: replacing every "1" would garble results. */
+const MIN_SCRUB_LENGTH = 4;
+
+export interface ResolvedHeaders {
+  headers: Record<string, string>;
+  /** The values substituted for `${…}`, to scrub from errors and results. */
+  secrets: string[];
+  /** Variables that are unset or empty. */
+  missing: string[];
+  /** Headers whose value would contain a line break after substitution. */
+  invalid: string[];
+}
+
+export function resolveHeaders(
+  headers: Record<string, string>,
+  env: Readonly<Record<string, string | undefined>>,
+): ResolvedHeaders {
+  const out: Record<string, string> = {};
+  const secrets = new Set<string>();
+  const missing = new Set<string>();
+  const invalid: string[] = [];
+  for (const [name, template] of Object.entries(headers)) {
+    const value = template.replace(REFERENCE, (_m, variable: string) => {
+      const v = env[variable];
+      if (v === undefined || v === "") {
+        missing.add(variable);
+        return "";
+      }
+      secrets.add(v);
+      return v;
+    });
+    if (/[\r\n]/.test(value)) invalid.push(name);
+    out[name] = value;
+  }
+  return { headers: out, secrets: [...secrets], missing: [...missing], invalid };
+}
+
+/** `text` with every secret value replaced by `[secret]` (longest first, so overlaps go whole). */
+export function scrubSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  const sorted = secrets.filter((s) => s.length >= MIN_SCRUB_LENGTH).sort((a, b) => b.length - a.length);
+  for (const secret of sorted) out = out.split(secret).join("[secret]");
+  return out;
+}

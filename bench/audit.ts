@@ -2,6 +2,9 @@
  * `npm run bench:audit`: hash-chained audit appends per second from 1, 4 and 16 concurrent writers
  * (each its own pooled connection) on the local Postgres, in a fresh database created and dropped
  * here; then the same from one writer on embedded PGlite, and how fast `verify` walks the chain.
+ * Then approval decide latency (the atomic pending → approved UPDATE plus its audit row): distinct
+ * approvals decided by 1, 4 and 16 concurrent clients, and the contended case where 16 clicks land
+ * on one approval at once (one winner, the rest `already_decided`).
  * DATABASE_URL picks the server (default postgres://postgres@127.0.0.1:5432/postgres).
  */
 import { randomBytes } from "node:crypto";
@@ -12,6 +15,7 @@ import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/logger.ts";
+import { type ApprovalStore, createApprovalStore, type DecideResult } from "../src/store/approval-store.ts";
 import { type AuditEvent, createAuditLog } from "../src/store/audit.ts";
 import { canonicalSha256 } from "../src/store/canonical-json.ts";
 import { type DatabaseHandle, openDatabase } from "../src/store/db.ts";
@@ -19,6 +23,9 @@ import { migrate } from "../src/store/migrate.ts";
 
 const SECONDS_PER_RUN = 3;
 const WRITERS = [1, 4, 16];
+const APPROVALS_PER_RUN = 400;
+const DECIDERS = [1, 4, 16];
+const CONTENDED = { approvals: 50, clicks: 16 };
 
 const args = { channel: "C0123456", text: "Deploy finished: 42 services updated, 0 failed." };
 const event = (i: number): AuditEvent => ({
@@ -44,6 +51,9 @@ interface Result {
   p99: number;
 }
 
+const percentile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+
 async function measure(handle: DatabaseHandle, label: string, writers: number): Promise<Result> {
   const audit = createAuditLog(handle);
   const latencies: number[] = [];
@@ -59,16 +69,82 @@ async function measure(handle: DatabaseHandle, label: string, writers: number): 
       }
     }),
   );
-  const seconds = (performance.now() - start) / 1000;
+  return summarize(label, latencies, performance.now() - start);
+}
+
+function summarize(label: string, latencies: number[], elapsedMs: number): Result {
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
   return {
     label,
     rows: latencies.length,
-    perSecond: latencies.length / seconds,
-    p50: at(0.5),
-    p99: at(0.99),
+    perSecond: latencies.length / (elapsedMs / 1000),
+    p50: percentile(latencies, 0.5),
+    p99: percentile(latencies, 0.99),
   };
+}
+
+const approvalInput = (i: number) => ({
+  tool: "delete_ticket",
+  args: { id: i, reason: "duplicate of #12" },
+  requesterId: "U0BENCH",
+  sessionKey: "T0BENCH:C0123456:1700000000.000100",
+  runId: `run_${i}`,
+  toolCallId: `call_${i}`,
+  teamId: "T0BENCH",
+  channelId: "C0123456",
+  threadTs: "1700000000.000100",
+});
+
+const click = (approvals: ApprovalStore, approvalId: string, i: number) =>
+  approvals.decide({
+    approvalId,
+    deciderId: i % 2 ? "U0BENCH" : "U0ADMIN",
+    deciderLevel: i % 2 ? "user" : "admin",
+    decision: "approved",
+  });
+
+/** Distinct approvals, each decided once, by `clients` concurrent deciders. */
+async function measureDecide(handle: DatabaseHandle, label: string, clients: number): Promise<Result> {
+  const approvals = createApprovalStore({ db: handle.db, audit: createAuditLog(handle), ttlSeconds: 900 });
+  const ids: string[] = [];
+  for (let i = 0; i < APPROVALS_PER_RUN; i++) ids.push((await approvals.create(approvalInput(i))).id);
+  const latencies: number[] = [];
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (let id = ids[next++]; id !== undefined; id = ids[next++]) {
+        const t = performance.now();
+        const result = await click(approvals, id, next);
+        latencies.push(performance.now() - t);
+        if (result.kind !== "decided") throw new Error(`expected decided, got ${result.kind}`);
+      }
+    }),
+  );
+  return summarize(label, latencies, performance.now() - start);
+}
+
+/** `CONTENDED.clicks` simultaneous clicks on each approval in turn; every click's latency counts. */
+async function measureContended(handle: DatabaseHandle, label: string): Promise<Result> {
+  const approvals = createApprovalStore({ db: handle.db, audit: createAuditLog(handle), ttlSeconds: 900 });
+  const latencies: number[] = [];
+  let elapsed = 0;
+  for (let a = 0; a < CONTENDED.approvals; a++) {
+    const { id } = await approvals.create(approvalInput(a));
+    const start = performance.now();
+    const results: DecideResult[] = await Promise.all(
+      Array.from({ length: CONTENDED.clicks }, async (_, i) => {
+        const t = performance.now();
+        const result = await click(approvals, id, i);
+        latencies.push(performance.now() - t);
+        return result;
+      }),
+    );
+    elapsed += performance.now() - start;
+    const winners = results.filter((r) => r.kind === "decided").length;
+    if (winners !== 1) throw new Error(`approval ${id}: ${winners} winners`);
+  }
+  return summarize(label, latencies, elapsed);
 }
 
 async function verifyRate(handle: DatabaseHandle): Promise<string> {
@@ -96,6 +172,7 @@ async function main() {
   url.pathname = `/${name}`;
   const logger = silentLogger();
   const results: Result[] = [];
+  const decides: Result[] = [];
   const notes: string[] = [];
 
   await adminQuery(server, `CREATE DATABASE ${name}`);
@@ -112,6 +189,13 @@ async function main() {
         results.push(await measure(handle, `postgres, ${writers} writer${writers > 1 ? "s" : ""}`, writers));
       }
       notes.push(`postgres ${await verifyRate(handle)}`);
+      for (const clients of DECIDERS) {
+        decides.push(
+          await measureDecide(handle, `postgres, ${clients} client${clients > 1 ? "s" : ""}`, clients),
+        );
+      }
+      decides.push(await measureContended(handle, `postgres, contended`));
+      notes.push(`postgres after approvals: ${await verifyRate(handle)}`);
     } finally {
       await handle.close();
     }
@@ -126,6 +210,8 @@ async function main() {
       await migrate(handle);
       results.push(await measure(handle, "pglite, 1 writer", 1));
       notes.push(`pglite ${await verifyRate(handle)}`);
+      decides.push(await measureDecide(handle, "pglite, 1 client", 1));
+      decides.push(await measureContended(handle, "pglite, contended"));
     } finally {
       await handle.close();
     }
@@ -137,6 +223,14 @@ async function main() {
   console.log(`audit appends with the hash chain, ${SECONDS_PER_RUN} s per run\n`);
   console.log(row(["", "rows", "rows/s", "p50 ms", "p99 ms"]));
   for (const r of results) {
+    console.log(row([r.label, String(r.rows), r.perSecond.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2)]));
+  }
+  console.log(
+    `\napproval decide (atomic UPDATE + audit row): ${APPROVALS_PER_RUN} distinct approvals per run; ` +
+      `contended = ${CONTENDED.clicks} simultaneous clicks on each of ${CONTENDED.approvals} approvals\n`,
+  );
+  console.log(row(["", "clicks", "clicks/s", "p50 ms", "p99 ms"]));
+  for (const r of decides) {
     console.log(row([r.label, String(r.rows), r.perSecond.toFixed(0), r.p50.toFixed(2), r.p99.toFixed(2)]));
   }
   console.log(`\n${notes.join("\n")}`);

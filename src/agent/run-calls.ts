@@ -188,7 +188,7 @@ export async function execute(
     action: result.ok ? "tool.executed" : "tool.failed",
     durationMs: result.durationMs,
     error: result.error,
-    resultSummary: result.ok ? result.content.slice(0, 500) : undefined,
+    resultSummary: result.ok ? result.content : undefined, // the sink redacts, then caps
   });
   return {
     kind: "result",

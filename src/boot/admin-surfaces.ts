@@ -1,0 +1,18 @@
+import type { App } from "@slack/bolt";
+import type { ScheduleStore } from "../schedules/schedule-store.ts";
+import { registerHermesCommand } from "../slack/commands/hermes-command.ts";
+import { registerAppHome } from "../slack/home/app-home.ts";
+import type { SlackServices } from "../slack/services.ts";
+
+/** `/hermes …` (with its audit page buttons) and the App Home. */
+export function registerAdminSurfaces(
+  app: App,
+  s: SlackServices,
+  options: { schedules: ScheduleStore; onSchedulesChanged: () => unknown },
+): void {
+  registerHermesCommand(app, s, {
+    schedules: options.schedules,
+    onSchedulesChanged: options.onSchedulesChanged,
+  });
+  registerAppHome(app, s, { schedules: options.schedules });
+}

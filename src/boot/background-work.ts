@@ -1,0 +1,75 @@
+import { errorMessage } from "../errors.ts";
+import type { Scheduler } from "../schedules/scheduler.ts";
+import { updateCard } from "../slack/deliver-result.ts";
+import type { SlackServices } from "../slack/services.ts";
+import { reconcileInterrupted } from "../store/reconcile.ts";
+
+const SWEEP_MS = 10_000;
+
+/**
+ * What runs beside the worker: at start-up, calls a crash left without an outcome are marked failed
+ * (never retried) and their threads are told, and paused runs whose approvals were all decided while
+ * Hermes was down are resumed; then approvals are expired on a timer and schedules fire.
+ */
+export async function startBackgroundWork(s: SlackServices, scheduler: Scheduler) {
+  const log = s.logger.child({ component: "background" });
+  await recover(s).catch((err: unknown) => log.error({ err: errorMessage(err) }, "start-up recovery failed"));
+  await scheduler.start();
+  let sweeping: Promise<void> = Promise.resolve();
+  const timer = setInterval(() => {
+    sweeping = expireApprovals(s).then(
+      () => undefined,
+      (err: unknown) => log.warn({ err: errorMessage(err) }, "approval expiry sweep failed"),
+    );
+  }, SWEEP_MS);
+  timer.unref();
+  return {
+    async stop() {
+      clearInterval(timer);
+      await sweeping;
+      await scheduler.stop();
+    },
+  };
+}
+
+/** Expired approvals: the card says so, and the run continues with "expired = rejected". */
+export async function expireApprovals(s: SlackServices): Promise<number> {
+  const expired = await s.approvals.expireDue();
+  for (const a of expired) {
+    await updateCard(s, a);
+    if (a.runId) {
+      await s.queue.enqueue(
+        { type: "resume", runId: a.runId, approvalId: a.id, reason: "expired" },
+        { jobId: `resume:${a.runId}:${a.id}` },
+      );
+    }
+  }
+  return expired.length;
+}
+
+async function recover(s: SlackServices) {
+  // One process (embedded): everything unfinished is from before this start. Several replicas: only
+  // calls older than any turn may run, so a call another replica is executing now is left alone.
+  const olderThanMs = s.config.env.REDIS_URL ? (s.limits.turnTimeoutMs ?? 300_000) + 60_000 : 0;
+  const interrupted = await reconcileInterrupted({ db: s.db.db, audit: s.audit, olderThanMs });
+  for (const call of interrupted) {
+    if (!call.channelId || !call.threadTs) continue;
+    await s.client.chat
+      .postMessage({
+        channel: call.channelId,
+        thread_ts: call.threadTs,
+        text: `:warning: A call to \`${call.tool}\` was interrupted by a restart before it finished. It may or may not have taken effect, and it was not retried. Reference: run \`${call.runId}\`.`,
+      })
+      .catch((err: unknown) =>
+        s.logger.warn({ err: errorMessage(err), runId: call.runId }, "could not tell the thread"),
+      );
+  }
+  for (const run of await s.runs.listPaused()) {
+    const { pending } = await s.approvals.decisionsForRun(run.runId);
+    if (pending.length === 0)
+      await s.queue.enqueue(
+        { type: "resume", runId: run.runId, reason: "decided" },
+        { jobId: `resume:${run.runId}:startup` },
+      );
+  }
+}

@@ -1,0 +1,66 @@
+import { Redis } from "ioredis";
+import type { Config } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import { createBullmqTurnQueue } from "../queue/bullmq-turn-queue.ts";
+import { createMemoryTurnQueue } from "../queue/memory-turn-queue.ts";
+import type { TurnQueue } from "../queue/turn-queue.ts";
+import { createScheduleStore } from "../schedules/schedule-store.ts";
+import { createApprovalStore } from "../store/approval-store.ts";
+import { createAuditLog } from "../store/audit.ts";
+import { openDatabase } from "../store/db.ts";
+import { createEventDedupe } from "../store/event-dedupe.ts";
+import { createMemorySessionStore } from "../store/memory-session-store.ts";
+import { migrate } from "../store/migrate.ts";
+import { createPgResultStore } from "../store/pg-result-store.ts";
+import { createRedisSessionStore } from "../store/redis-session-store.ts";
+import { createRunStore } from "../store/run-store.ts";
+import type { SessionStore } from "../store/session-store.ts";
+import { createUserStore } from "../store/user-store.ts";
+
+/**
+ * Postgres (or embedded PGlite) with pending migrations applied, every store on it, and sessions +
+ * queue on Redis when `REDIS_URL` is set (in-process otherwise: one process only).
+ */
+export async function buildStorage(config: Config, logger: Logger) {
+  const env = config.env;
+  const handle = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.HERMES_DATA_DIR, logger });
+  const migrated = await migrate(handle);
+  if (migrated.applied > 0) logger.info({ applied: migrated.applied, db: handle.kind }, "database migrated");
+  const db = handle.db;
+  const audit = createAuditLog({ db });
+  const redis = env.REDIS_URL
+    ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false })
+    : undefined;
+  redis?.on("error", (err) => logger.warn({ err: err.message }, "redis error"));
+  const sessions: SessionStore = redis
+    ? createRedisSessionStore({
+        redis,
+        keyPrefix: "hermes:",
+        ttlSeconds: env.HERMES_SESSION_TTL_SECONDS,
+        logger,
+      })
+    : createMemorySessionStore({ ttlSeconds: env.HERMES_SESSION_TTL_SECONDS });
+  const queue: TurnQueue = env.REDIS_URL
+    ? createBullmqTurnQueue({ redis: env.REDIS_URL, logger, prefix: "hermes" })
+    : createMemoryTurnQueue({ logger });
+  return {
+    handle,
+    audit,
+    approvals: createApprovalStore({ db, audit, ttlSeconds: env.HERMES_APPROVAL_TTL_SECONDS }),
+    runs: createRunStore({ db }),
+    events: createEventDedupe({ db }),
+    users: createUserStore({ db }),
+    results: createPgResultStore({ db }),
+    schedules: createScheduleStore({ db }),
+    sessions,
+    queue,
+    redis,
+    async close() {
+      await sessions.close().catch(() => undefined);
+      redis?.disconnect();
+      await handle.close();
+    },
+  };
+}
+
+export type Storage = Awaited<ReturnType<typeof buildStorage>>;

@@ -1,0 +1,70 @@
+import type { ChatModel } from "../agent/chat-model.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import type { PolicyGuard } from "../policy/create-policy.ts";
+import { resolveLevel } from "../policy/levels.ts";
+import type { Database } from "../store/db.ts";
+import type { UserStore } from "../store/user-store.ts";
+import { loadToolModules } from "../tools/custom/load-tool-modules.ts";
+import { namedSources } from "../tools/custom/tool-names.ts";
+import type { RunIdentity } from "../tools/define-tool.ts";
+import { type DelegateAccess, delegate } from "../tools/delegate.ts";
+import { fetchResult } from "../tools/fetch-result.ts";
+import { getCurrentTime } from "../tools/get-current-time.ts";
+import { loadHttpTools } from "../tools/http/load-http-tools.ts";
+import { createMemoryTools } from "../tools/memory/memory-tools.ts";
+import { ToolRegistry } from "../tools/registry.ts";
+import { ticketReport } from "../tools/reports/ticket-report.ts";
+import type { ResultStore } from "../tools/result-store.ts";
+import { sendMessage, sendMessageGuard } from "../tools/send-message.ts";
+import type { SlackPort } from "../tools/slack-port.ts";
+import { createTicketTools } from "../tools/tickets/ticket-tools.ts";
+
+export interface BuildToolsOptions {
+  config: Config;
+  logger: Logger;
+  db: Database;
+  users: UserStore;
+  results: ResultStore;
+  slack: SlackPort;
+  model: ChatModel;
+  /** The caller's permitted tools and policy, for `delegate` (resolved per run). */
+  access: (run: RunIdentity) => Promise<DelegateAccess>;
+  /** The raw environment, only for `${VAR}` secrets in HTTP tool headers. */
+  rawEnv: Record<string, string | undefined>;
+}
+
+/** The registry: built-in tools, then `HERMES_TOOLS` modules and `HERMES_HTTP_TOOLS`; a name clash stops start-up. */
+export async function buildTools(
+  o: BuildToolsOptions,
+): Promise<{ registry: ToolRegistry; guards: Record<string, PolicyGuard> }> {
+  const isAdmin = async (userId: string) =>
+    resolveLevel({
+      userId,
+      admins: o.config.env.HERMES_ADMINS,
+      stored: (await o.users.get(userId))?.level ?? null,
+    }) === "admin";
+  const registry = new ToolRegistry({ results: o.results, logger: o.logger });
+  registry.register(
+    getCurrentTime(),
+    fetchResult(o.results),
+    ...createTicketTools({ db: o.db, slack: o.slack, isAdmin }),
+    ticketReport({ db: o.db, slack: o.slack }),
+    ...createMemoryTools({ db: o.db }),
+    sendMessage(o.slack),
+    delegate({ model: o.model, registry, logger: o.logger, access: o.access }),
+  );
+  const taken = namedSources(registry.list(), "built-in");
+  const cwd = process.cwd();
+  if (o.config.env.HERMES_TOOLS) {
+    const custom = await loadToolModules(o.config.env.HERMES_TOOLS, { cwd, taken });
+    registry.register(...custom);
+    taken.push(...namedSources(custom, "HERMES_TOOLS"));
+  }
+  if (o.config.env.HERMES_HTTP_TOOLS) {
+    registry.register(
+      ...(await loadHttpTools(o.config.env.HERMES_HTTP_TOOLS, { env: o.rawEnv, cwd, taken })),
+    );
+  }
+  return { registry, guards: { send_message: sendMessageGuard(o.slack) } };
+}

@@ -1,0 +1,79 @@
+import { randomBytes } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "../logger.ts";
+import { createEventsSender } from "../sandbox/events-sender.ts";
+import { seedDemoWorkspace } from "../sandbox/seed-demo-workspace.ts";
+import { SlackApiEmulator } from "../sandbox/slack-api-server.ts";
+import { type AuditFeed, createSandboxWeb, type SandboxWeb } from "../sandbox/web/sandbox-web.ts";
+
+const EMULATOR_PATHS = ["/api/", "/response/", "/upload/", "/files/", "/avatars/"];
+
+/**
+ * Sandbox mode: a different Slack, not a different code path. The Web API emulator is served by the
+ * same process under `/api/` (the bot's client points there), events reach the same Bolt receiver
+ * signed exactly as Slack signs them, and the page at `/` is a Slack-like client for the seeded demo
+ * workspace. Only the token and signing secret are made up here.
+ */
+export async function prepareSandboxSlack(options: {
+  port: number;
+  admins: readonly string[];
+  logger: Logger;
+}) {
+  const port = options.port || (await freePort());
+  const origin = `http://127.0.0.1:${port}`;
+  const botToken = `xoxb-sandbox-${randomBytes(12).toString("hex")}`;
+  const signingSecret = randomBytes(24).toString("hex");
+  const workspace = seedDemoWorkspace();
+  const emulator = new SlackApiEmulator({
+    workspace,
+    tokens: [botToken],
+    publicOrigin: origin,
+    logger: options.logger,
+  });
+  let web: SandboxWeb | undefined;
+
+  const route = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    const path = req.url ?? "/";
+    if (EMULATOR_PATHS.some((p) => path.startsWith(p))) return emulator.handle(req, res);
+    return web ? web.handle(req, res) : false;
+  };
+
+  return {
+    port,
+    origin,
+    botToken,
+    signingSecret,
+    slackApiUrl: `${origin}/api/`,
+    workspace,
+    emulator,
+    bot: { userId: workspace.bot.userId, botId: workspace.bot.botId, teamId: workspace.team.id },
+    route,
+    /** Once the receiver listens: the events sender and the page. */
+    attachPage(page: { modelInfo: string; auditFeed?: () => Promise<AuditFeed> }) {
+      const sender = createEventsSender({ url: `${origin}/slack/events`, signingSecret, slack: emulator });
+      web = createSandboxWeb({
+        emulator,
+        sender,
+        admins: options.admins,
+        modelInfo: page.modelInfo,
+        auditFeed: page.auditFeed,
+        logger: options.logger,
+      });
+      return sender;
+    },
+    close() {
+      web?.close();
+    },
+  };
+}
+
+export type SandboxSlack = Awaited<ReturnType<typeof prepareSandboxSlack>>;
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}

@@ -1,0 +1,186 @@
+import { WebClient } from "@slack/web-api";
+import { createCommandModel } from "../agent/command-model.ts";
+import { createOpenAIModel } from "../agent/openai-model.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import { redact } from "../policy/redact.ts";
+import { createScheduler } from "../schedules/scheduler.ts";
+import { resolveAccess } from "../slack/access.ts";
+import { registerActionListeners } from "../slack/action-listeners.ts";
+import { createSlackApp } from "../slack/create-slack-app.ts";
+import { registerEventListeners } from "../slack/event-listeners.ts";
+import { handleJob } from "../slack/job-handler.ts";
+import { fireSchedule } from "../slack/schedule-fire.ts";
+import type { SlackServices } from "../slack/services.ts";
+import { slackLogger } from "../slack/slack-logger.ts";
+import { createWebSlackPort } from "../slack/web-slack-port.ts";
+import { createAuditSink } from "../store/audit-sink.ts";
+import { registerAdminSurfaces } from "./admin-surfaces.ts";
+import { startBackgroundWork } from "./background-work.ts";
+import { buildStorage } from "./build-storage.ts";
+import { buildTools } from "./build-tools.ts";
+import { healthRoute } from "./health-route.ts";
+import { prepareSandboxSlack, type SandboxSlack } from "./sandbox-slack.ts";
+
+export interface StartOptions {
+  config: Config;
+  logger: Logger;
+  rawEnv: Record<string, string | undefined>;
+  /** `false`: receiver only (no worker); `worker-only`: no receiver. Default: both. */
+  role?: "all" | "receiver" | "worker";
+}
+
+export interface RunningHermes {
+  port: number;
+  url: string;
+  services: SlackServices;
+  sandbox?: SandboxSlack;
+  stop(): Promise<void>;
+}
+
+/**
+ * The composition root's body: storage, model, tools, Slack (real, or the sandbox workspace), the
+ * worker and the background timers, started in that order and stopped in reverse.
+ */
+export async function startHermes(o: StartOptions): Promise<RunningHermes> {
+  const { logger } = o;
+  const role = o.role ?? "all";
+  const sandbox =
+    o.config.slackMode === "sandbox"
+      ? await prepareSandboxSlack({ port: o.config.env.PORT, admins: o.config.env.HERMES_ADMINS, logger })
+      : undefined;
+  // In the sandbox the demo admin is an admin, so approvals and the audit panel can be tried at once.
+  const config: Config = sandbox
+    ? {
+        ...o.config,
+        env: { ...o.config.env, HERMES_ADMINS: [...new Set([...o.config.env.HERMES_ADMINS, "U0ADMIN"])] },
+      }
+    : o.config;
+  const env = config.env;
+  const storage = await buildStorage(config, logger);
+
+  const botToken = sandbox?.botToken ?? env.SLACK_BOT_TOKEN!;
+  const slackApiUrl = sandbox?.slackApiUrl ?? env.SLACK_API_URL;
+  const webOptions = { ...(slackApiUrl ? { slackApiUrl } : {}), logger: slackLogger(logger, "web-api") };
+  const client = new WebClient(botToken, {
+    ...webOptions,
+    retryConfig: { retries: 2, factor: 2, minTimeout: 300, maxTimeout: 3000, maxRetryTime: 15_000 },
+  });
+  const bot = sandbox?.bot ?? (await authTest(client));
+  const slack = createWebSlackPort(client);
+
+  const realModel = config.model ? createOpenAIModel(config.model) : undefined;
+  const model = createCommandModel({ fallback: realModel });
+  const services = {} as SlackServices;
+  const { registry, guards } = await buildTools({
+    config,
+    logger,
+    db: storage.handle.db,
+    users: storage.users,
+    results: storage.results,
+    slack,
+    model,
+    rawEnv: o.rawEnv,
+    access: async (run) => ({
+      ...(await resolveAccess(services, run.userId)),
+      onToolEvent: services.auditSink,
+    }),
+  });
+  Object.assign(services, {
+    config,
+    logger,
+    db: storage.handle,
+    audit: storage.audit,
+    approvals: storage.approvals,
+    runs: storage.runs,
+    events: storage.events,
+    users: storage.users,
+    sessions: storage.sessions,
+    queue: storage.queue,
+    registry,
+    model,
+    client,
+    slack,
+    auditSink: createAuditSink({ audit: storage.audit, redact }),
+    guards,
+    limits: {
+      maxSteps: env.HERMES_MAX_STEPS,
+      contextBudgetTokens: env.HERMES_CONTEXT_BUDGET_TOKENS,
+      turnTimeoutMs: env.HERMES_TURN_TIMEOUT_SECONDS * 1000,
+    },
+    bot,
+  } satisfies SlackServices);
+
+  const modelInfo = realModel
+    ? `model ${config.model!.model} at ${config.model!.baseURL ?? "api.openai.com"}`
+    : "command mode (no model configured)";
+  const slackApp =
+    role === "worker"
+      ? undefined
+      : createSlackApp({
+          botToken,
+          signingSecret: sandbox?.signingSecret ?? env.SLACK_SIGNING_SECRET,
+          appToken: sandbox ? undefined : env.SLACK_APP_TOKEN,
+          slackApiUrl,
+          logger,
+          bot,
+          routes: [healthRoute(services, modelInfo), ...(sandbox ? [sandbox.route] : [])],
+        });
+  const scheduler = createScheduler({
+    store: storage.schedules,
+    logger,
+    onFire: (fire) => fireSchedule(services, fire),
+  });
+  if (slackApp) {
+    registerEventListeners(slackApp.app, services);
+    registerActionListeners(slackApp.app, services);
+    registerAdminSurfaces(slackApp.app, services, {
+      schedules: storage.schedules,
+      onSchedulesChanged: () => scheduler.reload(),
+    });
+  }
+  const port = sandbox?.port ?? env.PORT;
+  const started = slackApp ? await slackApp.start(port) : { port: 0 };
+  if (sandbox) {
+    sandbox.attachPage({
+      modelInfo,
+      auditFeed: async () => {
+        const [page, verify] = await Promise.all([
+          storage.audit.query({ limit: 50 }),
+          storage.audit.verify(),
+        ]);
+        return {
+          rows: page.rows,
+          verify: verify.ok
+            ? { ok: true, rows: verify.rows }
+            : { ok: false, rowId: verify.rowId, reason: verify.reason },
+        };
+      },
+    });
+  }
+  if (role !== "receiver")
+    await storage.queue.process((job, ctx) => handleJob(services, job, ctx), { concurrency: 4 });
+  const background = role === "receiver" ? undefined : await startBackgroundWork(services, scheduler);
+
+  const url = sandbox ? `http://localhost:${started.port}/` : `http://localhost:${started.port}/slack/events`;
+  return {
+    port: started.port,
+    url,
+    services,
+    sandbox,
+    async stop() {
+      await background?.stop();
+      await slackApp?.stop().catch(() => undefined);
+      sandbox?.close();
+      await storage.queue.stop({ timeoutMs: 10_000 }).catch(() => undefined);
+      await storage.close();
+    },
+  };
+}
+
+async function authTest(client: WebClient): Promise<SlackServices["bot"]> {
+  const r = await client.auth.test();
+  if (!r.user_id || !r.team_id)
+    throw new Error("auth.test did not return the bot's user and team: check SLACK_BOT_TOKEN");
+  return { userId: r.user_id, botId: r.bot_id, teamId: r.team_id };
+}

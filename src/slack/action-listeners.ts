@@ -1,0 +1,99 @@
+import type { App, BlockAction, ButtonAction } from "@slack/bolt";
+import { errorMessage } from "../errors.ts";
+import { resolveLevel } from "../policy/levels.ts";
+import type { DecideResult } from "../store/approval-store.ts";
+import { APPROVE_ACTION, REJECT_ACTION, slackDate } from "./approval-card.ts";
+import { updateCard } from "./deliver-result.ts";
+import type { SlackServices } from "./services.ts";
+
+/**
+ * Approve / Reject clicks. Ack first, then one atomic decision in Postgres: exactly one click wins,
+ * however many arrive. The winner's card is updated in place and the run resumes in a worker; anyone
+ * else gets an ephemeral sentence saying why nothing happened.
+ */
+export function registerActionListeners(app: App, s: SlackServices): void {
+  for (const [actionId, decision] of [
+    [APPROVE_ACTION, "approved"],
+    [REJECT_ACTION, "rejected"],
+  ] as const) {
+    app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action }) => {
+      await ack();
+      const userId = body.user.id;
+      const approvalId = action.value ?? "";
+      const channel = body.channel?.id ?? body.container?.channel_id;
+      const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
+      const log = s.logger.child({ approvalId, userId });
+      const tell = (text: string) =>
+        channel
+          ? s.client.chat
+              .postEphemeral({ channel, user: userId, text, ...(threadTs ? { thread_ts: threadTs } : {}) })
+              .catch((err: unknown) =>
+                log.warn({ err: errorMessage(err) }, "could not send the ephemeral reply"),
+              )
+          : Promise.resolve();
+      try {
+        const stored = await s.users.get(userId);
+        const level = resolveLevel({
+          userId,
+          admins: s.config.env.HERMES_ADMINS,
+          stored: stored?.level ?? null,
+        });
+        const result = await s.approvals.decide({
+          approvalId,
+          deciderId: userId,
+          deciderLevel: level,
+          decision,
+        });
+        log.info({ result: result.kind }, "approval click");
+        await settle(s, result, tell);
+      } catch (err) {
+        log.error({ err: errorMessage(err) }, "approval click failed");
+        await tell(
+          ":warning: I could not record your decision right now (storage unavailable). Nothing was run; please try again.",
+        );
+      }
+    });
+  }
+}
+
+async function settle(
+  s: SlackServices,
+  result: DecideResult,
+  tell: (text: string) => Promise<unknown>,
+): Promise<void> {
+  switch (result.kind) {
+    case "decided":
+    case "expired": {
+      const a = result.approval;
+      await updateCard(s, a);
+      if (a.runId)
+        await s.queue.enqueue(
+          {
+            type: "resume",
+            runId: a.runId,
+            approvalId: a.id,
+            reason: result.kind === "expired" ? "expired" : "decided",
+          },
+          { jobId: `resume:${a.runId}:${a.id}` },
+        );
+      if (result.kind === "expired") await tell("This approval had expired, so nothing was run.");
+      return;
+    }
+    case "already_decided": {
+      const a = result.approval;
+      const by = a.decidedBy ? ` by <@${a.decidedBy}>` : "";
+      const when = a.decidedAt ? ` ${slackDate(a.decidedAt)}` : "";
+      await tell(`This was already ${a.status}${by}${when}.`);
+      return;
+    }
+    case "refused":
+      await tell(`You can't decide this: ${result.reason}.`);
+      return;
+    case "args_mismatch":
+      await tell(`Not run: ${result.reason}.`);
+      return;
+    case "not_found":
+      await tell("I can't find this approval any more.");
+      return;
+  }
+}

@@ -1,0 +1,46 @@
+import { resolveLevel } from "../policy/levels.ts";
+import { updateCard } from "./deliver-result.ts";
+import type { SlackServices } from "./services.ts";
+
+/**
+ * The requester's `cancel` in a paused thread: every pending call of the run is rejected (through the
+ * same atomic decision as a click, so it is audited and a card clicked at the same moment still has
+ * one winner), the cards are updated, and the run resumes with the rejections.
+ */
+export async function cancelPausedRun(
+  s: SlackServices,
+  input: { runId: string; userId: string; channel: string; threadTs: string },
+): Promise<void> {
+  const stored = await s.users.get(input.userId);
+  const level = resolveLevel({
+    userId: input.userId,
+    admins: s.config.env.HERMES_ADMINS,
+    stored: stored?.level ?? null,
+  });
+  const pending = await s.approvals.listPending({ runId: input.runId });
+  let rejected = 0;
+  for (const a of pending) {
+    const r = await s.approvals.decide({
+      approvalId: a.id,
+      deciderId: input.userId,
+      deciderLevel: level,
+      decision: "rejected",
+    });
+    if (r.kind === "decided" || r.kind === "expired") {
+      if (r.kind === "decided") rejected++;
+      await updateCard(s, r.approval);
+    }
+  }
+  await s.client.chat.postMessage({
+    channel: input.channel,
+    thread_ts: input.threadTs,
+    text:
+      rejected > 0
+        ? `Cancelled: I rejected ${rejected} pending ${rejected === 1 ? "call" : "calls"}.`
+        : "There was nothing left to cancel.",
+  });
+  await s.queue.enqueue(
+    { type: "resume", runId: input.runId, reason: "decided" },
+    { jobId: `resume:${input.runId}:cancel` },
+  );
+}

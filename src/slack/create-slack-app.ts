@@ -1,0 +1,129 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import bolt from "@slack/bolt";
+import type { Logger } from "../logger.ts";
+import { slackLogger } from "./slack-logger.ts";
+
+const { App, ExpressReceiver, LogLevel } = bolt;
+type BoltApp = InstanceType<typeof App>;
+
+/** Extra HTTP routes served by the same process (health, the sandbox page): true when handled. */
+export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean> | boolean;
+
+export interface SlackAppOptions {
+  botToken: string;
+  signingSecret?: string;
+  /** Socket Mode when set (xapp-…); HTTP otherwise. */
+  appToken?: string;
+  slackApiUrl?: string;
+  logger: Logger;
+  /** Served before Bolt's routes: `/healthz`, and in sandbox mode the page. */
+  routes: HttpHandler[];
+  /** The web client retries on 429/5xx this many times; a turn must not hang for minutes. */
+  retries?: number;
+  /** Known bot ids (from auth.test at boot, or the sandbox): Bolt then makes no auth.test of its own. */
+  bot?: { userId: string; botId?: string };
+}
+
+export interface SlackAppHandle {
+  app: BoltApp;
+  start(port: number): Promise<{ port: number }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The Bolt app. HTTP mode: one Express server with Bolt's receiver at `POST /slack/events` (events,
+ * interactivity and slash commands; bad signatures get 401) and our routes. Socket Mode: Bolt over
+ * the socket, plus a small HTTP server for our routes. Bolt acks events before listeners run;
+ * listeners only record and enqueue, so acks stay far below Slack's 3 s.
+ */
+export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
+  const logger = slackLogger(options.logger, "bolt");
+  const clientOptions = {
+    ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
+    // Bounded on purpose: a few quick retries, never Slack's default of 10 over half an hour.
+    retryConfig: {
+      retries: options.retries ?? 2,
+      factor: 2,
+      minTimeout: 300,
+      maxTimeout: 3000,
+      maxRetryTime: 15_000,
+    },
+    logger: slackLogger(options.logger, "web-api"),
+    logLevel: LogLevel.WARN,
+  };
+  const serve = async (req: IncomingMessage, res: ServerResponse) => {
+    for (const route of options.routes) if (await route(req, res)) return true;
+    return false;
+  };
+
+  if (options.appToken) {
+    const app = new App({
+      token: options.botToken,
+      appToken: options.appToken,
+      socketMode: true,
+      logger,
+      ...knownBot(options),
+      clientOptions,
+      // Socket Mode opens its connection with the installer's client, not `clientOptions`.
+      installerOptions: { clientOptions: options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {} },
+    } as ConstructorParameters<typeof App>[0]);
+    let server: Server | undefined;
+    return {
+      app,
+      async start(port) {
+        await app.start();
+        server = createServer((req, res) => {
+          void serve(req, res).then((done) => {
+            if (!done) notFound(res);
+          });
+        });
+        await new Promise<void>((resolve) => server!.listen(port, resolve));
+        return { port: (server.address() as AddressInfo).port };
+      },
+      async stop() {
+        await app.stop();
+        await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+      },
+    };
+  }
+
+  if (!options.signingSecret) throw new Error("SLACK_SIGNING_SECRET is required in HTTP mode");
+  const receiver = new ExpressReceiver({
+    signingSecret: options.signingSecret,
+    endpoints: "/slack/events",
+    logger,
+    processBeforeResponse: false,
+  });
+  // Our routes first; everything else falls through to Bolt's router.
+  receiver.app.use((req, res, next) => {
+    void serve(req, res).then(
+      (done) => (done ? undefined : next()),
+      (err: unknown) => next(err),
+    );
+  });
+  const app = new App({ token: options.botToken, receiver, logger, clientOptions, ...knownBot(options) });
+  let server: Server | undefined;
+  return {
+    app,
+    async start(port) {
+      server = (await receiver.start(port)) as Server;
+      return { port: (server.address() as AddressInfo).port };
+    },
+    async stop() {
+      server?.closeAllConnections?.();
+      await receiver.stop().catch(() => undefined);
+    },
+  };
+}
+
+function knownBot(options: SlackAppOptions) {
+  return options.bot?.botId
+    ? { botId: options.bot.botId, botUserId: options.bot.userId, tokenVerificationEnabled: false }
+    : {};
+}
+
+function notFound(res: ServerResponse) {
+  res.writeHead(404, { "content-type": "application/json" });
+  res.end(JSON.stringify({ ok: false, error: "not_found" }));
+}

@@ -1,0 +1,169 @@
+import type { TurnResult } from "../agent/runtime-types.ts";
+import type { Approval } from "../store/approval-store.ts";
+import { fallbackText, planAnswer } from "./answer-blocks.ts";
+import { approvalCard } from "./approval-card.ts";
+import type { SlackServices } from "./services.ts";
+
+export interface ReplyTarget {
+  channel: string;
+  threadTs: string;
+  /** The "working…" message to replace with the answer (posted when the turn was accepted). */
+  placeholderTs?: string;
+}
+
+type Deliver = Pick<SlackServices, "client" | "slack" | "logger" | "db" | "runs" | "approvals" | "registry">;
+
+/**
+ * Shows a turn's outcome in its thread. An answer replaces the working message (further parts follow
+ * as replies); a paused run stores its snapshot and approvals in one transaction, then posts one card
+ * per pending call; a failure shows one short sentence with the run id, never a stack.
+ */
+export async function deliverResult(s: Deliver, result: TurnResult, target: ReplyTarget): Promise<void> {
+  if (result.status === "paused" && result.snapshot) return deliverPause(s, result, target);
+  const text =
+    result.status === "failed"
+      ? `:warning: ${result.answer}\n_Reference: run \`${result.runId}\`_`
+      : result.answer;
+  await postAnswer(s, text, target);
+}
+
+/** Posts Markdown as the answer: replaces the placeholder, then replies; a huge answer becomes a file. */
+export async function postAnswer(
+  s: Pick<SlackServices, "client" | "slack">,
+  markdown: string,
+  target: ReplyTarget,
+): Promise<void> {
+  const plan = planAnswer(markdown);
+  const messages = plan.kind === "messages" ? plan.messages : [plan.summary];
+  for (const [i, m] of messages.entries()) {
+    if (i === 0 && target.placeholderTs) {
+      await s.client.chat.update({
+        channel: target.channel,
+        ts: target.placeholderTs,
+        text: m.text,
+        blocks: m.blocks as never,
+      });
+    } else {
+      await s.client.chat.postMessage({
+        channel: target.channel,
+        thread_ts: target.threadTs,
+        text: m.text,
+        blocks: m.blocks as never,
+        unfurl_links: false,
+        unfurl_media: false,
+      });
+    }
+  }
+  if (plan.kind === "file") {
+    await s.slack.uploadFile({
+      channel: target.channel,
+      threadTs: target.threadTs,
+      filename: plan.filename,
+      content: plan.content,
+    });
+  }
+}
+
+async function deliverPause(s: Deliver, result: TurnResult, target: ReplyTarget): Promise<void> {
+  const snapshot = result.snapshot!;
+  const run = snapshot.run;
+  const created: Approval[] = await s.db.db.transaction(async (tx) => {
+    await s.runs.savePaused(snapshot, tx);
+    const out: Approval[] = [];
+    for (const p of snapshot.pending) {
+      const tool = s.registry.get(p.tool);
+      out.push(
+        await s.approvals.create(
+          {
+            tool: p.tool,
+            args: p.args,
+            requesterId: run.userId,
+            sessionKey: run.sessionKey,
+            runId: run.runId,
+            toolCallId: p.callId,
+            teamId: run.teamId,
+            channelId: run.channelId,
+            threadTs: run.threadTs,
+            approvers: tool?.approvers,
+            reason: p.reason,
+          },
+          tx,
+        ),
+      );
+    }
+    return out;
+  });
+  const names = [...new Set(created.map((a) => `\`${a.tool}\``))].join(", ");
+  const waiting = `:raised_hand: Waiting for approval of ${names}: use the ${created.length > 1 ? "cards" : "card"} below.`;
+  if (target.placeholderTs) {
+    await s.client.chat.update({
+      channel: target.channel,
+      ts: target.placeholderTs,
+      text: waiting,
+      blocks: [],
+    });
+  } else {
+    await s.client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text: waiting });
+  }
+  for (const a of created) await postCard(s, a, target);
+}
+
+async function postCard(s: Deliver, a: Approval, target: ReplyTarget): Promise<void> {
+  const card = approvalCard(toCardApproval(s, a), { kind: "pending" });
+  try {
+    const posted = await s.client.chat.postMessage({
+      channel: target.channel,
+      thread_ts: target.threadTs,
+      text: card.text,
+      blocks: card.blocks as never,
+      unfurl_links: false,
+      unfurl_media: false,
+    });
+    if (posted.ts) await s.approvals.setCard(a.id, { channel: target.channel, ts: posted.ts });
+  } catch (err) {
+    // The approval stays pending and expires on its own; the requester can list it with /hermes approvals.
+    s.logger.error(
+      { err: String(err), approvalId: a.id, runId: a.runId },
+      "could not post the approval card",
+    );
+  }
+}
+
+/** What the card shows for a stored approval (the registry says whether the tool is dangerous). */
+export function toCardApproval(s: Pick<SlackServices, "registry">, a: Approval) {
+  return {
+    id: a.id,
+    tool: a.tool,
+    args: a.args,
+    argsSha256: a.argsSha256,
+    requesterId: a.requesterId,
+    expiresAt: a.expiresAt,
+    dangerous: s.registry.get(a.tool)?.dangerous ?? false,
+  };
+}
+
+/** Updates a card in place to its decided state (buttons gone, who and when, optional outcome). */
+export async function updateCard(
+  s: Pick<SlackServices, "client" | "logger" | "registry">,
+  a: Approval,
+  outcome?: string,
+): Promise<void> {
+  if (!a.cardChannel || !a.cardTs || a.status === "pending") return;
+  const card = approvalCard(toCardApproval(s, a), {
+    kind: "decided",
+    status: a.status,
+    by: a.decidedBy ?? undefined,
+    at: a.decidedAt ?? new Date(),
+    outcome,
+  });
+  try {
+    await s.client.chat.update({
+      channel: a.cardChannel,
+      ts: a.cardTs,
+      text: fallbackText(card.text),
+      blocks: card.blocks as never,
+    });
+  } catch (err) {
+    s.logger.warn({ err: String(err), approvalId: a.id }, "could not update the approval card");
+  }
+}

@@ -1,0 +1,123 @@
+import type { App } from "@slack/bolt";
+import { errorMessage } from "../errors.ts";
+import { cancelPausedRun } from "./cancel-run.ts";
+import { classifyEvent, type SlackMessageEvent, type TurnRequest } from "./classify-event.ts";
+import type { SlackServices } from "./services.ts";
+import { sessionKey } from "./session-key.ts";
+import type { TurnJobMeta } from "./turn-worker.ts";
+
+const CANCEL = /^\s*(cancel|stop|abort)\s*[.!]?\s*$/i;
+
+/**
+ * `app_mention` (channels) and `message` (DMs). Bolt has already acked; this records the event id
+ * durably (a redelivery of an event already taken is dropped), answers at once with a working
+ * message, and enqueues the turn for a worker. A thread waiting for approval does not start a turn.
+ */
+export function registerEventListeners(app: App, s: SlackServices): void {
+  const staleAfterMs = (s.limits.turnTimeoutMs ?? 300_000) + 60_000;
+
+  const onMessage = async ({
+    event,
+    body,
+  }: {
+    event: SlackMessageEvent;
+    body: { event_id?: string; team_id?: string };
+  }) => {
+    const decision = classifyEvent(event, {
+      teamId: body.team_id ?? s.bot.teamId,
+      botUserId: s.bot.userId,
+      botId: s.bot.botId,
+    });
+    if (!decision.answer) {
+      s.logger.debug({ why: decision.why, eventId: body.event_id }, "event ignored");
+      return;
+    }
+    const req = decision.request;
+    const key = sessionKey({
+      teamId: req.teamId,
+      channelId: req.channelId,
+      threadTs: req.threadTs,
+      ts: req.ts,
+    });
+    const eventId = body.event_id ?? `${req.channelId}-${req.ts}`;
+    const log = s.logger.child({ sessionKey: key, eventId });
+    try {
+      const claim = await s.events.claim(eventId, { sessionKey: key, staleAfterMs });
+      if (claim === "duplicate") {
+        log.info("duplicate delivery ignored");
+        return;
+      }
+      if (await answeredWhilePaused(s, req, key)) {
+        await s.events.finish(eventId, "done");
+        return;
+      }
+      const placeholder = await s.client.chat.postMessage({
+        channel: req.channelId,
+        thread_ts: req.threadTs,
+        text: ":hourglass_flowing_sand: Working on it…",
+      });
+      const meta: TurnJobMeta = { placeholderTs: placeholder.ts, inThread: req.inThread };
+      await s.queue.enqueue(
+        {
+          type: "turn",
+          sessionKey: key,
+          teamId: req.teamId,
+          channelId: req.channelId,
+          threadTs: req.threadTs,
+          userId: req.userId,
+          text: req.text,
+          eventId,
+          messageTs: req.ts,
+          isDm: req.isDm,
+          meta: meta as Record<string, unknown>,
+        },
+        { jobId: `turn:${eventId}` },
+      );
+    } catch (err) {
+      log.error({ err: errorMessage(err) }, "could not accept the message");
+      await s.events.finish(eventId, "failed").catch(() => undefined);
+      await s.client.chat
+        .postMessage({
+          channel: req.channelId,
+          thread_ts: req.threadTs,
+          text: ":warning: Sorry, I could not take this request right now (my storage or queue is unavailable). Please try again in a moment.",
+        })
+        .catch(() => undefined);
+    }
+  };
+
+  app.event("app_mention", async (args) =>
+    onMessage({ event: args.event as SlackMessageEvent, body: args.body }),
+  );
+  app.event("message", async (args) =>
+    onMessage({ event: args.event as SlackMessageEvent, body: args.body }),
+  );
+}
+
+/**
+ * While a run of this thread waits for approval, a new message does not start a turn: typing "yes"
+ * never approves. The requester's `cancel` rejects the pending calls; anything else is told to use
+ * the card.
+ */
+async function answeredWhilePaused(s: SlackServices, req: TurnRequest, key: string): Promise<boolean> {
+  const paused = await s.runs.latestPausedForSession(key);
+  if (!paused) return false;
+  const pending = await s.approvals.listPending({ runId: paused.runId });
+  if (pending.length === 0) return false; // every card is decided: the resume is on its way
+  if (CANCEL.test(req.text) && req.userId === paused.userId) {
+    await cancelPausedRun(s, {
+      runId: paused.runId,
+      userId: req.userId,
+      channel: req.channelId,
+      threadTs: req.threadTs,
+    });
+    return true;
+  }
+  const tools = [...new Set(pending.map((a) => `\`${a.tool}\``))].join(", ");
+  await s.client.chat.postMessage({
+    channel: req.channelId,
+    thread_ts: req.threadTs,
+    text: `I'm waiting for approval of ${tools} in this thread. Use the Approve / Reject buttons on the card — a message like "yes" does not approve. ${req.userId === paused.userId ? "Say `cancel` to reject it." : ""}`.trim(),
+  });
+  return true;
+}

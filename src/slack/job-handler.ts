@@ -1,0 +1,23 @@
+import type { Logger } from "../logger.ts";
+import type { QueueJob } from "../queue/jobs.ts";
+import { handleResumeJob } from "./resume-worker.ts";
+import type { SlackServices } from "./services.ts";
+import { handleTurnJob } from "./turn-worker.ts";
+
+/** The worker's one entry point: a job from the queue, by type. */
+export async function handleJob(
+  s: SlackServices,
+  job: QueueJob,
+  ctx: { signal: AbortSignal; logger: Logger },
+): Promise<void> {
+  switch (job.type) {
+    case "turn":
+      return handleTurnJob(s, job, ctx);
+    case "resume":
+      return handleResumeJob(s, job, ctx);
+    case "schedule":
+      // Schedules fire through the scheduler (which claims each fire once) and enqueue turns.
+      ctx.logger.warn({ scheduleId: job.scheduleId }, "schedule jobs are not used; ignored");
+      return;
+  }
+}

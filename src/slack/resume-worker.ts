@@ -1,0 +1,76 @@
+import { resumeRun } from "../agent/loop.ts";
+import type { TurnResult } from "../agent/runtime-types.ts";
+import { errorMessage } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { ResumeJob } from "../queue/jobs.ts";
+import type { Approval } from "../store/approval-store.ts";
+import { resolveAccess } from "./access.ts";
+import { deliverResult, postAnswer, updateCard } from "./deliver-result.ts";
+import type { SlackServices } from "./services.ts";
+import { failureSentence } from "./turn-worker.ts";
+
+/**
+ * Continues a paused run once every approval it waits for is decided (or expired): exactly once, even
+ * when two cards of the run are clicked at the same moment (the run store's paused → running claim).
+ * Policy is checked again with the requester's current level; cards get the outcome of their call.
+ */
+export async function handleResumeJob(
+  s: SlackServices,
+  job: ResumeJob,
+  ctx: { signal: AbortSignal; logger: Logger },
+) {
+  const record = await s.runs.get(job.runId);
+  if (!record || record.status !== "paused") return;
+  const log = ctx.logger.child({ runId: job.runId, sessionKey: record.sessionKey });
+  const run = record.snapshot.run;
+  const target = { channel: run.channelId ?? "", threadTs: run.threadTs ?? "" };
+  await s.sessions.withLock(record.sessionKey, async (lockSignal) => {
+    const { decisions, pending } = await s.approvals.decisionsForRun(job.runId);
+    if (pending.length > 0) {
+      log.info({ pending: pending.map((a) => a.id) }, "resume waits for the other approvals of this run");
+      return;
+    }
+    const snapshot = await s.runs.claimForResume(job.runId);
+    if (!snapshot) return;
+    let result: TurnResult | undefined;
+    try {
+      const access = await resolveAccess(s, run.userId);
+      const working = await s.client.chat.postMessage({
+        channel: target.channel,
+        thread_ts: target.threadTs,
+        text: ":hourglass_flowing_sand: Continuing…",
+      });
+      result = await resumeRun(snapshot, decisions, {
+        model: s.model,
+        registry: s.registry,
+        logger: s.logger,
+        policy: access.policy,
+        toolNames: [...access.allowed],
+        onToolEvent: s.auditSink,
+        limits: s.limits,
+        signal: AbortSignal.any([ctx.signal, lockSignal]),
+      });
+      await s.sessions.save(record.sessionKey, result.messages as never);
+      if (result.status !== "paused") await s.runs.finish(job.runId, result.status);
+      await reportOutcomes(s, job.runId, result);
+      await deliverResult(s, result, { ...target, placeholderTs: working.ts });
+    } catch (err) {
+      log.error({ err: errorMessage(err) }, "resume failed");
+      if (!result) await s.runs.finish(job.runId, "failed").catch(() => undefined);
+      await postAnswer(s, failureSentence(job.runId, err), target).catch(() => undefined);
+    }
+  });
+}
+
+/** Each decided card of the run says what became of its call: the tool result or why it did not run. */
+async function reportOutcomes(s: SlackServices, runId: string, result: TurnResult) {
+  const approvals = await s.approvals.listForRun?.(runId);
+  if (!approvals) return;
+  for (const a of approvals as Approval[]) {
+    if (a.status === "pending") continue;
+    const msg = result.messages.find((m) => m.role === "tool" && m.toolCallId === a.toolCallId);
+    const text = msg && msg.role === "tool" ? msg.content : undefined;
+    const outcome = a.status === "approved" ? `Result: ${(text ?? "no result").slice(0, 300)}` : undefined;
+    await updateCard(s, a, outcome);
+  }
+}

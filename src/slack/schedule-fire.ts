@@ -1,0 +1,60 @@
+import { resolveLevel } from "../policy/levels.ts";
+import { scheduledPostHeader } from "../schedules/format-schedules.ts";
+import type { ScheduleFire } from "../schedules/scheduler.ts";
+import type { SlackServices } from "./services.ts";
+import { sessionKey } from "./session-key.ts";
+import type { TurnJobMeta } from "./turn-worker.ts";
+
+/**
+ * A schedule fired (exactly once across replicas): post its header in the channel and run the prompt
+ * as a turn of the schedule's owner, with the owner's current level, in a thread under the header.
+ * An owner who is no longer an admin does not get their schedule run.
+ */
+export async function fireSchedule(s: SlackServices, fire: ScheduleFire): Promise<void> {
+  const { schedule } = fire;
+  const stored = await s.users.get(schedule.ownerId);
+  const level = resolveLevel({
+    userId: schedule.ownerId,
+    admins: s.config.env.HERMES_ADMINS,
+    stored: stored?.level ?? null,
+  });
+  if (level !== "admin") {
+    await s.client.chat.postMessage({
+      channel: schedule.channelId,
+      text: `Schedule ${schedule.id} was skipped: its owner <@${schedule.ownerId}> is no longer an admin.`,
+    });
+    return;
+  }
+  const header = await s.client.chat.postMessage({
+    channel: schedule.channelId,
+    text: `${scheduledPostHeader(fire)}\n> ${schedule.prompt}`,
+    unfurl_links: false,
+    unfurl_media: false,
+  });
+  const threadTs = header.ts ?? "";
+  const placeholder = await s.client.chat.postMessage({
+    channel: schedule.channelId,
+    thread_ts: threadTs,
+    text: ":hourglass_flowing_sand: Working on it…",
+  });
+  const key = sessionKey({ teamId: s.bot.teamId, channelId: schedule.channelId, ts: threadTs });
+  const eventId = `sched-${schedule.id}-${Math.floor(fire.fireAt.getTime() / 1000)}`;
+  await s.events.claim(eventId, { sessionKey: key, staleAfterMs: 24 * 3600 * 1000 });
+  const meta: TurnJobMeta = { placeholderTs: placeholder.ts, inThread: false };
+  await s.queue.enqueue(
+    {
+      type: "turn",
+      sessionKey: key,
+      teamId: s.bot.teamId,
+      channelId: schedule.channelId,
+      threadTs,
+      userId: schedule.ownerId,
+      text: schedule.prompt,
+      eventId,
+      messageTs: threadTs,
+      isDm: false,
+      meta: meta as Record<string, unknown>,
+    },
+    { jobId: `turn:${eventId}` },
+  );
+}

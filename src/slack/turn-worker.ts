@@ -1,0 +1,123 @@
+import { randomUUID } from "node:crypto";
+import { runTurn } from "../agent/loop.ts";
+import type { TraceEvent } from "../agent/trace.ts";
+import { errorMessage } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { TurnJob } from "../queue/jobs.ts";
+import { resolveAccess } from "./access.ts";
+import { deliverResult, postAnswer } from "./deliver-result.ts";
+import { createProgressMessage } from "./progress-message.ts";
+import type { SlackServices } from "./services.ts";
+import { threadContext } from "./thread-context.ts";
+
+/** What the event listener adds to a turn job (inside `meta`). */
+export interface TurnJobMeta {
+  placeholderTs?: string;
+  inThread?: boolean;
+}
+
+/**
+ * Runs one turn job: one turn per thread at a time (the session lock), history from the session
+ * store, the user's permitted tools and policy, progress in the working message, then the answer or
+ * the approval cards. Whatever goes wrong, the user sees one sentence with a run id.
+ */
+export async function handleTurnJob(
+  s: SlackServices,
+  job: TurnJob,
+  ctx: { signal: AbortSignal; logger: Logger },
+) {
+  const meta = (job.meta ?? {}) as TurnJobMeta;
+  const runId = randomUUID();
+  const log = ctx.logger.child({ runId, sessionKey: job.sessionKey, eventId: job.eventId });
+  const target = { channel: job.channelId, threadTs: job.threadTs, placeholderTs: meta.placeholderTs };
+  try {
+    await s.sessions.withLock(job.sessionKey, async (lockSignal) => {
+      const signal = AbortSignal.any([ctx.signal, lockSignal]);
+      const loaded = await s.sessions.load(job.sessionKey);
+      if (!loaded.found)
+        log.info({ event: "note", note: "no stored history for this thread: starting fresh" }, "note");
+      let userMessage = job.text;
+      if (!loaded.found && meta.inThread) {
+        const quoted = await threadContext({
+          client: s.client,
+          channel: job.channelId,
+          threadTs: job.threadTs,
+          currentTs: job.messageTs,
+          botUserId: s.bot.userId,
+        }).catch((err: unknown) => log.warn({ err: errorMessage(err) }, "thread context unavailable"));
+        if (quoted) userMessage = `${quoted}\n\n${job.text}`;
+      }
+      const [access, person] = await Promise.all([
+        resolveAccess(s, job.userId),
+        s.slack.getUser(job.userId).catch(() => undefined),
+      ]);
+      const progress = meta.placeholderTs
+        ? createProgressMessage({
+            client: s.client,
+            channel: job.channelId,
+            ts: meta.placeholderTs,
+            logger: log,
+          })
+        : undefined;
+      const result = await runTurn(
+        {
+          run: {
+            runId,
+            sessionKey: job.sessionKey,
+            userId: job.userId,
+            teamId: job.teamId,
+            channelId: job.channelId,
+            threadTs: job.threadTs,
+            ...(person?.tz ? { timezone: person.tz } : {}),
+          },
+          history: loaded.messages as never,
+          userMessage,
+        },
+        {
+          model: s.model,
+          registry: s.registry,
+          logger: s.logger,
+          policy: access.policy,
+          toolNames: [...access.allowed],
+          onToolEvent: s.auditSink,
+          limits: s.limits,
+          signal,
+          onTraceEvent: (e) => {
+            const text = progressText(e);
+            if (text) progress?.update(text);
+          },
+        },
+      );
+      await progress?.close();
+      await s.sessions.save(job.sessionKey, result.messages as never);
+      await deliverResult(s, result, target);
+      log.info(
+        { status: result.status, steps: result.steps, modelCalls: result.modelCalls },
+        "turn finished",
+      );
+    });
+    await s.events.finish(job.eventId, "done");
+  } catch (err) {
+    log.error({ err: errorMessage(err), stack: err instanceof Error ? err.stack : undefined }, "turn failed");
+    await s.events.finish(job.eventId, "failed").catch(() => undefined);
+    await postAnswer(s, failureSentence(runId, err), target).catch((e: unknown) =>
+      log.error({ err: errorMessage(e) }, "could not tell the user about the failure"),
+    );
+  }
+}
+
+/** The one sentence a user sees when something broke on our side. */
+export function failureSentence(runId: string, err: unknown): string {
+  const code = (err as { code?: string }).code;
+  const why =
+    code === "storage_unavailable"
+      ? "my storage is unavailable right now, so nothing was done"
+      : "something went wrong on my side and I could not finish this request";
+  return `:warning: Sorry, ${why}. Reference: run \`${runId}\`.`;
+}
+
+function progressText(e: TraceEvent): string | undefined {
+  if (e.event === "tool.start") return `:hourglass_flowing_sand: Running \`${e.tool}\`…`;
+  if (e.event === "model.request" && e.step > 1) return ":hourglass_flowing_sand: Thinking…";
+  return undefined;
+}

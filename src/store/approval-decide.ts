@@ -1,0 +1,153 @@
+import { and, eq, gt, sql } from "drizzle-orm";
+import { argsSha256 } from "../agent/canonical-args.ts";
+import { HermesError } from "../errors.ts";
+import { mayDecide } from "../policy/may-decide.ts";
+import type { PermissionLevel } from "../tools/define-tool.ts";
+import { expireApproval } from "./approval-expiry.ts";
+import {
+  type Approval,
+  type ApprovalDeps,
+  approvalAuditEvent,
+  isApproversRule,
+  nowSql,
+} from "./approval-record.ts";
+import { approvals } from "./schema.ts";
+
+export interface DecideInput {
+  approvalId: string;
+  /** The Slack user who clicked. */
+  deciderId: string;
+  /** Their resolved level (HERMES_ADMINS, then `users`). */
+  deciderLevel: PermissionLevel;
+  decision: "approved" | "rejected";
+  /** The hash of the call the caller is about to resume (the run snapshot's pending call), if known. */
+  expectedArgsSha256?: string;
+}
+
+/**
+ * What a click did. Only `decided` changed anything; `refused` and `args_mismatch` are audited as
+ * `tool.denied` and leave the approval pending; `expired` marked it expired (audited `tool.expired`).
+ */
+export type DecideResult =
+  | { kind: "decided"; approval: Approval }
+  | { kind: "refused"; approval: Approval; reason: string }
+  | { kind: "already_decided"; approval: Approval }
+  | { kind: "expired"; approval: Approval }
+  | { kind: "args_mismatch"; approval: Approval; reason: string }
+  | { kind: "not_found" };
+
+/** A click can lose a race at most twice (to an expiry, then to a decision); then it is settled. */
+const ATTEMPTS = 3;
+
+/**
+ * Decides an approval. Exactly one click wins, however many arrive at once: the winner is the one
+ * whose `UPDATE … WHERE status = 'pending' AND expires_at > now` returns the row, and its audit row
+ * commits in the same transaction. Every loser re-reads the row and reports what happened instead.
+ */
+export async function decideApproval(deps: ApprovalDeps, input: DecideInput): Promise<DecideResult> {
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const found = await readForDecision(deps, input.approvalId);
+    if (!found) return { kind: "not_found" };
+    const { approval, due } = found;
+    if (approval.status !== "pending") return { kind: "already_decided", approval };
+
+    const check = checkDecider(approval, input);
+    if (!check.ok) {
+      await deps.audit.append(
+        approvalAuditEvent(approval, "tool.denied", {
+          actorId: input.deciderId,
+          error: `refused to ${input.decision === "approved" ? "approve" : "reject"}: ${check.reason}`,
+        }),
+      );
+      return { kind: "refused", approval, reason: check.reason };
+    }
+
+    if (due) {
+      const expired = await expireApproval(deps, approval.id);
+      if (expired) return { kind: "expired", approval: expired };
+      continue; // someone else settled it first: report what they did
+    }
+
+    const mismatch = argsMismatch(approval, input.expectedArgsSha256);
+    if (mismatch) {
+      await deps.audit.append(
+        approvalAuditEvent(approval, "tool.denied", { actorId: input.deciderId, error: mismatch }),
+      );
+      return { kind: "args_mismatch", approval, reason: mismatch };
+    }
+
+    const decided = await applyDecision(deps, approval, input);
+    if (decided) return { kind: "decided", approval: decided };
+  }
+  const final = await readForDecision(deps, input.approvalId);
+  if (!final) return { kind: "not_found" };
+  if (final.approval.status !== "pending") return { kind: "already_decided", approval: final.approval };
+  // Unreachable unless the row keeps changing under us; say so rather than guess an outcome.
+  throw new HermesError("approval_invalid", "This approval changed while it was being decided. Try again.");
+}
+
+async function readForDecision(
+  deps: ApprovalDeps,
+  id: string,
+): Promise<{ approval: Approval; due: boolean } | undefined> {
+  const [row] = await deps.db
+    .select({ approval: approvals, due: sql<boolean>`${approvals.expiresAt} <= ${nowSql(deps)}` })
+    .from(approvals)
+    .where(eq(approvals.id, id));
+  return row;
+}
+
+function checkDecider(approval: Approval, input: DecideInput): { ok: true } | { ok: false; reason: string } {
+  // A rule this code does not know (a newer replica wrote it, or the row was edited) decides nothing.
+  if (!isApproversRule(approval.approvers)) {
+    return { ok: false, reason: `unknown approvers rule "${approval.approvers}"` };
+  }
+  return mayDecide({
+    rule: approval.approvers,
+    requesterId: approval.requesterId,
+    deciderId: input.deciderId,
+    deciderLevel: input.deciderLevel,
+  });
+}
+
+/** Why the stored call is no longer the call that was asked about, if it is not. */
+function argsMismatch(approval: Approval, expected: string | undefined): string | undefined {
+  if (argsSha256(approval.tool, approval.args) !== approval.argsSha256) {
+    return "the stored arguments no longer match the call that was asked about";
+  }
+  if (expected !== undefined && expected !== approval.argsSha256) {
+    return "the arguments changed since the approval was requested";
+  }
+  return undefined;
+}
+
+/**
+ * The one atomic step. The args and their hash are part of the WHERE, so a row changed between the
+ * check above and this statement cannot be approved.
+ */
+async function applyDecision(
+  deps: ApprovalDeps,
+  approval: Approval,
+  input: DecideInput,
+): Promise<Approval | undefined> {
+  const now = nowSql(deps);
+  return deps.db.transaction(async (tx) => {
+    const [won] = await tx
+      .update(approvals)
+      .set({ status: input.decision, decidedBy: input.deciderId, decidedAt: sql`${now}` })
+      .where(
+        and(
+          eq(approvals.id, approval.id),
+          eq(approvals.status, "pending"),
+          gt(approvals.expiresAt, now),
+          eq(approvals.argsSha256, approval.argsSha256),
+          sql`${approvals.args} = ${JSON.stringify(approval.args)}::jsonb`,
+        ),
+      )
+      .returning();
+    if (!won) return undefined;
+    const action = input.decision === "approved" ? "tool.approved" : "tool.rejected";
+    await deps.audit.append(approvalAuditEvent(won, action, { actorId: input.deciderId }), tx);
+    return won;
+  });
+}

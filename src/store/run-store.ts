@@ -1,0 +1,131 @@
+import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
+import type { RunSnapshot } from "../agent/run-snapshot.ts";
+import { HermesError } from "../errors.ts";
+import { toStorableJson } from "./canonical-json.ts";
+import type { Database, Transaction } from "./db.ts";
+import { type RunStatus, runs } from "./schema.ts";
+import { withStorageErrors } from "./storage-errors.ts";
+
+export interface RunRecord {
+  runId: string;
+  sessionKey: string;
+  userId: string | null;
+  status: RunStatus;
+  snapshot: RunSnapshot;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export type FinishedRunStatus = Extract<RunStatus, "completed" | "failed" | "stopped">;
+
+export interface RunStore {
+  /**
+   * Stores the snapshot of a run that stopped for approval and marks it `paused` (a new run, or one
+   * that was resumed and paused again). Pass `tx` to commit it with the approvals it waits for.
+   */
+  savePaused(snapshot: RunSnapshot, tx?: Transaction): Promise<void>;
+  get(runId: string): Promise<RunRecord | undefined>;
+  /**
+   * Atomically `paused → running`. Returns the snapshot to resume, or undefined when the run is not
+   * paused (someone else claimed it, it finished, or it does not exist): a run resumes once, even when
+   * two of its approvals are decided at the same moment.
+   */
+  claimForResume(runId: string): Promise<RunSnapshot | undefined>;
+  /** Marks a run finished; false when there is no such run. */
+  finish(runId: string, status: FinishedRunStatus): Promise<boolean>;
+  /** Paused runs, oldest pause first (at start-up: resume those whose approvals are all decided). */
+  listPaused(): Promise<RunRecord[]>;
+  latestPausedForSession(sessionKey: string): Promise<RunRecord | undefined>;
+}
+
+const columns = {
+  runId: runs.id,
+  sessionKey: runs.sessionKey,
+  userId: runs.userId,
+  status: runs.status,
+  snapshot: runs.snapshot,
+  createdAt: runs.createdAt,
+  updatedAt: runs.updatedAt,
+};
+
+// jsonb holds plain JSON; the loop wrote the snapshot as JSON, so reading it back is the same value.
+const toRecord = (row: Omit<RunRecord, "snapshot"> & { snapshot: unknown }): RunRecord => ({
+  ...row,
+  snapshot: row.snapshot as RunSnapshot,
+});
+
+export function createRunStore({ db }: { db: Database }): RunStore {
+  return withStorageErrors(
+    {
+      async savePaused(snapshot, tx) {
+        const { run } = snapshot;
+        const stored = toStorableJson(snapshot);
+        const saved = await (tx ?? db)
+          .insert(runs)
+          .values({
+            id: run.runId,
+            sessionKey: run.sessionKey,
+            userId: run.userId,
+            status: "paused",
+            snapshot: stored,
+          })
+          .onConflictDoUpdate({
+            target: runs.id,
+            set: { status: "paused", snapshot: stored, updatedAt: sql`now()` },
+            // A finished run stays finished: pausing it again would let it resume a second time.
+            setWhere: inArray(runs.status, ["running", "paused"]),
+          })
+          .returning({ id: runs.id });
+        if (saved.length === 0) {
+          throw new HermesError(
+            "bad_request",
+            `Run ${run.runId} has already finished; it cannot pause again.`,
+          );
+        }
+      },
+
+      async get(runId) {
+        const [row] = await db.select(columns).from(runs).where(eq(runs.id, runId));
+        return row && toRecord(row);
+      },
+
+      async claimForResume(runId) {
+        const [row] = await db
+          .update(runs)
+          .set({ status: "running", updatedAt: sql`now()` })
+          .where(and(eq(runs.id, runId), eq(runs.status, "paused")))
+          .returning({ snapshot: runs.snapshot });
+        return row ? (row.snapshot as RunSnapshot) : undefined;
+      },
+
+      async finish(runId, status) {
+        const rows = await db
+          .update(runs)
+          .set({ status, updatedAt: sql`now()` })
+          .where(eq(runs.id, runId))
+          .returning({ id: runs.id });
+        return rows.length > 0;
+      },
+
+      async listPaused() {
+        const rows = await db
+          .select(columns)
+          .from(runs)
+          .where(eq(runs.status, "paused"))
+          .orderBy(asc(runs.updatedAt), asc(runs.id));
+        return rows.map(toRecord);
+      },
+
+      async latestPausedForSession(sessionKey) {
+        const [row] = await db
+          .select(columns)
+          .from(runs)
+          .where(and(eq(runs.sessionKey, sessionKey), eq(runs.status, "paused")))
+          .orderBy(desc(runs.updatedAt), desc(runs.id))
+          .limit(1);
+        return row && toRecord(row);
+      },
+    },
+    "paused runs",
+  );
+}

@@ -1,0 +1,122 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { emptyUsage } from "../../src/agent/messages.ts";
+import { type RunSnapshot, SNAPSHOT_VERSION } from "../../src/agent/run-snapshot.ts";
+import { isHermesError } from "../../src/errors.ts";
+import { createRunStore, type RunStore } from "../../src/store/run-store.ts";
+import { DRIVERS, openTestStore, type TestStore } from "../helpers/pg.ts";
+
+const snapshot = (runId: string, sessionKey = "T01:C01:1700000000.000100"): RunSnapshot => ({
+  version: SNAPSHOT_VERSION,
+  run: { runId, sessionKey, userId: "U0REQ", teamId: "T01", channelId: "C01", threadTs: "1700000000.000100" },
+  messages: [
+    { role: "system", content: "You are Hermes." },
+    { role: "user", content: "给 #ops 发消息: deploy done ✅ — and delete ticket 42" },
+    {
+      role: "assistant",
+      content: "",
+      toolCalls: [
+        { id: "call_1", name: "get_ticket", arguments: '{"id":42}' },
+        { id: "call_2", name: "send_message", arguments: '{"channel":"C0OPS","text":"deploy done ✅"}' },
+      ],
+    },
+    {
+      role: "tool",
+      toolCallId: "call_1",
+      name: "get_ticket",
+      content: '{"id":42,"title":"VPN"}',
+      resultRef: "res_x",
+    },
+  ],
+  pending: [
+    {
+      callId: "call_2",
+      tool: "send_message",
+      args: {
+        channel: "C0OPS",
+        text: "deploy done ✅",
+        nested: { n: [1, 2.5, -0.125, 1e21], ok: true, none: null },
+      },
+      argsSha256: "a".repeat(64),
+      reason: "posts to a channel",
+    },
+  ],
+  step: 3,
+  usage: { ...emptyUsage(), promptTokens: 1234, completionTokens: 56, totalTokens: 1290, requests: 3 },
+  modelCalls: 3,
+  failures: { get_ticket: 1 },
+  truncations: 0,
+});
+
+describe.each(DRIVERS)("run store on %s", (kind) => {
+  let store: TestStore;
+  let runs: RunStore;
+  beforeAll(async () => {
+    store = await openTestStore(kind, { maxConnections: 10 });
+    runs = createRunStore(store.handle);
+  });
+  afterAll(() => store?.cleanup());
+
+  it("saves a paused run; the snapshot comes back equal (JSON round trip)", async () => {
+    const snap = snapshot("run_rt");
+    await runs.savePaused(snap);
+    const record = await runs.get("run_rt");
+    expect(record).toMatchObject({ runId: "run_rt", status: "paused", userId: "U0REQ" });
+    expect(record?.snapshot).toEqual(JSON.parse(JSON.stringify(snap)));
+    expect(await runs.get("run_missing")).toBeUndefined();
+  });
+
+  it("10 concurrent claimForResume calls: exactly one gets the snapshot", async () => {
+    const snap = snapshot("run_race");
+    await runs.savePaused(snap);
+    const claims = await Promise.all(Array.from({ length: 10 }, () => runs.claimForResume("run_race")));
+    const won = claims.filter((c) => c !== undefined);
+    expect(won).toHaveLength(1);
+    expect(won[0]).toEqual(JSON.parse(JSON.stringify(snap)));
+    expect((await runs.get("run_race"))?.status).toBe("running");
+    expect(await runs.claimForResume("run_race")).toBeUndefined();
+    expect(await runs.claimForResume("run_missing")).toBeUndefined();
+  });
+
+  it("a resumed run may pause again with a new snapshot, and resume once more", async () => {
+    await runs.savePaused(snapshot("run_again"));
+    expect(await runs.claimForResume("run_again")).toBeDefined();
+    const next = { ...snapshot("run_again"), step: 5, pending: [] };
+    await runs.savePaused(next);
+    expect(await runs.claimForResume("run_again")).toMatchObject({ step: 5, pending: [] });
+  });
+
+  it("a finished run cannot be claimed or paused again", async () => {
+    await runs.savePaused(snapshot("run_done"));
+    expect(await runs.finish("run_done", "completed")).toBe(true);
+    expect(await runs.finish("run_missing", "failed")).toBe(false);
+    expect(await runs.claimForResume("run_done")).toBeUndefined();
+    const err = await runs.savePaused(snapshot("run_done")).catch((e: unknown) => e);
+    expect(isHermesError(err, "bad_request")).toBe(true);
+    expect((await runs.get("run_done"))?.status).toBe("completed");
+  });
+
+  it("commits with the caller's transaction or not at all", async () => {
+    await expect(
+      store.handle.db.transaction(async (tx) => {
+        await runs.savePaused(snapshot("run_tx"), tx);
+        throw new Error("approval insert failed");
+      }),
+    ).rejects.toThrow("approval insert failed");
+    expect(await runs.get("run_tx")).toBeUndefined();
+  });
+
+  it("lists paused runs, and the latest paused run of a session", async () => {
+    const session = "T01:C0LIST:1700000000.000300";
+    await runs.savePaused(snapshot("run_list_a", session));
+    await new Promise((r) => setTimeout(r, 5));
+    await runs.savePaused(snapshot("run_list_b", session));
+    const paused = (await runs.listPaused()).map((r) => r.runId);
+    expect(paused).toEqual(expect.arrayContaining(["run_list_a", "run_list_b", "run_rt"]));
+    expect(paused).not.toContain("run_done");
+    expect(paused.indexOf("run_list_a")).toBeLessThan(paused.indexOf("run_list_b"));
+    expect((await runs.latestPausedForSession(session))?.runId).toBe("run_list_b");
+    await runs.claimForResume("run_list_b");
+    expect((await runs.latestPausedForSession(session))?.runId).toBe("run_list_a");
+    expect(await runs.latestPausedForSession("T01:C0NONE:1")).toBeUndefined();
+  });
+});

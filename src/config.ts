@@ -69,6 +69,14 @@ export const envSchema = z.object({
   DATABASE_URL: optionalUrl("a Postgres URL, e.g. postgres://user@127.0.0.1:5432/hermes"),
   REDIS_URL: optionalUrl("a Redis URL, e.g. redis://127.0.0.1:6379"),
   HERMES_DATA_DIR: z.preprocess(emptyToUndefined, z.string().trim().default(".hermes")),
+  HERMES_REDIS_PREFIX: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z0-9_-]{1,40}$/, { message: "must be 1-40 letters, digits, _ or -" })
+      .default("hermes"),
+  ),
 
   // Runtime
   HERMES_ADMINS: z.preprocess(

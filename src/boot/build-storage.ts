@@ -41,7 +41,7 @@ export async function buildStorage(config: Config, logger: Logger) {
       })
     : createMemorySessionStore({ ttlSeconds: env.HERMES_SESSION_TTL_SECONDS });
   const queue: TurnQueue = env.REDIS_URL
-    ? createBullmqTurnQueue({ redis: env.REDIS_URL, logger, prefix: "hermes" })
+    ? createBullmqTurnQueue({ redis: env.REDIS_URL, logger, prefix: env.HERMES_REDIS_PREFIX })
     : createMemoryTurnQueue({ logger });
   return {
     handle,

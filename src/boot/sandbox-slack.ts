@@ -32,6 +32,7 @@ export async function prepareSandboxSlack(options: {
     logger: options.logger,
   });
   let web: SandboxWeb | undefined;
+  let sender: ReturnType<typeof createEventsSender> | undefined;
 
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     const path = req.url ?? "/";
@@ -51,7 +52,7 @@ export async function prepareSandboxSlack(options: {
     route,
     /** Once the receiver listens: the events sender and the page. */
     attachPage(page: { modelInfo: string; auditFeed?: () => Promise<AuditFeed> }) {
-      const sender = createEventsSender({ url: `${origin}/slack/events`, signingSecret, slack: emulator });
+      sender = createEventsSender({ url: `${origin}/slack/events`, signingSecret, slack: emulator });
       web = createSandboxWeb({
         emulator,
         sender,
@@ -60,6 +61,11 @@ export async function prepareSandboxSlack(options: {
         auditFeed: page.auditFeed,
         logger: options.logger,
       });
+      return sender;
+    },
+    /** Delivers signed events as the page does (tests drive the sandbox through it). */
+    get sender() {
+      if (!sender) throw new Error("the sandbox page is not attached yet");
       return sender;
     },
     close() {

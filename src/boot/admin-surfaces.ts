@@ -1,7 +1,7 @@
 import type { App } from "@slack/bolt";
 import type { ScheduleStore } from "../schedules/schedule-store.ts";
 import { registerHermesCommand } from "../slack/commands/hermes-command.ts";
-import { registerAppHome } from "../slack/home/app-home.ts";
+import { publishHome, registerAppHome } from "../slack/home/app-home.ts";
 import type { SlackServices } from "../slack/services.ts";
 
 /** `/hermes …` (with its audit page buttons) and the App Home. */

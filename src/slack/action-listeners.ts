@@ -1,9 +1,9 @@
 import type { App, BlockAction, ButtonAction } from "@slack/bolt";
 import { errorMessage } from "../errors.ts";
 import { resolveLevel } from "../policy/levels.ts";
-import type { DecideResult } from "../store/approval-store.ts";
-import { APPROVE_ACTION, REJECT_ACTION, slackDate } from "./approval-card.ts";
-import { updateCard } from "./deliver-result.ts";
+import type { Approval, DecideResult } from "../store/approval-store.ts";
+import { APPROVE_ACTION, approvalCard, type CardState, REJECT_ACTION, slackDate } from "./approval-card.ts";
+import { toCardApproval, updateCard } from "./deliver-result.ts";
 import type { SlackServices } from "./services.ts";
 
 /**
@@ -11,12 +11,16 @@ import type { SlackServices } from "./services.ts";
  * however many arrive. The winner's card is updated in place and the run resumes in a worker; anyone
  * else gets an ephemeral sentence saying why nothing happened.
  */
-export function registerActionListeners(app: App, s: SlackServices): void {
+export function registerActionListeners(
+  app: App,
+  s: SlackServices,
+  options: { refreshHome?: (userId: string) => Promise<unknown> } = {},
+): void {
   for (const [actionId, decision] of [
     [APPROVE_ACTION, "approved"],
     [REJECT_ACTION, "rejected"],
   ] as const) {
-    app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action }) => {
+    app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, respond }) => {
       await ack();
       const userId = body.user.id;
       const approvalId = action.value ?? "";
@@ -46,6 +50,15 @@ export function registerActionListeners(app: App, s: SlackServices): void {
         });
         log.info({ result: result.kind }, "approval click");
         await settle(s, result, tell);
+        // A card clicked elsewhere than in its thread: the App Home is republished, an ephemeral
+        // `/hermes approvals` list is replaced, so no live buttons stay behind.
+        if (body.container?.type === "view") await options.refreshHome?.(userId);
+        else if (body.container?.is_ephemeral && "approval" in result) {
+          const card = approvalCard(toCardApproval(s, result.approval), decidedState(result.approval));
+          await respond({ replace_original: true, text: card.text, blocks: card.blocks as never }).catch(
+            () => undefined,
+          );
+        }
       } catch (err) {
         log.error({ err: errorMessage(err) }, "approval click failed");
         await tell(
@@ -96,4 +109,10 @@ async function settle(
       await tell("I can't find this approval any more.");
       return;
   }
+}
+
+function decidedState(a: Approval): CardState {
+  return a.status === "pending"
+    ? { kind: "pending" }
+    : { kind: "decided", status: a.status, by: a.decidedBy ?? undefined, at: a.decidedAt ?? new Date() };
 }

@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import bolt from "@slack/bolt";
+import { App, ExpressReceiver } from "@slack/bolt";
+import { LogLevel } from "@slack/logger";
 import type { Logger } from "../logger.ts";
 import { slackLogger } from "./slack-logger.ts";
 
-const { App, ExpressReceiver, LogLevel } = bolt;
-type BoltApp = InstanceType<typeof App>;
+type BoltApp = App;
 
 /** Extra HTTP routes served by the same process (health, the sandbox page): true when handled. */
 export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean> | boolean;

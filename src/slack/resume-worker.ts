@@ -3,7 +3,6 @@ import type { TurnResult } from "../agent/runtime-types.ts";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { ResumeJob } from "../queue/jobs.ts";
-import type { Approval } from "../store/approval-store.ts";
 import { resolveAccess } from "./access.ts";
 import { deliverResult, postAnswer, updateCard } from "./deliver-result.ts";
 import type { SlackServices } from "./services.ts";
@@ -64,9 +63,7 @@ export async function handleResumeJob(
 
 /** Each decided card of the run says what became of its call: the tool result or why it did not run. */
 async function reportOutcomes(s: SlackServices, runId: string, result: TurnResult) {
-  const approvals = await s.approvals.listForRun?.(runId);
-  if (!approvals) return;
-  for (const a of approvals as Approval[]) {
+  for (const a of await s.approvals.listForRun(runId)) {
     if (a.status === "pending") continue;
     const msg = result.messages.find((m) => m.role === "tool" && m.toolCallId === a.toolCallId);
     const text = msg && msg.role === "tool" ? msg.content : undefined;

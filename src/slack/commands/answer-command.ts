@@ -1,0 +1,87 @@
+import { errorMessage, isHermesError } from "../../errors.ts";
+import { resolveAccess } from "../access.ts";
+import type { SlackMessagePayload } from "../answer-blocks.ts";
+import type { SlackServices } from "../services.ts";
+import { type AccessServices, accessAnswer } from "./access-answer.ts";
+import { AUDIT_REFUSAL, recordRefusal, SCHEDULE_REFUSAL } from "./admin-refusal.ts";
+import { auditPageAnswer } from "./audit-answer.ts";
+import { textMessage } from "./block-builders.ts";
+import { helpText, shortHelp } from "./help-text.ts";
+import { parseAuditFilters } from "./parse-audit-filters.ts";
+import { parseHermesCommand } from "./parse-hermes-command.ts";
+import { type ScheduleCommandOptions, scheduleAnswer } from "./schedule-answer.ts";
+
+export type HermesCommandServices = AccessServices & Pick<SlackServices, "audit" | "logger" | "client">;
+
+export interface HermesCommandOptions extends ScheduleCommandOptions {
+  /** The slash command's name; `/hermes` unless the app is installed under another (e.g. `/hermes-dev`). */
+  command?: string;
+  /** Rows per `/hermes audit` page (default 20, at most 30). */
+  auditPageSize?: number;
+}
+
+export interface CommandInput {
+  userId: string;
+  teamId?: string | undefined;
+  channelId?: string | undefined;
+  text: string;
+}
+
+/**
+ * The ephemeral answer to `/hermes <text>`. Admin-only subcommands check the caller's level first
+ * (a refusal is logged and audited) and only then look at their arguments. Never throws: a failure
+ * becomes one sentence, the cause goes to the log.
+ */
+export async function answerHermesCommand(
+  s: HermesCommandServices,
+  options: HermesCommandOptions,
+  input: CommandInput,
+): Promise<SlackMessagePayload> {
+  const name = options.command ?? "/hermes";
+  const parsed = parseHermesCommand(input.text);
+  try {
+    switch (parsed.kind) {
+      case "help":
+        return textMessage(helpText(name));
+      case "unknown":
+        return textMessage(shortHelp(parsed.word, name));
+      case "tools":
+      case "whoami":
+      case "approvals":
+        return await accessAnswer(s, parsed.kind, input.userId);
+      case "audit": {
+        const access = await resolveAccess(s, input.userId);
+        if (access.level !== "admin") {
+          await recordRefusal(s, { ...input, subcommand: "audit", reason: AUDIT_REFUSAL });
+          return textMessage(AUDIT_REFUSAL);
+        }
+        const filters = parseAuditFilters(parsed.args, options.now?.() ?? new Date());
+        if (!filters.ok) return textMessage(`:warning: ${filters.error}`);
+        return await auditPageAnswer(s, { filters: filters.filters, page: 1 }, options.auditPageSize);
+      }
+      case "schedule": {
+        const access = await resolveAccess(s, input.userId);
+        if (access.level !== "admin") {
+          await recordRefusal(s, { ...input, subcommand: "schedule", reason: SCHEDULE_REFUSAL });
+          return textMessage(SCHEDULE_REFUSAL);
+        }
+        return textMessage(await scheduleAnswer(options, { ...input, text: parsed.text, logger: s.logger }));
+      }
+    }
+  } catch (err) {
+    return failureMessage(s, err, { userId: input.userId, subcommand: parsed.kind });
+  }
+}
+
+/** One sentence for the user (a HermesError's own message, which is written for them); the cause is logged. */
+export function failureMessage(
+  s: Pick<SlackServices, "logger">,
+  err: unknown,
+  context: { userId: string; subcommand: string },
+): SlackMessagePayload {
+  s.logger.error({ err: errorMessage(err), ...context }, "/hermes command failed");
+  if (isHermesError(err)) return textMessage(`:warning: ${err.message}`);
+  return textMessage(
+    ":warning: Something went wrong answering that. Try again in a moment; the log has the details.",
+  );
+}

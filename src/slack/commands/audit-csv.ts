@@ -1,0 +1,59 @@
+import type { AuditRow } from "../../store/audit-chain.ts";
+import { auditRowsToCsv } from "../../store/audit-format.ts";
+import { MAX_AUDIT_PAGE } from "../../store/audit-query.ts";
+import type { SlackServices } from "../services.ts";
+import { toAuditQuery } from "./audit-page-state.ts";
+import type { AuditFilters } from "./parse-audit-filters.ts";
+
+/** Most rows one export holds; more means narrower filters. */
+export const CSV_MAX_ROWS = 5000;
+
+export interface AuditCsvExport {
+  rows: number;
+  /** True when more rows matched than the export holds (the newest `rows` are in it). */
+  truncated: boolean;
+  /** The admin's DM with the bot, where the file was shared. */
+  channel: string;
+  filename: string;
+}
+
+/**
+ * Uploads the CSV of the rows matching `filters` (newest first, at most `maxRows`) to `userId`'s DM
+ * with the bot: `conversations.open`, then the `files.getUploadURLExternal` /
+ * `files.completeUploadExternal` flow through `filesUploadV2`.
+ */
+export async function exportAuditCsv(
+  s: Pick<SlackServices, "audit" | "client">,
+  options: { userId: string; filters: AuditFilters; maxRows?: number; now?: Date },
+): Promise<AuditCsvExport> {
+  const maxRows = options.maxRows ?? CSV_MAX_ROWS;
+  const rows: AuditRow[] = [];
+  let cursor: string | undefined;
+  let truncated = false;
+  for (;;) {
+    const limit = Math.min(MAX_AUDIT_PAGE, maxRows - rows.length);
+    const page = await s.audit.query(toAuditQuery(options.filters, { limit, ...(cursor ? { cursor } : {}) }));
+    rows.push(...page.rows);
+    cursor = page.nextCursor;
+    if (!cursor) break;
+    if (rows.length >= maxRows) {
+      truncated = true;
+      break;
+    }
+  }
+
+  const opened = await s.client.conversations.open({ users: options.userId });
+  const channel = opened.channel?.id;
+  if (!channel) throw new Error("conversations.open returned no channel");
+  const stamp = (options.now ?? new Date()).toISOString().slice(0, 19).replace(/[:T]/g, "-");
+  const filename = `hermes-audit-${stamp}.csv`;
+  const note = truncated ? ` (the newest ${rows.length}; narrow the filters for older rows)` : "";
+  await s.client.filesUploadV2({
+    channel_id: channel,
+    file: Buffer.from(auditRowsToCsv(rows), "utf8"),
+    filename,
+    title: "Hermes audit log export",
+    initial_comment: `Audit log export: ${rows.length} row${rows.length === 1 ? "" : "s"}${note}.`,
+  });
+  return { rows: rows.length, truncated, channel, filename };
+}

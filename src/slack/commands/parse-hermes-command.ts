@@ -1,0 +1,36 @@
+export type HermesCommand =
+  | { kind: "help" }
+  | { kind: "tools" }
+  | { kind: "whoami" }
+  | { kind: "approvals" }
+  /** `args`: the filter text, parsed once the caller is known to be an admin. */
+  | { kind: "audit"; args: string }
+  /** `text`: the whole command text, as `parseScheduleCommand` takes it. */
+  | { kind: "schedule"; text: string }
+  | { kind: "unknown"; word: string };
+
+type SimpleKind = Exclude<HermesCommand["kind"], "audit" | "schedule" | "unknown">;
+
+const ALIASES = new Map<string, SimpleKind>([
+  ["", "help"],
+  ["help", "help"],
+  ["?", "help"],
+  ["tools", "tools"],
+  ["tool", "tools"],
+  ["whoami", "whoami"],
+  ["me", "whoami"],
+  ["approvals", "approvals"],
+  ["approval", "approvals"],
+  ["pending", "approvals"],
+]);
+
+/** The subcommand of `/hermes <text>`; an empty text is `help`, an unknown word is `unknown`. */
+export function parseHermesCommand(text: string): HermesCommand {
+  const trimmed = text.trim();
+  const word = (trimmed.split(/\s+/)[0] ?? "").toLowerCase();
+  const simple = ALIASES.get(word);
+  if (simple) return { kind: simple };
+  if (word === "audit") return { kind: "audit", args: trimmed.slice(word.length).trim() };
+  if (word === "schedule" || word === "schedules") return { kind: "schedule", text: trimmed };
+  return { kind: "unknown", word: trimmed.split(/\s+/)[0] ?? "" };
+}

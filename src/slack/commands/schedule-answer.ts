@@ -1,0 +1,69 @@
+import { errorMessage, isHermesError } from "../../errors.ts";
+import type { Logger } from "../../logger.ts";
+import { formatScheduleList } from "../../schedules/format-schedules.ts";
+import {
+  type ParseScheduleCommandOptions,
+  parseScheduleCommand,
+} from "../../schedules/parse-schedule-command.ts";
+import type { ScheduleStore } from "../../schedules/schedule-store.ts";
+
+export interface ScheduleCommandOptions {
+  /** Where schedules live; without it `/hermes schedule` says schedules are not enabled. */
+  schedules?: Pick<ScheduleStore, "add" | "list" | "remove">;
+  /** Called after a schedule was added or removed (e.g. the scheduler's `reload`). Its failure is logged. */
+  onSchedulesChanged?: () => unknown;
+  /** `ops` → its channel id, for a plain `#ops` that Slack did not link. */
+  resolveChannel?: ParseScheduleCommandOptions["resolveChannel"];
+  now?: () => Date;
+}
+
+/** `/hermes schedule add|list|remove …` for an admin (the caller checked): the answer as mrkdwn. */
+export async function scheduleAnswer(
+  options: ScheduleCommandOptions,
+  input: { text: string; userId: string; logger: Logger },
+): Promise<string> {
+  const store = options.schedules;
+  if (!store) return "Schedules are not enabled on this Hermes.";
+  const parsed = await parseScheduleCommand(input.text, {
+    ...(options.resolveChannel ? { resolveChannel: options.resolveChannel } : {}),
+  });
+  if (!parsed.ok) return parsed.error;
+  const { command } = parsed;
+  const now = options.now?.() ?? new Date();
+  switch (command.kind) {
+    case "help":
+      return command.text;
+    case "list":
+      return formatScheduleList(await store.list(), now);
+    case "add": {
+      let added: Awaited<ReturnType<ScheduleStore["add"]>>;
+      try {
+        added = await store.add({
+          cron: command.cron,
+          timezone: command.timezone,
+          channelId: command.channelId,
+          prompt: command.prompt,
+          ownerId: input.userId,
+        });
+      } catch (err) {
+        if (isHermesError(err, "bad_request")) return err.message;
+        throw err;
+      }
+      await changed(options, input.logger);
+      return `Added schedule *${added.id}*; it runs as you.\n${formatScheduleList([added], now)}`;
+    }
+    case "remove": {
+      if (!(await store.remove(command.id))) return `There is no schedule ${command.id}.`;
+      await changed(options, input.logger);
+      return `Removed schedule *${command.id}*.`;
+    }
+  }
+}
+
+async function changed(options: ScheduleCommandOptions, logger: Logger): Promise<void> {
+  try {
+    await options.onSchedulesChanged?.();
+  } catch (err) {
+    logger.error({ err: errorMessage(err) }, "onSchedulesChanged failed after a /hermes schedule change");
+  }
+}

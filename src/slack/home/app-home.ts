@@ -1,0 +1,80 @@
+import type { App, types } from "@slack/bolt";
+import { errorMessage } from "../../errors.ts";
+import type { ScheduleStore } from "../../schedules/schedule-store.ts";
+import { resolveAccess } from "../access.ts";
+import { decidableApprovals } from "../commands/approvals-blocks.ts";
+import { section } from "../commands/block-builders.ts";
+import type { SlackServices } from "../services.ts";
+import { type AdminHomeData, homeView } from "./home-view.ts";
+
+export type AppHomeServices = Pick<
+  SlackServices,
+  "users" | "config" | "registry" | "guards" | "approvals" | "audit" | "client" | "logger"
+>;
+
+export interface AppHomeOptions {
+  /** Admins see the schedules when given. */
+  schedules?: Pick<ScheduleStore, "list">;
+  now?: () => Date;
+}
+
+const RECENT_REQUESTS = 10;
+const ADMIN_AUDIT_ROWS = 20;
+
+/** Publishes the App Home whenever a user opens its Home tab (`app_home_opened`, tab `home`). */
+export function registerAppHome(app: App, services: AppHomeServices, options: AppHomeOptions = {}): void {
+  app.event("app_home_opened", async ({ event }) => {
+    if (event.tab !== "home") return;
+    await publishHome(services, options, event.user);
+  });
+}
+
+/**
+ * Builds and publishes `userId`'s App Home (`views.publish`). Call it again to refresh it, e.g.
+ * after an approval was decided. If the data cannot be read, a short notice is published instead;
+ * failures are logged, never thrown.
+ */
+export async function publishHome(
+  s: AppHomeServices,
+  options: AppHomeOptions,
+  userId: string,
+): Promise<void> {
+  let view: { type: "home"; blocks: Array<Record<string, unknown>> };
+  try {
+    view = await buildHome(s, options, userId);
+  } catch (err) {
+    s.logger.error({ err: errorMessage(err), userId }, "could not build the App Home");
+    view = {
+      type: "home",
+      blocks: [section(":warning: I could not load this page right now. Open the tab again in a moment.")],
+    };
+  }
+  try {
+    await s.client.views.publish({ user_id: userId, view: view as unknown as types.HomeView });
+  } catch (err) {
+    s.logger.error({ err: errorMessage(err), userId }, "views.publish failed for the App Home");
+  }
+}
+
+async function buildHome(s: AppHomeServices, options: AppHomeOptions, userId: string) {
+  const now = options.now?.() ?? new Date();
+  const access = await resolveAccess(s, userId);
+  const recent = await s.audit.query({ user: userId, action: "tool.requested", limit: RECENT_REQUESTS });
+  let admin: AdminHomeData | undefined;
+  if (access.level === "admin") {
+    const [approvals, audit, schedules] = await Promise.all([
+      decidableApprovals(s, access),
+      s.audit.query({ limit: ADMIN_AUDIT_ROWS }),
+      options.schedules?.list(),
+    ]);
+    admin = { approvals, audit: audit.rows, schedules };
+  }
+  return homeView({
+    access,
+    tools: s.registry.list(),
+    recent: recent.rows,
+    admin,
+    registry: s.registry,
+    now,
+  });
+}

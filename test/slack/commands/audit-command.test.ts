@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { DEMO } from "../../../src/sandbox/seed-demo-workspace.ts";
+import type { SandboxMessage } from "../../../src/sandbox/workspace-types.ts";
+import { AUDIT_CSV_ACTION, AUDIT_NEXT_ACTION } from "../../../src/slack/commands/audit-blocks.ts";
+import { exportAuditCsv } from "../../../src/slack/commands/audit-csv.ts";
+import { registerHermesCommand } from "../../../src/slack/commands/hermes-command.ts";
+import type { AuditEvent } from "../../../src/store/audit.ts";
+import { auditRowsToCsv } from "../../../src/store/audit-format.ts";
+import {
+  type BoltHarness,
+  blocksText,
+  buttonsOf,
+  eventually,
+  failedCalls,
+  startBoltHarness,
+} from "../../helpers/bolt-app.ts";
+
+let h: BoltHarness;
+const SEEDED = 30;
+
+/** Thirty rows across users, tools and actions; row i's args carry `n: i`. */
+function seededEvent(i: number): AuditEvent {
+  const actions = ["tool.requested", "tool.executed", "tool.approved", "tool.failed"] as const;
+  const action = actions[i % actions.length] ?? "tool.requested";
+  return {
+    action,
+    tool: i % 3 === 0 ? "send_message" : "create_ticket",
+    userId: i % 2 === 0 ? DEMO.user : DEMO.wangLei,
+    actorId: action === "tool.approved" ? DEMO.admin : null,
+    teamId: DEMO.team,
+    channelId: DEMO.ops,
+    runId: `run_${i}`,
+    toolCallId: `call_${i}`,
+    args: { n: i, title: `Ticket <${i}> & \`more\`` },
+    error: action === "tool.failed" ? `boom ${i}` : null,
+  };
+}
+
+beforeAll(async () => {
+  h = await startBoltHarness((app, services) => registerHermesCommand(app, services));
+  for (let i = 1; i <= SEEDED; i++) await h.services.audit.append(seededEvent(i));
+});
+
+afterAll(() => h.stop());
+
+beforeEach(() => {
+  h.emulator.clearCalls();
+});
+
+const ephemerals = (user: string) => h.emulator.workspace.ephemeralMessages(DEMO.ops, user);
+
+async function audit(user: string, text: string): Promise<SandboxMessage> {
+  const before = ephemerals(user).length;
+  const delivery = await h.sender.slashCommand({ user, channel: DEMO.ops, text: `audit ${text}`.trim() });
+  expect(delivery.status).toBe(200);
+  return eventually(() => ephemerals(user)[before]);
+}
+
+async function click(user: string, message: SandboxMessage, actionId: string): Promise<void> {
+  const delivery = await h.sender.blockAction({ user, actionId, channel: DEMO.ops, messageTs: message.ts });
+  expect(delivery.status).toBe(200);
+}
+
+/** The `#id`s of audit rows shown in a message, in order. */
+function rowIds(message: SandboxMessage | undefined): number[] {
+  return [...blocksText(message?.blocks).matchAll(/`#(\d+)`/g)].map((m) => Number(m[1]));
+}
+
+function expectWithinLimits(message: SandboxMessage | undefined) {
+  expect(message?.blocks?.length ?? 0).toBeLessThanOrEqual(50);
+  for (const b of (message?.blocks ?? []) as Array<{ text?: { text: string } }>) {
+    expect(b.text?.text.length ?? 0).toBeLessThanOrEqual(3000);
+  }
+  for (const button of buttonsOf(message?.blocks))
+    expect(button.value?.length ?? 0).toBeLessThanOrEqual(2000);
+  expect(h.emulator.callsTo("chat.postEphemeral")).toEqual([]);
+  expect(failedCalls(h.emulator)).toEqual([]);
+}
+
+describe("/hermes audit as an admin", () => {
+  it("shows the newest 20 rows; Next page replaces them with the rest, without overlap", async () => {
+    const first = await audit(DEMO.admin, "");
+    expectWithinLimits(first);
+    const text = blocksText(first.blocks);
+    expect(text).toContain("*Audit log* — page 1, rows 1–20, newest first (times UTC)");
+    expect(text).toContain("Filters: none");
+    const page1 = rowIds(first);
+    expect(page1).toEqual(Array.from({ length: 20 }, (_, i) => SEEDED - i));
+    // Row 30 was approved by the admin; stored text is escaped, on one line, without backticks.
+    expect(text).toMatch(
+      /`#30` `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d` · \*approved\* · `send_message` · <@U0USER1> · by <@U0ADMIN> · `\{"n":30,"title":"Ticket &lt;30&gt; &amp; 'more'"\}`/,
+    );
+    expect(text).toMatch(/`#27` .* · \*failed\* · `send_message` · <@U0WANGLEI> · error: boom 27/);
+    expect(buttonsOf(first.blocks).map((b) => b.action_id)).toEqual([AUDIT_NEXT_ACTION, AUDIT_CSV_ACTION]);
+
+    await click(DEMO.admin, first, AUDIT_NEXT_ACTION);
+    const second = await eventually(() => {
+      const m = h.emulator.workspace.getMessage(DEMO.ops, first.ts, { includeEphemeral: true });
+      return m && rowIds(m)[0] !== page1[0] ? m : undefined;
+    });
+    expectWithinLimits(second);
+    expect(blocksText(second.blocks)).toContain("page 2, rows 21–30");
+    const page2 = rowIds(second);
+    expect(page2).toEqual(Array.from({ length: 10 }, (_, i) => 10 - i));
+    expect(page1.filter((id) => page2.includes(id))).toEqual([]);
+    // The last page has no Next button; the replacement used new block ids.
+    expect(buttonsOf(second.blocks).map((b) => b.action_id)).toEqual([AUDIT_CSV_ACTION]);
+    const ids = (blocks: unknown[] | undefined) =>
+      ((blocks ?? []) as Array<{ block_id?: string }>).flatMap((b) => (b.block_id ? [b.block_id] : []));
+    expect(ids(second.blocks).filter((id) => ids(first.blocks).includes(id))).toEqual([]);
+    // Replaced in place, not posted again.
+    expect(ephemerals(DEMO.admin).filter((m) => m.ts === first.ts)).toHaveLength(1);
+  });
+
+  it("filters by user, tool, action and time, and echoes them", async () => {
+    const message = await audit(
+      DEMO.admin,
+      `user:<@${DEMO.wangLei}|wang.lei> tool:create_ticket action:executed,tool.failed since:24h`,
+    );
+    expectWithinLimits(message);
+    const text = blocksText(message.blocks);
+    expect(text).toMatch(
+      /Filters: user <@U0WANGLEI> · tool `create_ticket` · action executed, failed · since \d{4}-\d\d-\d\d \d\d:\d\d UTC/,
+    );
+    const expected = Array.from({ length: SEEDED }, (_, i) => i + 1)
+      .filter((i) => i % 2 === 1 && i % 3 !== 0 && (i % 4 === 1 || i % 4 === 3))
+      .reverse();
+    expect(rowIds(message)).toEqual(expected);
+
+    const none = await audit(DEMO.admin, "until:2000-01-01");
+    expect(blocksText(none.blocks)).toContain("No audit rows match these filters.");
+    expect(buttonsOf(none.blocks)).toEqual([]);
+  });
+
+  it("Export CSV uploads the filtered rows to the admin's DM and says so", async () => {
+    const message = await audit(DEMO.admin, "tool:send_message");
+    await click(DEMO.admin, message, AUDIT_CSV_ACTION);
+    const notice = await eventually(() => ephemerals(DEMO.admin).find((m) => m.text.includes("I sent")));
+    expect(notice.text).toMatch(/I sent `hermes-audit-.*\.csv` with 10 audit rows to our DM: <#D0ADMIN>/);
+
+    const dm = h.emulator.workspace.history(DEMO.dmAdmin);
+    const shared = dm.at(-1);
+    expect(shared?.text).toBe("Audit log export: 10 rows.");
+    const fileId = shared?.files?.[0]?.id ?? "";
+    const file = h.emulator.workspace.getFile(fileId);
+    expect(file).toMatchObject({ mimetype: "text/csv", uploaded: true });
+    const { rows } = await h.services.audit.query({ tool: "send_message", limit: 1000 });
+    expect(rows).toHaveLength(10);
+    expect(file?.bytes.toString("utf8")).toBe(auditRowsToCsv(rows));
+    expect(h.emulator.calls.map((c) => c.method)).toEqual([
+      "conversations.open",
+      "files.getUploadURLExternal",
+      "files.completeUploadExternal",
+    ]);
+    expect(failedCalls(h.emulator)).toEqual([]);
+  });
+});
+
+describe("exportAuditCsv", () => {
+  it("stops at maxRows, keeps the newest rows and says the export is cut", async () => {
+    const sent = await exportAuditCsv(h.services, { userId: DEMO.admin, filters: {}, maxRows: 25 });
+    expect(sent).toMatchObject({ rows: 25, truncated: true, channel: DEMO.dmAdmin });
+    const shared = h.emulator.workspace.history(DEMO.dmAdmin).at(-1);
+    expect(shared?.text).toBe(
+      "Audit log export: 25 rows (the newest 25; narrow the filters for older rows).",
+    );
+    const csv = h.emulator.workspace.getFile(shared?.files?.[0]?.id ?? "")?.bytes.toString("utf8") ?? "";
+    const ids = csv
+      .trim()
+      .split("\r\n")
+      .slice(1)
+      .map((line) => Number(line.split(",")[0]));
+    expect(ids).toEqual(Array.from({ length: 25 }, (_, i) => SEEDED - i));
+  });
+});
+
+describe("/hermes audit as someone else", () => {
+  it("refuses a user, and refuses their clicks on an admin's buttons too", async () => {
+    const refused = await audit(DEMO.user, "tool:create_ticket");
+    expect(refused.text).toBe("Only admins can query the audit log.");
+    expect(buttonsOf(refused.blocks)).toEqual([]);
+
+    const adminPage = await audit(DEMO.admin, "");
+    const next = buttonsOf(adminPage.blocks).find((b) => b.action_id === AUDIT_NEXT_ACTION);
+    const before = ephemerals(DEMO.user).length;
+    await h.sender.blockAction({
+      user: DEMO.user,
+      actionId: AUDIT_NEXT_ACTION,
+      ...(next?.value ? { value: next.value } : {}),
+      channel: DEMO.ops,
+      messageTs: adminPage.ts,
+    });
+    const answer = await eventually(() => ephemerals(DEMO.user)[before]);
+    expect(answer.text).toBe("Only admins can query the audit log.");
+    const { rows } = await h.services.audit.query({ tool: "/hermes", user: DEMO.user });
+    expect(rows.map((r) => (r.args as { subcommand: string }).subcommand)).toEqual(["audit.next", "audit"]);
+  });
+
+  it("a tampered button value gets a clear message, not a stack", async () => {
+    const adminPage = await audit(DEMO.admin, "");
+    const before = ephemerals(DEMO.admin).length;
+    await h.sender.blockAction({
+      user: DEMO.admin,
+      actionId: AUDIT_NEXT_ACTION,
+      value: '{"p":"x","evil":true}',
+      channel: DEMO.ops,
+      messageTs: adminPage.ts,
+    });
+    const answer = await eventually(() => ephemerals(DEMO.admin)[before]);
+    expect(answer.text).toContain("That audit button is out of date");
+  });
+});

@@ -21,6 +21,7 @@ import { buildStorage } from "./build-storage.ts";
 import { buildTools } from "./build-tools.ts";
 import { healthRoute } from "./health-route.ts";
 import { prepareSandboxSlack, type SandboxSlack } from "./sandbox-slack.ts";
+import { seedDemoTickets } from "./seed-demo-tickets.ts";
 
 export interface StartOptions {
   config: Config;
@@ -58,6 +59,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     : o.config;
   const env = config.env;
   const storage = await buildStorage(config, logger);
+  if (sandbox) await seedDemoTickets(storage.handle.db);
 
   const botToken = sandbox?.botToken ?? env.SLACK_BOT_TOKEN!;
   const slackApiUrl = sandbox?.slackApiUrl ?? env.SLACK_API_URL;
@@ -66,6 +68,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     ...webOptions,
     retryConfig: { retries: 2, factor: 2, minTimeout: 300, maxTimeout: 3000, maxRetryTime: 15_000 },
   });
+  const progressClient = new WebClient(botToken, { ...webOptions, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } });
   const bot = sandbox?.bot ?? (await authTest(client));
   const slack = createWebSlackPort(client);
 
@@ -100,6 +103,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     registry,
     model,
     client,
+    progressClient,
     slack,
     auditSink: createAuditSink({ audit: storage.audit, redact }),
     guards,

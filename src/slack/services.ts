@@ -31,8 +31,13 @@ export interface SlackServices {
   registry: ToolRegistry;
   /** The model, wrapped so `run <tool> …` commands work with or without one. */
   model: ChatModel;
-  /** The bot's Web API client (`SLACK_API_URL` applied). */
+  /** The bot's Web API client (`SLACK_API_URL` applied); a few bounded retries. */
   client: WebClient;
+  /**
+   * A second client for progress updates only: a rate-limited call is dropped at once instead of
+   * pausing the client's queue, so progress never delays an answer.
+   */
+  progressClient: WebClient;
   slack: SlackPort;
   auditSink: ToolEventSink;
   /** Tool-specific permission checks only code can make (e.g. send_message destinations). */

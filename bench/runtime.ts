@@ -10,6 +10,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/reso
 import pino from "pino";
 import { z } from "zod";
 import { runTurn } from "../src/agent/loop.ts";
+import { DEFAULT_SYSTEM_PROMPT } from "../src/agent/system-prompt.ts";
 import { createOpenAIModel } from "../src/agent/openai-model.ts";
 import { createLogger } from "../src/logger.ts";
 import { redact } from "../src/policy/redact.ts";
@@ -45,7 +46,7 @@ const bareTools: ChatCompletionTool[] = [
 ];
 async function bare(): Promise<string> {
   const messages: ChatCompletionMessageParam[] = [
-    { role: "system", content: "You are a helpful assistant." },
+    { role: "system", content: DEFAULT_SYSTEM_PROMPT },
     { role: "user", content: TASK },
   ];
   for (;;) {
@@ -97,7 +98,7 @@ async function hermes(): Promise<string> {
 setTracingDisabled(true);
 const agent = new Agent({
   name: "bench",
-  instructions: "You are a helpful assistant.",
+  instructions: DEFAULT_SYSTEM_PROMPT, // the same prompt for all three: the same workload
   model: new OpenAIChatCompletionsModel(client, "scripted"),
   tools: [
     tool({

@@ -1,4 +1,5 @@
 import { errorMessage } from "../errors.ts";
+import type { Logger } from "../logger.ts";
 import type { RunIdentity, Tool } from "../tools/define-tool.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { argsSha256 } from "./canonical-args.ts";
@@ -163,11 +164,16 @@ export async function execute(
   hash: string,
 ): Promise<CallOutcome> {
   env.tracer.emit("tool.start", { tool: tool.name, callId: call.id });
+  let logger: Logger | undefined;
   const result = await env.registry.execute(tool, args, {
     run: env.run,
     callId: call.id,
     signal: env.signal,
-    logger: env.tracer.logger.child({ tool: tool.name }),
+    // Made on first use: most tools never log.
+    get logger() {
+      logger ??= env.tracer.logger.child({ tool: tool.name });
+      return logger;
+    },
   });
   env.tracer.emit("tool.end", {
     tool: tool.name,

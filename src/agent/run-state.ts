@@ -17,8 +17,8 @@ export function turnSignal(deps: RuntimeDeps): { signal: AbortSignal; dispose: (
   const ms = deps.limits?.turnTimeoutMs ?? DEFAULT_LIMITS.turnTimeoutMs;
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error("turn_timeout")), ms);
-  const signals = deps.signal ? [controller.signal, deps.signal] : [controller.signal];
-  return { signal: AbortSignal.any(signals), dispose: () => clearTimeout(timer) };
+  const signal = deps.signal ? AbortSignal.any([controller.signal, deps.signal]) : controller.signal;
+  return { signal, dispose: () => clearTimeout(timer) };
 }
 
 export function countModelCall(state: State, usage: Usage) {

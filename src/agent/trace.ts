@@ -44,15 +44,20 @@ export function createTracer(options: {
   sessionKey: string;
   onEvent?: (e: TraceEvent) => void;
 }): Tracer {
-  const logger = options.logger.child({ runId: options.runId, sessionKey: options.sessionKey });
+  const ids = { runId: options.runId, sessionKey: options.sessionKey };
+  let child: Logger | undefined;
   const tracer: Tracer = {
     step: 0,
-    logger,
+    // A pino child costs a serialization of its bindings: made only when something logs through it.
+    get logger() {
+      child ??= options.logger.child(ids);
+      return child;
+    },
     emit(event, data = {}) {
-      const e = { event, step: tracer.step, ...data };
+      const e = { ...ids, event, step: tracer.step, ...data };
       const level = event === "model.error" || event === "tool.validation_error" ? "warn" : "info";
-      logger[level](e, event);
-      options.onEvent?.({ ...e, runId: options.runId, sessionKey: options.sessionKey });
+      options.logger[level](e, event);
+      options.onEvent?.(e);
     },
   };
   return tracer;

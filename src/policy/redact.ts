@@ -110,10 +110,11 @@ const RULES: readonly Rule[] = [
 
 const MAX_ROUNDS = 4;
 
-// Every rule above needs one of these (a digit, `@`, `:`, or a token/keyword prefix); text with none
-// cannot change, which is most of what gets logged, so it skips the passes entirely.
+// Every rule above needs one of these: `@`, `:`, a dotted digit (IPv4), a run of 7+ digits and
+// separators (phones, cards, ID numbers), or a token prefix / secret keyword. Text with none cannot
+// change — most of what gets logged (names, counts, short ids) — so it skips the passes entirely.
 const MAY_MATCH =
-  /[0-9@:]|xox|xapp|sk[-_]|gh[opsur]_|github_pat_|AKIA|ASIA|bearer|passw|secret|api[_-]?key|token/i;
+  /[@:]|\d\.\d|\d[\d\s().+-]{5,}\d|xox|xapp|sk[-_]|gh[opsur]_|github_pat_|AKIA|ASIA|bearer|passw|secret|api[_-]?key|token/i;
 
 /** Replaces secrets and PII in `text` with typed placeholders (`[email]`, `[phone]`, `[card]`, …). */
 export function redactText(text: string): string {
@@ -163,6 +164,8 @@ function redactValue(value: unknown, seen: WeakMap<object, unknown>): unknown {
   if (typeof value === "string") return redactText(value);
   if (typeof value === "number" || typeof value === "bigint") {
     // A phone or card stored as a number would otherwise slip through; the placeholder is a string.
+    // Below 10^7 a number has too few digits to be either (and counts, ids, ms are all small).
+    if (typeof value === "number" && Math.abs(value) < 1e7) return value;
     const text = String(value);
     const redacted = redactText(text);
     return redacted === text ? value : redacted;

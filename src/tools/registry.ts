@@ -228,7 +228,16 @@ async function runWithTimeout(tool: Tool, args: Record<string, unknown>, ctx: To
   });
   try {
     return await Promise.race([
-      Promise.resolve().then(() => tool.execute(args, { ...ctx, signal: controller.signal })),
+      Promise.resolve().then(() =>
+        tool.execute(args, {
+          run: ctx.run,
+          callId: ctx.callId,
+          signal: controller.signal,
+          get logger() {
+            return ctx.logger;
+          },
+        }),
+      ),
       timeout,
     ]);
   } finally {

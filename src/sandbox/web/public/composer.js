@@ -1,0 +1,179 @@
+import { useContext, useRef, useState } from "preact/hooks";
+import { html, Workspace } from "./html.js";
+import { Icon } from "./icons.js";
+import { toSlackText } from "./mrkdwn.js";
+
+export const COMMANDS = [
+  { text: "/hermes help", hint: "What Hermes can do" },
+  { text: "/hermes tools", hint: "The tools you may use" },
+  { text: "/hermes whoami", hint: "Your permission level" },
+  { text: "/hermes approvals", hint: "Approvals waiting for you" },
+  { text: "/hermes audit", hint: "Recent audit rows (admins)" },
+];
+
+let composerIds = 0;
+
+/**
+ * The message box: Enter sends, Shift+Enter starts a new line. `@` suggests people (the chosen
+ * name shows as @name and is sent as <@U…>), `/` at the start suggests the /hermes commands.
+ * `onSend({ text })` or `onCommand({ command, text })` resolve once the server took it.
+ */
+export function Composer({ label, placeholder, onSend, onCommand, commands = true }) {
+  const ws = useContext(Workspace);
+  const [text, setText] = useState("");
+  const [error, setError] = useState("");
+  const [query, setQuery] = useState(null);
+  const [active, setActive] = useState(0);
+  const area = useRef(null);
+  const ids = useRef(null);
+  if (!ids.current) ids.current = ++composerIds;
+  const id = `composer-${ids.current}`;
+  const suggestions = query ? suggest(query, ws, commands) : [];
+  const open = suggestions.length > 0;
+
+  function update(value, caret) {
+    setText(value);
+    setError("");
+    setQuery(queryAt(value, caret));
+    setActive(0);
+  }
+
+  function choose(item) {
+    const el = area.current;
+    const caret = el?.selectionStart ?? text.length;
+    const before = text.slice(0, caret);
+    const start = query.kind === "command" ? 0 : before.lastIndexOf("@");
+    const insert = query.kind === "command" ? `${item.text} ` : `@${item.name} `;
+    const next = text.slice(0, start) + insert + text.slice(caret);
+    setText(next);
+    setQuery(null);
+    requestAnimationFrame(() => {
+      el?.focus();
+      el?.setSelectionRange(start + insert.length, start + insert.length);
+    });
+  }
+
+  async function submit(event) {
+    event?.preventDefault();
+    const typed = text.trim();
+    if (!typed) return;
+    const command = /^\/(\S+)\s*([\s\S]*)$/.exec(typed);
+    setText("");
+    setQuery(null);
+    try {
+      if (command && commands) {
+        if (command[1] !== "hermes")
+          throw new Error(`/${command[1]} is not a command here. Try /hermes help.`);
+        await onCommand({ command: "/hermes", text: command[2] ?? "" });
+      } else {
+        await onSend({ text: toSlackText(typed, ws.users) });
+      }
+    } catch (err) {
+      setText(typed);
+      setError(err.message);
+    }
+  }
+
+  function keyDown(event) {
+    if (open && ["ArrowDown", "ArrowUp"].includes(event.key)) {
+      event.preventDefault();
+      const step = event.key === "ArrowDown" ? 1 : -1;
+      setActive((active + step + suggestions.length) % suggestions.length);
+    } else if (open && (event.key === "Enter" || event.key === "Tab") && !event.shiftKey) {
+      event.preventDefault();
+      choose(suggestions[active]);
+    } else if (open && event.key === "Escape") {
+      event.preventDefault();
+      setQuery(null);
+    } else if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      submit(event);
+    }
+  }
+
+  const optionId = (i) => `${id}-option-${i}`;
+  return html`<form class="composer" onSubmit=${submit}>
+    <label class="visually-hidden" for=${id}>${label}</label>
+    ${
+      open
+        ? html`<ul class="suggestions" id=${`${id}-list`} role="listbox" aria-label=${query.kind === "command" ? "Commands" : "People"}>
+            ${suggestions.map(
+              (item, i) => html`<li
+                key=${item.key}
+                id=${optionId(i)}
+                role="option"
+                aria-selected=${i === active ? "true" : "false"}
+                class=${i === active ? "suggestion active" : "suggestion"}
+                onMouseDown=${(e) => {
+                  e.preventDefault();
+                  choose(item);
+                }}
+              >
+                ${item.avatar ? html`<img class="avatar-xs" src=${item.avatar} alt="" />` : html`<span class="slash" aria-hidden="true">/</span>`}
+                <span class="suggestion-main">${item.label}</span>
+                <span class="suggestion-hint">${item.hint}</span>
+              </li>`,
+            )}
+          </ul>`
+        : null
+    }
+    <div class="composer-box">
+      <textarea
+        id=${id}
+        ref=${area}
+        rows="1"
+        value=${text}
+        placeholder=${placeholder}
+        role="combobox"
+        aria-autocomplete="list"
+        aria-expanded=${open ? "true" : "false"}
+        aria-controls=${open ? `${id}-list` : undefined}
+        aria-activedescendant=${open ? optionId(active) : undefined}
+        aria-describedby=${`${id}-hint`}
+        onInput=${(e) => update(e.currentTarget.value, e.currentTarget.selectionStart)}
+        onKeyDown=${keyDown}
+        onClick=${(e) => setQuery(queryAt(text, e.currentTarget.selectionStart))}
+        onBlur=${() => setQuery(null)}
+      ></textarea>
+      <button type="submit" class="send" disabled=${!text.trim()} aria-label="Send message">
+        <${Icon} name="send" />
+      </button>
+    </div>
+    ${error ? html`<p class="composer-error" role="alert">${error}</p>` : null}
+    <p class="composer-hint" id=${`${id}-hint`}>
+      <kbd>Enter</kbd> to send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>@</kbd> mention${commands ? html` · <kbd>/</kbd> commands` : null}
+    </p>
+  </form>`;
+}
+
+/** What the text before the caret asks for: `@li` → people, `/her` at the very start → commands. */
+function queryAt(value, caret) {
+  const before = value.slice(0, caret ?? value.length);
+  const mention = /(?:^|\s)@([\w.-]*)$/.exec(before);
+  if (mention) return { kind: "mention", text: (mention[1] ?? "").toLowerCase() };
+  if (/^\/[\w-]*(?: [\w-]*)?$/.test(before)) return { kind: "command", text: before.toLowerCase() };
+  return null;
+}
+
+function suggest(query, ws, commands) {
+  if (query.kind === "command") {
+    if (!commands) return [];
+    // A command typed out in full needs no suggestion: Enter sends it.
+    return COMMANDS.filter((c) => c.text.startsWith(query.text) && c.text !== query.text).map((c) => ({
+      key: c.text,
+      text: c.text,
+      label: c.text,
+      hint: c.hint,
+    }));
+  }
+  return ws.users
+    .filter((u) => [u.name, u.displayName, u.realName].some((n) => n.toLowerCase().startsWith(query.text)))
+    .sort((a, b) => Number(b.isBot) - Number(a.isBot) || a.realName.localeCompare(b.realName))
+    .slice(0, 8)
+    .map((u) => ({
+      key: u.id,
+      name: u.name,
+      label: u.realName,
+      hint: u.isBot ? `@${u.name} · App` : `@${u.name}`,
+      avatar: u.avatar,
+    }));
+}

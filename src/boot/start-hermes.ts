@@ -46,17 +46,15 @@ export interface RunningHermes {
 export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const { logger } = o;
   const role = o.role ?? "all";
-  const sandbox =
-    o.config.slackMode === "sandbox"
-      ? await prepareSandboxSlack({ port: o.config.env.PORT, admins: o.config.env.HERMES_ADMINS, logger })
-      : undefined;
   // In the sandbox the demo admin is an admin, so approvals and the audit panel can be tried at once.
-  const config: Config = sandbox
-    ? {
-        ...o.config,
-        env: { ...o.config.env, HERMES_ADMINS: [...new Set([...o.config.env.HERMES_ADMINS, "U0ADMIN"])] },
-      }
-    : o.config;
+  const isSandbox = o.config.slackMode === "sandbox";
+  const admins = isSandbox
+    ? [...new Set([...o.config.env.HERMES_ADMINS, "U0ADMIN"])]
+    : o.config.env.HERMES_ADMINS;
+  const config: Config = { ...o.config, env: { ...o.config.env, HERMES_ADMINS: admins } };
+  const sandbox = isSandbox
+    ? await prepareSandboxSlack({ port: config.env.PORT, admins, logger })
+    : undefined;
   const env = config.env;
   const storage = await buildStorage(config, logger);
   if (sandbox) await seedDemoTickets(storage.handle.db);
@@ -68,7 +66,11 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     ...webOptions,
     retryConfig: { retries: 2, factor: 2, minTimeout: 300, maxTimeout: 3000, maxRetryTime: 15_000 },
   });
-  const progressClient = new WebClient(botToken, { ...webOptions, rejectRateLimitedCalls: true, retryConfig: { retries: 0 } });
+  const progressClient = new WebClient(botToken, {
+    ...webOptions,
+    rejectRateLimitedCalls: true,
+    retryConfig: { retries: 0 },
+  });
   const bot = sandbox?.bot ?? (await authTest(client));
   const slack = createWebSlackPort(client);
 

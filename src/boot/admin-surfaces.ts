@@ -4,15 +4,16 @@ import { registerHermesCommand } from "../slack/commands/hermes-command.ts";
 import { publishHome, registerAppHome } from "../slack/home/app-home.ts";
 import type { SlackServices } from "../slack/services.ts";
 
-/** `/hermes …` (with its audit page buttons) and the App Home. */
+/** `/hermes …` (with its audit page buttons) and the App Home; returns how to refresh one user's Home. */
 export function registerAdminSurfaces(
   app: App,
   s: SlackServices,
   options: { schedules: ScheduleStore; onSchedulesChanged: () => unknown },
-): void {
+): { refreshHome: (userId: string) => Promise<unknown> } {
   registerHermesCommand(app, s, {
     schedules: options.schedules,
     onSchedulesChanged: options.onSchedulesChanged,
   });
   registerAppHome(app, s, { schedules: options.schedules });
+  return { refreshHome: (userId) => publishHome(s, { schedules: options.schedules }, userId) };
 }

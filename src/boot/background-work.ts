@@ -5,6 +5,8 @@ import type { SlackServices } from "../slack/services.ts";
 import { reconcileInterrupted } from "../store/reconcile.ts";
 
 const SWEEP_MS = 10_000;
+/** Interrupted calls are looked for at start-up and then every this often (they may age into it). */
+const RECONCILE_EVERY = 6;
 
 /**
  * What runs beside the worker: at start-up, calls a crash left without an outcome are marked failed
@@ -16,10 +18,17 @@ export async function startBackgroundWork(s: SlackServices, scheduler: Scheduler
   await recover(s).catch((err: unknown) => log.error({ err: errorMessage(err) }, "start-up recovery failed"));
   await scheduler.start();
   let sweeping: Promise<void> = Promise.resolve();
+  let sweeps = 0;
   const timer = setInterval(() => {
-    sweeping = expireApprovals(s).then(
+    const reconcile = ++sweeps % RECONCILE_EVERY === 0;
+    sweeping = Promise.all([
+      expireApprovals(s),
+      // With several replicas a call younger than a turn may still be running elsewhere, so start-up
+      // leaves it; this later pass marks it once it is old enough (a quick restart is no escape).
+      reconcile ? reconcileInterruptedCalls(s) : 0,
+    ]).then(
       () => undefined,
-      (err: unknown) => log.warn({ err: errorMessage(err) }, "approval expiry sweep failed"),
+      (err: unknown) => log.warn({ err: errorMessage(err) }, "background sweep failed"),
     );
   }, SWEEP_MS);
   timer.unref();
@@ -48,9 +57,29 @@ export async function expireApprovals(s: SlackServices): Promise<number> {
 }
 
 async function recover(s: SlackServices) {
-  // One process (embedded): everything unfinished is from before this start. Several replicas: only
-  // calls older than any turn may run, so a call another replica is executing now is left alone.
-  const olderThanMs = s.config.env.REDIS_URL ? (s.limits.turnTimeoutMs ?? 300_000) + 60_000 : 0;
+  await reconcileInterruptedCalls(s, { atStartup: true });
+  for (const run of await s.runs.listPaused()) {
+    const { pending } = await s.approvals.decisionsForRun(run.runId);
+    if (pending.length === 0)
+      await s.queue.enqueue(
+        { type: "resume", runId: run.runId, reason: "decided" },
+        { jobId: `resume:${run.runId}:startup` },
+      );
+  }
+}
+
+/**
+ * Calls left with a request but no outcome are marked `tool.failed interrupted` (never retried) and
+ * their threads are told. One process (embedded): at start-up everything unfinished is from before
+ * it. Several replicas (Redis): only calls older than any turn can be, so a call another replica is
+ * executing now is left alone until it is.
+ */
+export async function reconcileInterruptedCalls(
+  s: SlackServices,
+  options: { atStartup?: boolean } = {},
+): Promise<number> {
+  const shared = Boolean(s.config.env.REDIS_URL);
+  const olderThanMs = shared || !options.atStartup ? (s.limits.turnTimeoutMs ?? 300_000) + 60_000 : 0;
   const interrupted = await reconcileInterrupted({ db: s.db.db, audit: s.audit, olderThanMs });
   for (const call of interrupted) {
     if (!call.channelId || !call.threadTs) continue;
@@ -64,12 +93,5 @@ async function recover(s: SlackServices) {
         s.logger.warn({ err: errorMessage(err), runId: call.runId }, "could not tell the thread"),
       );
   }
-  for (const run of await s.runs.listPaused()) {
-    const { pending } = await s.approvals.decisionsForRun(run.runId);
-    if (pending.length === 0)
-      await s.queue.enqueue(
-        { type: "resume", runId: run.runId, reason: "decided" },
-        { jobId: `resume:${run.runId}:startup` },
-      );
-  }
+  return interrupted.length;
 }

@@ -35,7 +35,8 @@ export async function buildStorage(config: Config, logger: Logger) {
   const sessions: SessionStore = redis
     ? createRedisSessionStore({
         redis,
-        keyPrefix: "hermes:",
+        // Same namespace as the queue: deployments (and tests) sharing a Redis must not share threads.
+        keyPrefix: `${env.HERMES_REDIS_PREFIX}:`,
         ttlSeconds: env.HERMES_SESSION_TTL_SECONDS,
         logger,
       })

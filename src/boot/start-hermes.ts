@@ -139,11 +139,11 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   });
   if (slackApp) {
     registerEventListeners(slackApp.app, services);
-    registerActionListeners(slackApp.app, services);
-    registerAdminSurfaces(slackApp.app, services, {
+    const admin = registerAdminSurfaces(slackApp.app, services, {
       schedules: storage.schedules,
       onSchedulesChanged: () => scheduler.reload(),
     });
+    registerActionListeners(slackApp.app, services, { refreshHome: admin.refreshHome });
   }
   const port = sandbox?.port ?? env.PORT;
   const started = slackApp ? await slackApp.start(port) : { port: 0 };

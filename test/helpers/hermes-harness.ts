@@ -6,24 +6,53 @@ import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createEventsSender } from "../../src/sandbox/events-sender.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
-import { createTestDatabase } from "./pg.ts";
+import { createTestDatabase, type TestDatabase } from "./pg.ts";
 import { connectTestRedis, deleteKeysWithPrefix } from "./redis.ts";
 import type { ScriptedModelServer } from "./scripted-model.ts";
 import { startSlackEmulator } from "./slack.ts";
 
 export const SIGNING_SECRET = "e2e-signing-secret";
 
+/** What a restarted Hermes keeps from the one before it: database, Slack workspace, Redis keys, data dir. */
+interface SharedResources {
+  db: TestDatabase;
+  emulator: SlackApiEmulator;
+  redisPrefix: string;
+  redis: boolean;
+  dataDir: string;
+  /** Set once the resources are released (by whichever instance stops last or first). */
+  released?: Promise<void>;
+}
+
+const sharedOf = new WeakMap<object, SharedResources>();
+
 /**
  * The whole product in HTTP mode, as in production: the real Bolt receiver on a free port, its Web API
  * client pointed (SLACK_API_URL) at the local Slack emulator, a fresh Postgres database, optionally
  * Redis (sessions, locks, BullMQ) under a unique prefix, and the scripted model (or none).
+ *
+ * `reuse`: start a new Hermes on another instance's database, emulator, Redis prefix and data dir (a
+ * restart: call `stopHermes()` on the old one first). `redis` then follows the reused instance. Either
+ * instance's `stop()` releases the shared resources, once.
  */
 export async function startTestHermes(
-  options: { model?: ScriptedModelServer; redis?: boolean; env?: Record<string, string> } = {},
+  options: {
+    model?: ScriptedModelServer;
+    redis?: boolean;
+    env?: Record<string, string>;
+    reuse?: TestHermes;
+  } = {},
 ) {
-  const db = await createTestDatabase();
-  const emulator: SlackApiEmulator = await startSlackEmulator();
-  const prefix = `e2e${Math.random().toString(36).slice(2, 10)}`;
+  const reused = options.reuse ? sharedOf.get(options.reuse) : undefined;
+  if (options.reuse && !reused) throw new Error("startTestHermes: `reuse` is not a test Hermes");
+  const shared: SharedResources = reused ?? {
+    db: await createTestDatabase(),
+    emulator: await startSlackEmulator(),
+    redisPrefix: `e2e${Math.random().toString(36).slice(2, 10)}`,
+    redis: options.redis ?? false,
+    dataDir: mkdtempSync(join(tmpdir(), "hermes-e2e-")),
+  };
+  const { db, emulator, redisPrefix: prefix } = shared;
   const env: Record<string, string> = {
     SLACK_BOT_TOKEN: "xoxb-test",
     SLACK_SIGNING_SECRET: SIGNING_SECRET,
@@ -31,10 +60,10 @@ export async function startTestHermes(
     PORT: "0",
     DATABASE_URL: db.url,
     HERMES_ADMINS: "U0ADMIN",
-    HERMES_DATA_DIR: mkdtempSync(join(tmpdir(), "hermes-e2e-")),
+    HERMES_DATA_DIR: shared.dataDir,
     HERMES_REDIS_PREFIX: prefix,
     HERMES_LOG_LEVEL: "silent",
-    ...(options.redis ? { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" } : {}),
+    ...(shared.redis ? { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" } : {}),
     ...(options.model
       ? {
           OPENAI_BASE_URL: options.model.baseURL,
@@ -56,25 +85,39 @@ export async function startTestHermes(
     slack: emulator,
   });
   const ws = emulator.workspace;
-  return {
+  let hermesStopped: Promise<void> | undefined;
+  const stopHermes = () => {
+    hermesStopped ??= hermes.stop();
+    return hermesStopped;
+  };
+  const instance = {
     hermes,
     emulator,
     sender,
     ws,
     db,
+    /** Redis keys of this instance (BullMQ, sessions, locks) all start with this. */
+    redisPrefix: prefix,
     /** Messages of a thread (parent first). */
     thread: (channel: string, ts: string) => ws.replies(channel, ts),
+    /** Stops Hermes only (receiver, worker, timers, connections); database, emulator and Redis stay. */
+    stopHermes,
     async stop() {
-      await hermes.stop();
-      await emulator.stop();
-      await db.drop();
-      if (options.redis) {
-        const r = await connectTestRedis();
-        await deleteKeysWithPrefix(r, prefix);
-        r.disconnect();
-      }
+      await stopHermes();
+      shared.released ??= (async () => {
+        await emulator.stop();
+        await db.drop();
+        if (shared.redis) {
+          const r = connectTestRedis();
+          await deleteKeysWithPrefix(r, prefix);
+          r.disconnect();
+        }
+      })();
+      await shared.released;
     },
   };
+  sharedOf.set(instance, shared);
+  return instance;
 }
 
 export type TestHermes = Awaited<ReturnType<typeof startTestHermes>>;

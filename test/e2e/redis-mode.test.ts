@@ -1,0 +1,269 @@
+import { sql } from "drizzle-orm";
+import type { Redis } from "ioredis";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
+import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+import { connectTestRedis, deleteKeysWithPrefix } from "../helpers/redis.ts";
+import {
+  answer,
+  type RecordedRequest,
+  ScriptedModelServer,
+  type ScriptStep,
+  toolCalls,
+} from "../helpers/scripted-model.ts";
+
+type Block = { type: string; elements?: Array<{ value?: string }>; text?: { text: string } };
+
+const CHANNEL = "C0OPS";
+const botReplies = (t: TestHermes, ts: string, channel = CHANNEL) =>
+  (t.thread(channel, ts) ?? []).filter((m) => m.user === "U0HERMES" && m.ts !== ts);
+const replyWith = (t: TestHermes, ts: string, text: string) => () =>
+  botReplies(t, ts).find((m) => m.text === text);
+const cardOf = (t: TestHermes, ts: string) =>
+  botReplies(t, ts).find((m) => ((m.blocks ?? []) as Block[]).some((b) => b.type === "actions"));
+const approvalIdOf = (card: SandboxMessage) =>
+  (card.blocks as Block[]).find((b) => b.type === "actions")!.elements![0]!.value!;
+const lastUserText = (r: RecordedRequest) =>
+  r.body.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
+const delayed = (step: ScriptStep, delayMs: number): ScriptStep => ({
+  ...(step as { completion: Record<string, unknown> }),
+  delayMs,
+});
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Keys under `prefix` (SCAN, never KEYS on a shared server). */
+async function keysUnder(redis: Redis, prefix: string): Promise<string[]> {
+  const out: string[] = [];
+  let cursor = "0";
+  do {
+    const [next, keys] = await redis.scan(cursor, "MATCH", `${prefix}*`, "COUNT", 500);
+    cursor = next;
+    out.push(...keys);
+  } while (cursor !== "0");
+  return out;
+}
+
+describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real HTTP", () => {
+  const model = new ScriptedModelServer();
+  let t: TestHermes;
+  let redis: Redis;
+  let team: string;
+  beforeAll(async () => {
+    await model.start();
+    t = await startTestHermes({ model, redis: true });
+    redis = connectTestRedis();
+    team = t.hermes.services.bot.teamId;
+  }, 60_000);
+  afterAll(async () => {
+    redis?.disconnect();
+    await t?.stop();
+    await model.stop();
+  });
+  beforeEach(() => {
+    model.reset();
+    t.emulator.clearCalls();
+  });
+
+  const sessionKeyOf = (ts: string) => `${team}:${CHANNEL}:${ts}`;
+  const eventStatus = async (eventId: string) =>
+    (
+      await t.hermes.services.db.db.execute<{ status: string }>(
+        sql`select status from slack_events where event_id = ${eventId}`,
+      )
+    ).rows.map((r) => r.status);
+
+  it("Redis loses a session mid-thread: the next message is still answered, from an empty history", async () => {
+    model.enqueue(answer("Noted: the code word is heron."));
+    const first = await t.sender.appMention({
+      user: "U0USER1",
+      channel: CHANNEL,
+      text: "<@U0HERMES> remember the code word heron",
+    });
+    const ts = first.message!.ts;
+    await waitFor(replyWith(t, ts, "Noted: the code word is heron."), 10_000, "first answer");
+
+    // The session lives under the deployment's prefix (HERMES_REDIS_PREFIX), as README promises.
+    const key = sessionKeyOf(ts);
+    const sessionRedisKey = `${t.redisPrefix}:session:${key}`;
+    expect(await redis.get(sessionRedisKey)).toContain("heron");
+    // Redis loses everything of this session: history and any lock keys.
+    const ofSession = (await keysUnder(redis, `${t.redisPrefix}:`)).filter((k) => k.includes(key));
+    expect(ofSession).toContain(sessionRedisKey);
+    await redis.del(...ofSession);
+    expect(await redis.exists(sessionRedisKey)).toBe(0);
+
+    model.enqueue(answer("I have no record of a code word."));
+    const second = await t.sender.appMention({
+      user: "U0USER1",
+      channel: CHANNEL,
+      text: "<@U0HERMES> what was the code word?",
+      threadTs: ts,
+    });
+    await waitFor(replyWith(t, ts, "I have no record of a code word."), 10_000, "answer after the loss");
+
+    expect(model.requests).toHaveLength(2);
+    const request = model.requests[1]!.body.messages;
+    // No history came from Redis: only the system prompt and this turn's user message…
+    expect(request.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(request.some((m) => m.role === "assistant")).toBe(false);
+    // …and since this is a mention inside an existing thread, the thread was quoted from Slack as
+    // untrusted data instead (that is where the earlier exchange is now).
+    const user = request[1]!.content ?? "";
+    expect(user).toContain('<untrusted source="slack-thread">');
+    expect(user).toContain("remember the code word heron");
+    expect(user.trim().endsWith("what was the code word?")).toBe(true);
+    // Nothing failed: no warning in the thread, both events finished, and the session exists again.
+    expect(botReplies(t, ts).filter((m) => m.text.includes(":warning:"))).toEqual([]);
+    expect(botReplies(t, ts).map((m) => m.text)).toEqual([
+      "Noted: the code word is heron.",
+      "I have no record of a code word.",
+    ]);
+    await waitFor(async () => (await eventStatus(second.eventId!))[0] === "done", 5000, "event done");
+    expect(await eventStatus(first.eventId!)).toEqual(["done"]);
+    expect(await redis.get(sessionRedisKey)).toContain("no record of a code word");
+  });
+
+  it("Redis flushed while a run waits for approval: Approve still decides in Postgres and the run resumes once", async () => {
+    const sentToWangLei = () => t.ws.history("D0WANGLEI").filter((m) => m.text.includes("flush-proof"));
+    model.enqueue(
+      toolCalls([{ name: "send_message", args: { to: "<@U0WANGLEI>", text: "flush-proof hello" } }]),
+    );
+    const d = await t.sender.appMention({
+      user: "U0USER1",
+      channel: CHANNEL,
+      text: "<@U0HERMES> tell Wang Lei hello",
+    });
+    const ts = d.message!.ts;
+    const card = await waitFor(() => cardOf(t, ts), 10_000, "approval card");
+    const approvalId = approvalIdOf(card);
+
+    // Everything this Hermes has in Redis: sessions, locks and BullMQ's keys.
+    const before = await keysUnder(redis, t.redisPrefix);
+    expect(before.some((k) => k.startsWith(`${t.redisPrefix}:session:`))).toBe(true);
+    expect(before.some((k) => k.startsWith(`${t.redisPrefix}:turns:`))).toBe(true);
+    await deleteKeysWithPrefix(redis, t.redisPrefix);
+    expect(await keysUnder(redis, t.redisPrefix)).toEqual([]);
+
+    model.enqueue(answer("Told Wang Lei hello."));
+    const click = await t.sender.blockAction({
+      user: "U0USER1",
+      actionId: "hermes.approve",
+      value: approvalId,
+      channel: CHANNEL,
+      messageTs: card.ts,
+    });
+    expect(click.status).toBe(200);
+    await waitFor(replyWith(t, ts, "Told Wang Lei hello."), 10_000, "answer after approval");
+    await sleep(200);
+
+    expect(sentToWangLei()).toHaveLength(1);
+    // The model was asked once more (for the answer), with the approved call's result: the run went
+    // on from its Postgres snapshot, it was not re-planned.
+    expect(model.requests).toHaveLength(2);
+    const resumed = model.requests[1]!.body.messages;
+    const call = resumed.find((m) => m.role === "assistant" && m.tool_calls?.length)!;
+    const callId = call.tool_calls![0]!.id;
+    expect(resumed.filter((m) => m.role === "tool" && m.tool_call_id === callId)).toHaveLength(1);
+    const rows = (await t.hermes.services.audit.query({ tool: "send_message", limit: 50 })).rows.filter(
+      (r) => r.toolCallId === callId,
+    );
+    const count = (action: string) => rows.filter((r) => r.action === action).length;
+    expect(count("tool.requested")).toBe(1);
+    expect(count("tool.approval_requested")).toBe(1);
+    expect(count("tool.approved")).toBe(1);
+    expect(count("tool.executed")).toBe(1);
+    expect(count("tool.failed")).toBe(0);
+    const updated = t.ws.getMessage(CHANNEL, card.ts)!;
+    expect(((updated.blocks ?? []) as Block[]).some((b) => b.type === "actions")).toBe(false);
+    expect(JSON.stringify(updated.blocks)).toContain("Approved by <@U0USER1>");
+    expect((await t.hermes.services.runs.get(rows[0]!.runId!))?.status).toBe("completed");
+  });
+
+  it("one turn per thread: a second mention waits for the first turn and sees it in its history", async () => {
+    model.fallback = (req) =>
+      lastUserText(req).endsWith("first question")
+        ? delayed(answer("First answer."), 800)
+        : answer("Second answer.");
+    const d1 = await t.sender.appMention({
+      user: "U0USER1",
+      channel: CHANNEL,
+      text: "<@U0HERMES> first question",
+    });
+    const ts = d1.message!.ts;
+    const d2 = await t.sender.appMention({
+      user: "U0USER1",
+      channel: CHANNEL,
+      text: "<@U0HERMES> second question",
+      threadTs: ts,
+    });
+    expect([d1.status, d2.status]).toEqual([200, 200]);
+    await waitFor(replyWith(t, ts, "Second answer."), 10_000, "second answer");
+    await waitFor(replyWith(t, ts, "First answer."), 1000, "first answer");
+
+    expect(model.requests).toHaveLength(2);
+    const [r1, r2] = model.requests as [RecordedRequest, RecordedRequest];
+    expect(lastUserText(r1)).toBe("first question");
+    expect(lastUserText(r2)).toBe("second question");
+    // The second turn's model request started only after the first one's (delayed) answer came back.
+    expect(r2.at - r1.at).toBeGreaterThanOrEqual(800);
+    // Its history is the first turn.
+    const history = r2.body.messages.map((m) => `${m.role}:${m.content ?? ""}`);
+    expect(history).toContain("user:first question");
+    expect(history).toContain("assistant:First answer.");
+    expect(history.indexOf("assistant:First answer.")).toBeLessThan(history.indexOf("user:second question"));
+    // Both were acknowledged at once; the answers were delivered in order.
+    const callAt = (pred: (text: string) => boolean) =>
+      t.emulator.calls
+        .filter((c) => pred(String((c.args as { text?: unknown }).text ?? "")))
+        .map((c) => c.at.getTime());
+    const working = callAt((x) => x.includes("Working on it"));
+    const firstAt = callAt((x) => x === "First answer.")[0]!;
+    const secondAt = callAt((x) => x === "Second answer.")[0]!;
+    expect(working).toHaveLength(2);
+    expect(Math.max(...working)).toBeLessThan(firstAt);
+    expect(firstAt).toBeLessThan(secondAt);
+  });
+
+  it("two different threads run at the same time", async () => {
+    model.fallback = (req) =>
+      delayed(answer(lastUserText(req).includes("alpha") ? "Alpha done." : "Beta done."), 700);
+    const [a, b] = await Promise.all([
+      t.sender.appMention({ user: "U0USER1", channel: CHANNEL, text: "<@U0HERMES> alpha" }),
+      t.sender.appMention({ user: "U0WANGLEI", channel: CHANNEL, text: "<@U0HERMES> beta" }),
+    ]);
+    await waitFor(replyWith(t, a.message!.ts, "Alpha done."), 10_000, "alpha answer");
+    await waitFor(replyWith(t, b.message!.ts, "Beta done."), 10_000, "beta answer");
+
+    expect(model.requests).toHaveLength(2);
+    const [r1, r2] = model.requests as [RecordedRequest, RecordedRequest];
+    expect([lastUserText(r1), lastUserText(r2)].sort()).toEqual(["alpha", "beta"]);
+    // Overlap: the second request arrived while the first was still being answered (700 ms), i.e.
+    // neither thread waited for the other's lock or for a single worker slot.
+    expect(Math.abs(r2.at - r1.at)).toBeLessThan(700);
+  });
+
+  it("a redelivered event while its turn runs → exactly one turn (BullMQ)", async () => {
+    model.enqueue(delayed(answer("Only once."), 500));
+    const d = await t.sender.appMention({
+      user: "U0USER1",
+      channel: CHANNEL,
+      text: "<@U0HERMES> once please",
+    });
+    await waitFor(() => model.requests.length === 1, 5000, "the turn is running");
+    const again = await Promise.all([
+      t.sender.redeliver(d, { retryNum: 1, retryReason: "http_timeout" }),
+      t.sender.redeliver(d, { retryNum: 2, retryReason: "http_timeout" }),
+    ]);
+    expect(again.map((r) => r.status)).toEqual([200, 200]);
+    await waitFor(replyWith(t, d.message!.ts, "Only once."), 10_000, "answer");
+    await sleep(400);
+
+    expect(model.requests).toHaveLength(1);
+    expect(botReplies(t, d.message!.ts).map((m) => m.text)).toEqual(["Only once."]);
+    expect(
+      t.emulator.callsTo("chat.postMessage").filter((c) => c.args.thread_ts === d.message!.ts),
+    ).toHaveLength(1);
+    expect(await eventStatus(d.eventId!)).toEqual(["done"]);
+    expect((await t.hermes.services.queue.counts()).failed).toBe(0);
+  });
+});

@@ -10,8 +10,8 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/reso
 import pino from "pino";
 import { z } from "zod";
 import { runTurn } from "../src/agent/loop.ts";
-import { DEFAULT_SYSTEM_PROMPT } from "../src/agent/system-prompt.ts";
 import { createOpenAIModel } from "../src/agent/openai-model.ts";
+import { DEFAULT_SYSTEM_PROMPT } from "../src/agent/system-prompt.ts";
 import { createLogger } from "../src/logger.ts";
 import { redact } from "../src/policy/redact.ts";
 import { defineTool } from "../src/tools/define-tool.ts";

@@ -40,9 +40,9 @@ export function approvalCard(
   const blocks: Array<Record<string, unknown>> = [
     { type: "section", block_id: id("head"), text: { type: "mrkdwn", text: header } },
   ];
-  argSections(a.args).forEach((text, i) =>
-    blocks.push({ type: "section", block_id: id(`args${i}`), text: { type: "mrkdwn", text } }),
-  );
+  for (const [i, text] of argSections(a.args).entries()) {
+    blocks.push({ type: "section", block_id: id(`args${i}`), text: { type: "mrkdwn", text } });
+  }
 
   if (state.kind === "pending") {
     blocks.push({

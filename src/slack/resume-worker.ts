@@ -19,7 +19,7 @@ export async function handleResumeJob(
   ctx: { signal: AbortSignal; logger: Logger },
 ) {
   const record = await s.runs.get(job.runId);
-  if (!record || record.status !== "paused") return;
+  if (record?.status !== "paused") return;
   const log = ctx.logger.child({ runId: job.runId, sessionKey: record.sessionKey });
   const run = record.snapshot.run;
   const target = { channel: run.channelId ?? "", threadTs: run.threadTs ?? "" };

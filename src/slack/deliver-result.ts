@@ -11,7 +11,34 @@ export interface ReplyTarget {
   placeholderTs?: string;
 }
 
-type Deliver = Pick<SlackServices, "client" | "slack" | "logger" | "db" | "runs" | "approvals" | "registry">;
+type Deliver = Pick<
+  SlackServices,
+  "client" | "progressClient" | "slack" | "logger" | "db" | "runs" | "approvals" | "registry"
+>;
+
+/**
+ * Replaces the working message in place. `chat.update` shares its rate limit with the progress
+ * updates before it, so it is tried once without waiting (the progress client rejects a 429); when
+ * it is limited or fails, the caller posts the text as a new message instead of making the answer wait.
+ */
+async function replacePlaceholder(
+  s: Pick<SlackServices, "progressClient">,
+  target: ReplyTarget,
+  m: { text: string; blocks: unknown[] },
+): Promise<boolean> {
+  if (!target.placeholderTs) return false;
+  try {
+    await s.progressClient.chat.update({
+      channel: target.channel,
+      ts: target.placeholderTs,
+      text: m.text,
+      blocks: m.blocks as never,
+    });
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Shows a turn's outcome in its thread. An answer replaces the working message (further parts follow
@@ -29,30 +56,22 @@ export async function deliverResult(s: Deliver, result: TurnResult, target: Repl
 
 /** Posts Markdown as the answer: replaces the placeholder, then replies; a huge answer becomes a file. */
 export async function postAnswer(
-  s: Pick<SlackServices, "client" | "slack">,
+  s: Pick<SlackServices, "client" | "progressClient" | "slack">,
   markdown: string,
   target: ReplyTarget,
 ): Promise<void> {
   const plan = planAnswer(markdown);
   const messages = plan.kind === "messages" ? plan.messages : [plan.summary];
   for (const [i, m] of messages.entries()) {
-    if (i === 0 && target.placeholderTs) {
-      await s.client.chat.update({
-        channel: target.channel,
-        ts: target.placeholderTs,
-        text: m.text,
-        blocks: m.blocks as never,
-      });
-    } else {
-      await s.client.chat.postMessage({
-        channel: target.channel,
-        thread_ts: target.threadTs,
-        text: m.text,
-        blocks: m.blocks as never,
-        unfurl_links: false,
-        unfurl_media: false,
-      });
-    }
+    if (i === 0 && (await replacePlaceholder(s, target, m))) continue;
+    await s.client.chat.postMessage({
+      channel: target.channel,
+      thread_ts: target.threadTs,
+      text: m.text,
+      blocks: m.blocks as never,
+      unfurl_links: false,
+      unfurl_media: false,
+    });
   }
   if (plan.kind === "file") {
     await s.slack.uploadFile({
@@ -95,14 +114,7 @@ async function deliverPause(s: Deliver, result: TurnResult, target: ReplyTarget)
   });
   const names = [...new Set(created.map((a) => `\`${a.tool}\``))].join(", ");
   const waiting = `:raised_hand: Waiting for approval of ${names}: use the ${created.length > 1 ? "cards" : "card"} below.`;
-  if (target.placeholderTs) {
-    await s.client.chat.update({
-      channel: target.channel,
-      ts: target.placeholderTs,
-      text: waiting,
-      blocks: [],
-    });
-  } else {
+  if (!(await replacePlaceholder(s, target, { text: waiting, blocks: [] }))) {
     await s.client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text: waiting });
   }
   for (const a of created) await postCard(s, a, target);

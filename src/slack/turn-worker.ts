@@ -53,7 +53,7 @@ export async function handleTurnJob(
       ]);
       const progress = meta.placeholderTs
         ? createProgressMessage({
-            client: s.client,
+            client: s.progressClient,
             channel: job.channelId,
             ts: meta.placeholderTs,
             logger: log,

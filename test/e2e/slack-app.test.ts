@@ -150,6 +150,31 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
     expect(t.emulator.calls.filter((c) => (c.response as { ok?: boolean }).ok === false)).toEqual([]);
   });
 
+  it("a rate-limited progress update is dropped; the answer is not delayed", async () => {
+    // chat.update is limited (Slack asks for 30 s): progress is dropped, and the answer that would
+    // replace the working message is posted as a new reply instead of waiting.
+    t.emulator.faults.rateLimit("chat.update", { times: 50, retryAfterSeconds: 30 });
+    try {
+      model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), answer("It is 10:00."));
+      const started = Date.now();
+      const d = await t.sender.appMention({
+        user: "U0USER1",
+        channel: "C0OPS",
+        text: "<@U0HERMES> what time is it?",
+      });
+      const reply = await waitFor(
+        () => botReplies(t, "C0OPS", d.message!.ts).find((m) => m.text.includes("10:00")),
+        10_000,
+        "answer",
+      );
+      expect(Date.now() - started).toBeLessThan(8000); // not the 30 s Slack asked to wait
+      expect(reply.text).toBe("It is 10:00.");
+      expect(t.emulator.callsTo("chat.update").length).toBeGreaterThan(0);
+    } finally {
+      t.emulator.faults.clear();
+    }
+  });
+
   describe("approvals", () => {
     async function pausedSend(user = "U0USER1") {
       model.enqueue(
@@ -296,6 +321,64 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
       expect(textOf(t.ws.getMessage("C0OPS", card.ts)!)).toContain("Rejected by <@U0USER1>");
       const rejected = model.requests.at(-1)!.body.messages.find((m) => m.role === "tool")!;
       expect(rejected.content).toContain("rejected this call");
+    });
+
+    it("delete_ticket (admin only, dangerous): a user cannot even ask for it; an admin's card asks for confirmation", async () => {
+      const { sql } = await import("drizzle-orm");
+      await t.hermes.services.db.db.execute(
+        sql`insert into tickets (title, created_by) values ('Old printer', 'U0ADMIN')`,
+      );
+      const [row] = (
+        await t.hermes.services.db.db.execute<{ id: number }>(sql`select max(id)::int as id from tickets`)
+      ).rows;
+      const id = row!.id;
+      // A user: the model is not even offered the tool, and a call to it is denied as unknown.
+      model.enqueue((req) => {
+        expect(req.body.tools!.map((x) => x.function.name)).not.toContain("delete_ticket");
+        return toolCalls([{ name: "delete_ticket", args: { id } }]);
+      }, answer("I can't do that."));
+      const u = await t.sender.appMention({
+        user: "U0USER1",
+        channel: "C0OPS",
+        text: `<@U0HERMES> delete ticket ${id}`,
+      });
+      await waitFor(
+        () => botReplies(t, "C0OPS", u.message!.ts).find((m) => m.text === "I can't do that."),
+        10_000,
+        "user answer",
+      );
+      expect(model.requests.at(-1)!.body.messages.find((m) => m.role === "tool")!.content).toContain(
+        'no tool named "delete_ticket"',
+      );
+      // The admin: a card with a confirm dialog on Approve; after approval the ticket is gone.
+      model.enqueue(toolCalls([{ name: "delete_ticket", args: { id } }]), answer(`Deleted ticket #${id}.`));
+      const a = await t.sender.appMention({
+        user: "U0ADMIN",
+        channel: "C0OPS",
+        text: `<@U0HERMES> delete ticket ${id}`,
+      });
+      const card = await waitFor(() => cardOf(t, "C0OPS", a.message!.ts), 10_000, "card");
+      const approve = (card.blocks as Block[]).find((b) => b.type === "actions")!.elements![0] as Record<
+        string,
+        unknown
+      >;
+      expect(approve.confirm).toBeDefined();
+      await t.sender.blockAction({
+        user: "U0ADMIN",
+        actionId: "hermes.approve",
+        value: approvalIdOf(card),
+        channel: "C0OPS",
+        messageTs: card.ts,
+      });
+      await waitFor(
+        () => botReplies(t, "C0OPS", a.message!.ts).find((m) => m.text === `Deleted ticket #${id}.`),
+        10_000,
+        "answer",
+      );
+      const left = await t.hermes.services.db.db.execute<{ n: number }>(
+        sql`select count(*)::int as n from tickets where id = ${id}`,
+      );
+      expect(left.rows[0]!.n).toBe(0);
     });
 
     it("an expired approval updates its card and the run continues with a rejection", async () => {

@@ -169,12 +169,13 @@ async function loop(
         });
       }
 
-      tracer.emit("model.request", {
+      const sent = {
         model: deps.model.name,
         messages: request.length,
         tools: specs.length,
         tokens: budget.tokens,
-      });
+      };
+      tracer.emit("model.request", sent);
       let response: ModelResponse;
       try {
         response = await deps.model.complete({
@@ -196,6 +197,7 @@ async function loop(
       }
       countModelCall(state, response.usage);
       tracer.emit("model.response", {
+        ...sent,
         finishReason: response.finishReason,
         toolCalls: response.toolCalls.map((c) => c.name),
         contentChars: response.content.length,

@@ -17,7 +17,11 @@ export function formatTraceEvent(e: TraceEvent): string | undefined {
       const u = (e.usage ?? {}) as { promptTokens?: number; completionTokens?: number };
       const what = list(e.toolCalls) ? `calls ${list(e.toolCalls)}` : `answer (${e.contentChars} chars)`;
       const repairs = list(e.repairs) ? `  repaired: ${list(e.repairs)}` : "";
-      return `${s}  ← model ${what} [${u.promptTokens ?? 0}+${u.completionTokens ?? 0} tokens, ${e.latencyMs} ms, ${e.finishReason}]${repairs}`;
+      const sent =
+        e.messages !== undefined
+          ? ` (${e.messages} messages, ${e.tools} tools, ~${e.tokens} history tokens)`
+          : "";
+      return `${s}  ⇄ model ${e.model ?? ""}${sent} → ${what} [${u.promptTokens ?? 0}+${u.completionTokens ?? 0} tokens, ${e.latencyMs} ms, ${e.finishReason}]${repairs}`;
     }
     case "model.retry":
       return `${s}  ↻ model retry ${e.attempt} after ${e.status ?? "error"}, waiting ${e.delayMs} ms`;

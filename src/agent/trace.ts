@@ -30,6 +30,13 @@ export interface TraceEvent {
   [key: string]: unknown;
 }
 
+/**
+ * Events that only announce what is about to happen (for live progress): their content is repeated
+ * in the event that closes them (`model.response` carries the request's size, `tool.end` the call),
+ * so the log gets one line per model call and per tool execution.
+ */
+const LIVE_ONLY = new Set<TraceEventType>(["model.request", "tool.start"]);
+
 /** One structured event per thing the runtime does; each is a pino JSON line with runId, sessionKey, step. */
 export interface Tracer {
   step: number;
@@ -55,8 +62,10 @@ export function createTracer(options: {
     },
     emit(event, data = {}) {
       const e = { ...ids, event, step: tracer.step, ...data };
-      const level = event === "model.error" || event === "tool.validation_error" ? "warn" : "info";
-      options.logger[level](e, event);
+      if (!LIVE_ONLY.has(event)) {
+        const level = event === "model.error" || event === "tool.validation_error" ? "warn" : "info";
+        options.logger[level](e, event);
+      }
       options.onEvent?.(e);
     },
   };

@@ -4,7 +4,6 @@ import type { Logger } from "../logger.ts";
 import { createBullmqTurnQueue } from "../queue/bullmq-turn-queue.ts";
 import { createMemoryTurnQueue } from "../queue/memory-turn-queue.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
-import { createScheduleStore } from "../schedules/schedule-store.ts";
 import { createApprovalStore } from "../store/approval-store.ts";
 import { createAuditLog } from "../store/audit.ts";
 import { openDatabase } from "../store/db.ts";
@@ -14,6 +13,7 @@ import { migrate } from "../store/migrate.ts";
 import { createPgResultStore } from "../store/pg-result-store.ts";
 import { createRedisSessionStore } from "../store/redis-session-store.ts";
 import { createRunStore } from "../store/run-store.ts";
+import { createScheduleStore } from "../store/schedule-store.ts";
 import type { SessionStore } from "../store/session-store.ts";
 import { createUserStore } from "../store/user-store.ts";
 

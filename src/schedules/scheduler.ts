@@ -1,7 +1,7 @@
 import { Cron } from "croner";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { Schedule, ScheduleStore } from "./schedule-store.ts";
+import type { Schedule, ScheduleStore } from "../store/schedule-store.ts";
 
 export interface ScheduleFire {
   schedule: Schedule;

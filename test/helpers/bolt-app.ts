@@ -7,10 +7,10 @@ import { createEventsSender, type EventsSender } from "../../src/sandbox/events-
 import { DEMO } from "../../src/sandbox/seed-demo-workspace.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
-import { createScheduleStore, type ScheduleStore } from "../../src/schedules/schedule-store.ts";
 import type { SlackServices } from "../../src/slack/services.ts";
 import { createApprovalStore } from "../../src/store/approval-store.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
+import { createScheduleStore, type ScheduleStore } from "../../src/store/schedule-store.ts";
 import { createUserStore } from "../../src/store/user-store.ts";
 import { defineTool, type Tool } from "../../src/tools/define-tool.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";

@@ -2,9 +2,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { Cron } from "croner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.ts";
-import { createScheduleStore, type ScheduleStore } from "../../src/schedules/schedule-store.ts";
 import { createScheduler, type ScheduleFire, type Scheduler } from "../../src/schedules/scheduler.ts";
 import { type Database, openDatabase } from "../../src/store/db.ts";
+import { createScheduleStore, type ScheduleStore } from "../../src/store/schedule-store.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 
 const DAY = 24 * 3600_000;

@@ -5,7 +5,7 @@ import {
   type ParseScheduleCommandOptions,
   parseScheduleCommand,
 } from "../../schedules/parse-schedule-command.ts";
-import type { ScheduleStore } from "../../schedules/schedule-store.ts";
+import type { ScheduleStore } from "../../store/schedule-store.ts";
 
 export interface ScheduleCommandOptions {
   /** Where schedules live; without it `/hermes schedule` says schedules are not enabled. */

@@ -1,6 +1,6 @@
 import type { App, types } from "@slack/bolt";
 import { errorMessage } from "../../errors.ts";
-import type { ScheduleStore } from "../../schedules/schedule-store.ts";
+import type { ScheduleStore } from "../../store/schedule-store.ts";
 import { resolveAccess } from "../access.ts";
 import { decidableApprovals } from "../commands/approvals-blocks.ts";
 import { section } from "../commands/block-builders.ts";

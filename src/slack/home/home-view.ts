@@ -1,7 +1,7 @@
 import { formatScheduleList } from "../../schedules/format-schedules.ts";
-import type { Schedule } from "../../schedules/schedule-store.ts";
 import type { Approval } from "../../store/approval-store.ts";
 import type { AuditRow } from "../../store/audit-chain.ts";
+import type { Schedule } from "../../store/schedule-store.ts";
 import type { Tool } from "../../tools/define-tool.ts";
 import type { ToolRegistry } from "../../tools/registry.ts";
 import type { Access } from "../access.ts";

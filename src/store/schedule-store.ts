@@ -1,8 +1,8 @@
 import { asc, eq, max, sql } from "drizzle-orm";
 import { HermesError } from "../errors.ts";
-import type { Database } from "../store/db.ts";
-import { type ScheduleFireStatus, scheduleFires, schedules } from "../store/schema.ts";
-import { checkCron } from "./check-cron.ts";
+import { checkCron } from "../schedules/check-cron.ts";
+import type { Database } from "./db.ts";
+import { type ScheduleFireStatus, scheduleFires, schedules } from "./schema.ts";
 
 export type Schedule = typeof schedules.$inferSelect;
 

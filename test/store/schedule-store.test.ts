@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HermesError } from "../../src/errors.ts";
-import { createScheduleStore, type ScheduleStore } from "../../src/schedules/schedule-store.ts";
+import { createScheduleStore, type ScheduleStore } from "../../src/store/schedule-store.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 
 describe.each(DRIVERS)("schedule store on %s", (kind) => {

@@ -1,4 +1,5 @@
 import type { PolicyHook } from "../agent/policy-hook.ts";
+import type { RuntimeDeps } from "../agent/runtime-types.ts";
 import { createPolicy } from "../policy/create-policy.ts";
 import { resolveLevel } from "../policy/levels.ts";
 import type { PermissionLevel } from "../tools/define-tool.ts";
@@ -30,4 +31,22 @@ export async function resolveAccess(
     guards: s.guards,
   });
   return { userId, level, allowed, policy: hook };
+}
+
+/** The runtime's dependencies for a run on behalf of `access`'s user: their tools, their policy, the audit sink. */
+export function runtimeDepsFor(
+  s: Pick<SlackServices, "model" | "registry" | "logger" | "auditSink" | "limits">,
+  access: Access,
+  signal: AbortSignal,
+): RuntimeDeps {
+  return {
+    model: s.model,
+    registry: s.registry,
+    logger: s.logger,
+    policy: access.policy,
+    toolNames: [...access.allowed],
+    onToolEvent: s.auditSink,
+    limits: s.limits,
+    signal,
+  };
 }

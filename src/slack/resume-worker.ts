@@ -3,7 +3,7 @@ import type { TurnResult } from "../agent/runtime-types.ts";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { ResumeJob } from "../queue/jobs.ts";
-import { resolveAccess } from "./access.ts";
+import { resolveAccess, runtimeDepsFor } from "./access.ts";
 import { deliverResult, postAnswer, updateCard } from "./deliver-result.ts";
 import type { SlackServices } from "./services.ts";
 import { failureSentence } from "./turn-worker.ts";
@@ -39,16 +39,11 @@ export async function handleResumeJob(
         thread_ts: target.threadTs,
         text: ":hourglass_flowing_sand: Continuing…",
       });
-      result = await resumeRun(snapshot, decisions, {
-        model: s.model,
-        registry: s.registry,
-        logger: s.logger,
-        policy: access.policy,
-        toolNames: [...access.allowed],
-        onToolEvent: s.auditSink,
-        limits: s.limits,
-        signal: AbortSignal.any([ctx.signal, lockSignal]),
-      });
+      result = await resumeRun(
+        snapshot,
+        decisions,
+        runtimeDepsFor(s, access, AbortSignal.any([ctx.signal, lockSignal])),
+      );
       await s.sessions.save(record.sessionKey, result.messages as never);
       if (result.status !== "paused") await s.runs.finish(job.runId, result.status);
       await reportOutcomes(s, job.runId, result);

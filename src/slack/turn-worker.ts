@@ -4,7 +4,7 @@ import type { TraceEvent } from "../agent/trace.ts";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { TurnJob } from "../queue/jobs.ts";
-import { resolveAccess } from "./access.ts";
+import { resolveAccess, runtimeDepsFor } from "./access.ts";
 import { deliverResult, postAnswer } from "./deliver-result.ts";
 import { createProgressMessage } from "./progress-message.ts";
 import type { SlackServices } from "./services.ts";
@@ -74,14 +74,7 @@ export async function handleTurnJob(
           userMessage,
         },
         {
-          model: s.model,
-          registry: s.registry,
-          logger: s.logger,
-          policy: access.policy,
-          toolNames: [...access.allowed],
-          onToolEvent: s.auditSink,
-          limits: s.limits,
-          signal,
+          ...runtimeDepsFor(s, access, signal),
           onTraceEvent: (e) => {
             const text = progressText(e);
             if (text) progress?.update(text);

@@ -1,20 +1,12 @@
 import { mkdirSync } from "node:fs";
-import { type Browser, chromium, type Locator, type Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../helpers/chromium.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";
 import { npmStart } from "../helpers/npm-start.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 
 const ARTIFACTS = "test-artifacts/e2e";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 const visible = (l: Locator, timeout = 10_000) => l.waitFor({ state: "visible", timeout });
 
@@ -26,7 +18,7 @@ describe("npm start in a real browser: a member asks, another is refused, the re
     mkdirSync(ARTIFACTS, { recursive: true });
     await model.start();
     app = await npmStart({ OPENAI_BASE_URL: model.baseURL, HERMES_MODEL: "scripted", OPENAI_API_KEY: "k" });
-    browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   }, 60_000);
   afterAll(async () => {
     await browser?.close();

@@ -1,19 +1,11 @@
 import { mkdirSync } from "node:fs";
-import { type Browser, chromium, type Locator, type Page } from "playwright-core";
+import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../../helpers/chromium.ts";
 import { eventually, fakeAuditFeed, type Harness, startHarness } from "./harness.ts";
 import { HOSTILE_TEXT, seedRichMessages } from "./seed-content.ts";
 
 const ARTIFACTS = "test-artifacts/sandbox-web";
-const CHROMIUM_ARGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 let harness: Harness;
 let browser: Browser;
@@ -22,7 +14,7 @@ beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
   harness = await startHarness({ auditFeed: fakeAuditFeed() });
   await seedRichMessages(harness);
-  browser = await chromium.launch({ executablePath: "/usr/bin/chromium", args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

@@ -12,7 +12,7 @@ import { z } from "zod";
 import { runTurn } from "../src/agent/loop.ts";
 import { createOpenAIModel } from "../src/agent/openai-model.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "../src/agent/system-prompt.ts";
-import { createLogger } from "../src/logger.ts";
+import { bufferedDestination, createLogger } from "../src/logger.ts";
 import { redact } from "../src/policy/redact.ts";
 import { defineTool } from "../src/tools/define-tool.ts";
 import { ToolRegistry } from "../src/tools/registry.ts";
@@ -63,11 +63,7 @@ async function bare(): Promise<string> {
 }
 
 // (b) Hermes, with its trace written as JSON lines (to /dev/null) and redaction on, as in production
-const logger = createLogger({
-  level: "info",
-  redact,
-  destination: pino.destination({ dest: "/dev/null", sync: false }),
-});
+const logger = createLogger({ level: "info", redact, destination: bufferedDestination("/dev/null") });
 const registry = new ToolRegistry({ results: createMemoryResultStore(), logger }).register(
   defineTool({
     name: "get_weather",

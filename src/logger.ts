@@ -30,8 +30,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
           }
         : {},
     },
-    options.destination ?? pino.destination({ dest: 1, sync: false }),
+    options.destination ?? bufferedDestination(1),
   );
+}
+
+/**
+ * Where log lines go: buffered up to 4 KiB per write (a trace is several lines per turn; one syscall
+ * each would cost more than the turn's own work). Pino flushes it when the process exits.
+ */
+export function bufferedDestination(dest: number | string): DestinationStream {
+  return pino.destination({ dest, sync: false, minLength: 4096 });
 }
 
 /** A logger that writes nothing (tests, benchmarks). */

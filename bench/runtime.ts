@@ -12,7 +12,7 @@ import { z } from "zod";
 import { runTurn } from "../src/agent/loop.ts";
 import { createOpenAIModel } from "../src/agent/openai-model.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "../src/agent/system-prompt.ts";
-import { bufferedDestination, createLogger } from "../src/logger.ts";
+import { bufferedDestination, createLogger, silentLogger } from "../src/logger.ts";
 import { redact } from "../src/policy/redact.ts";
 import { defineTool } from "../src/tools/define-tool.ts";
 import { ToolRegistry } from "../src/tools/registry.ts";
@@ -81,14 +81,17 @@ const model = createOpenAIModel({
   timeoutMs: 10_000,
   maxRetries: 0,
 });
-async function hermes(): Promise<string> {
+const hermesWith = (log: typeof logger) => async (): Promise<string> => {
   const r = await runTurn(
     { run: { sessionKey: "bench:c:1", userId: "U0BENCH" }, history: [], userMessage: TASK },
-    { model, registry, logger },
+    { model, registry, logger: log },
   );
   if (r.status !== "completed") throw new Error(`hermes: ${r.status} ${r.answer}`);
   return r.answer;
-}
+};
+const hermes = hermesWith(logger);
+// The same runtime with its trace off: like-for-like with (c), whose tracing is disabled below.
+const hermesNoTrace = hermesWith(silentLogger());
 
 // (c) @openai/agents with a chat-completions model
 setTracingDisabled(true);
@@ -110,9 +113,9 @@ async function openaiAgents(): Promise<string> {
   return String(r.finalOutput);
 }
 
-const contenders = { bare, hermes, "openai-agents": openaiAgents } as const;
+const contenders = { bare, hermes, "hermes-no-trace": hermesNoTrace, "openai-agents": openaiAgents } as const;
 type Name = keyof typeof contenders;
-const samples: Record<Name, number[]> = { bare: [], hermes: [], "openai-agents": [] };
+const samples: Record<Name, number[]> = { bare: [], hermes: [], "hermes-no-trace": [], "openai-agents": [] };
 
 for (const [name, fn] of Object.entries(contenders)) {
   const out = await fn();
@@ -147,6 +150,9 @@ for (const name of Object.keys(samples) as Name[]) {
   );
 }
 const mean = (n: Name) => stats(samples[n]).mean;
+console.log(
+  `with the trace off: ratio hermes/bare=${(mean("hermes-no-trace") / mean("bare")).toFixed(2)} hermes/openai-agents=${(mean("hermes-no-trace") / mean("openai-agents")).toFixed(2)}`,
+);
 console.log(
   `ratio hermes/bare=${(mean("hermes") / mean("bare")).toFixed(2)} hermes/openai-agents=${(mean("hermes") / mean("openai-agents")).toFixed(2)}`,
 );

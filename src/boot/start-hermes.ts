@@ -146,7 +146,15 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     registerActionListeners(slackApp.app, services, { refreshHome: admin.refreshHome });
   }
   const port = sandbox?.port ?? env.PORT;
-  const started = slackApp ? await slackApp.start(port) : { port: 0 };
+  let started: { port: number };
+  try {
+    started = slackApp ? await slackApp.start(port) : { port: 0 };
+  } catch (err) {
+    // Nothing half-started stays behind: the database and Redis connections close with the error.
+    await slackApp?.stop().catch(() => undefined);
+    await storage.close().catch(() => undefined);
+    throw err;
+  }
   if (sandbox) {
     sandbox.attachPage({
       modelInfo,

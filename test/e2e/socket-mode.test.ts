@@ -1,0 +1,45 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startHermes } from "../../src/boot/start-hermes.ts";
+import { loadConfig } from "../../src/config.ts";
+import { silentLogger } from "../../src/logger.ts";
+import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
+import { createTestDatabase } from "../helpers/pg.ts";
+import { startSlackEmulator } from "../helpers/slack.ts";
+
+describe("Socket Mode", () => {
+  let emulator: SlackApiEmulator;
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  beforeAll(async () => {
+    emulator = await startSlackEmulator();
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await emulator.stop();
+    await db.drop();
+  });
+
+  it("SLACK_APP_TOKEN selects Socket Mode, whose connection is opened at SLACK_API_URL too", async () => {
+    const env = {
+      SLACK_BOT_TOKEN: "xoxb-test",
+      SLACK_APP_TOKEN: "xapp-1-test",
+      SLACK_API_URL: emulator.url,
+      PORT: "0",
+      DATABASE_URL: db.url,
+      HERMES_DATA_DIR: mkdtempSync(join(tmpdir(), "hermes-socket-")),
+      HERMES_LOG_LEVEL: "silent",
+    };
+    const config = loadConfig(env);
+    expect(config.slackMode).toBe("socket");
+    // The emulator speaks no WebSocket and knows no app token: it refuses, and start-up fails clearly.
+    await expect(startHermes({ config, logger: silentLogger(), rawEnv: env })).rejects.toThrow(
+      /invalid_auth|not_allowed_token_type/,
+    );
+    const opened = emulator.callsTo("apps.connections.open");
+    expect(opened.length).toBeGreaterThan(0);
+    // …and the bot token was checked against the same API first.
+    expect(emulator.callsTo("auth.test").length).toBeGreaterThan(0);
+  }, 30_000);
+});

@@ -11,6 +11,11 @@ const role = process.argv.includes("--worker") ? "worker" : "all";
 
 async function main() {
   const config = loadConfig(process.env);
+  if (role === "worker" && (!config.env.REDIS_URL || config.slackMode === "sandbox")) {
+    throw new ConfigError([
+      "`npm run worker` needs REDIS_URL (the queue it takes turns from) and a Slack token (SLACK_BOT_TOKEN); the sandbox runs receiver and worker in one process with `npm start`",
+    ]);
+  }
   const logger = createLogger({ level: config.env.HERMES_LOG_LEVEL, redact });
   const hermes = await startHermes({ config, logger, rawEnv: process.env, role });
   const mode =

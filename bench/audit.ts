@@ -15,7 +15,7 @@ import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/logger.ts";
-import { type ApprovalStore, createApprovalStore, type DecideResult } from "../src/store/approval-store.ts";
+import { type ApprovalStore, createApprovalStore, type DecideResult } from "../src/policy/approval-store.ts";
 import { type AuditEvent, createAuditLog } from "../src/store/audit.ts";
 import { canonicalSha256 } from "../src/store/canonical-json.ts";
 import { type DatabaseHandle, openDatabase } from "../src/store/db.ts";

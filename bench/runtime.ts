@@ -7,7 +7,6 @@
 import { Agent, OpenAIChatCompletionsModel, run, setTracingDisabled, tool } from "@openai/agents";
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
-import pino from "pino";
 import { z } from "zod";
 import { runTurn } from "../src/agent/loop.ts";
 import { createOpenAIModel } from "../src/agent/openai-model.ts";

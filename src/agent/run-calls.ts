@@ -1,8 +1,8 @@
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { argsSha256 } from "../policy/args-hash.ts";
 import type { RunIdentity, Tool } from "../tools/define-tool.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { argsSha256 } from "./canonical-args.ts";
 import { parseLenientJson } from "./lenient-json.ts";
 import type { ToolCall, ToolMessage } from "./messages.ts";
 import type { PolicyHook, ToolEvent, ToolEventSink } from "./policy-hook.ts";

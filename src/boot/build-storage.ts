@@ -1,10 +1,10 @@
 import { Redis } from "ioredis";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
+import { createApprovalStore } from "../policy/approval-store.ts";
 import { createBullmqTurnQueue } from "../queue/bullmq-turn-queue.ts";
 import { createMemoryTurnQueue } from "../queue/memory-turn-queue.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
-import { createApprovalStore } from "../store/approval-store.ts";
 import { createAuditLog } from "../store/audit.ts";
 import { openDatabase } from "../store/db.ts";
 import { createEventDedupe } from "../store/event-dedupe.ts";

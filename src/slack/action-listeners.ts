@@ -1,7 +1,7 @@
 import type { App, BlockAction, ButtonAction } from "@slack/bolt";
 import { errorMessage } from "../errors.ts";
+import type { Approval, DecideResult } from "../policy/approval-store.ts";
 import { resolveLevel } from "../policy/levels.ts";
-import type { Approval, DecideResult } from "../store/approval-store.ts";
 import { APPROVE_ACTION, approvalCard, type CardState, REJECT_ACTION, slackDate } from "./approval-card.ts";
 import { toCardApproval, updateCard } from "./deliver-result.ts";
 import type { SlackServices } from "./services.ts";

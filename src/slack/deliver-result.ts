@@ -1,5 +1,5 @@
 import type { TurnResult } from "../agent/runtime-types.ts";
-import type { Approval } from "../store/approval-store.ts";
+import type { Approval } from "../policy/approval-store.ts";
 import { fallbackText, planAnswer } from "./answer-blocks.ts";
 import { approvalCard } from "./approval-card.ts";
 import type { SlackServices } from "./services.ts";

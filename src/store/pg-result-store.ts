@@ -1,7 +1,8 @@
 import { eq } from "drizzle-orm";
-import { newResultRef, type ResultStore } from "../tools/result-store.ts";
+import type { ResultStore } from "../tools/result-store.ts";
 import { storableString } from "./canonical-json.ts";
 import type { Database } from "./db.ts";
+import { newId } from "./ids.ts";
 import { results } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 
@@ -14,7 +15,7 @@ export function createPgResultStore({ db }: { db: Database }): ResultStore {
   return withStorageErrors(
     {
       async put(entry) {
-        const ref = newResultRef();
+        const ref = newId("res");
         await db.insert(results).values({
           id: ref,
           runId: entry.runId,

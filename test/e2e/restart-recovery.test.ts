@@ -1,8 +1,8 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.ts";
+import { createApprovalStore } from "../../src/policy/approval-store.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
-import { createApprovalStore } from "../../src/store/approval-store.ts";
 import { type AuditEvent, auditEventSchema, createAuditLog } from "../../src/store/audit.ts";
 import { type AuditRow, auditRowHash, GENESIS_HASH, utcIso } from "../../src/store/audit-chain.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";

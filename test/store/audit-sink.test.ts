@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { argsSha256 } from "../../src/agent/canonical-args.ts";
 import type { ToolEventSink } from "../../src/agent/policy-hook.ts";
+import { argsSha256 } from "../../src/policy/args-hash.ts";
 import { redact } from "../../src/policy/redact.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { createAuditSink, MAX_RESULT_SUMMARY } from "../../src/store/audit-sink.ts";

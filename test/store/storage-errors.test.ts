@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { isHermesError } from "../../src/errors.ts";
-import { createApprovalStore } from "../../src/store/approval-store.ts";
+import { createApprovalStore } from "../../src/policy/approval-store.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
 import { createEventDedupe } from "../../src/store/event-dedupe.ts";
 import { createPgResultStore } from "../../src/store/pg-result-store.ts";

@@ -1,6 +1,6 @@
+import { isApproversRule } from "../../policy/approval-record.ts";
+import type { Approval } from "../../policy/approval-store.ts";
 import { mayDecide } from "../../policy/may-decide.ts";
-import { isApproversRule } from "../../store/approval-record.ts";
-import type { Approval } from "../../store/approval-store.ts";
 import type { ToolRegistry } from "../../tools/registry.ts";
 import type { Access } from "../access.ts";
 import { MESSAGE_TEXT_BUDGET, type SlackMessagePayload } from "../answer-blocks.ts";

@@ -1,5 +1,5 @@
+import type { Approval } from "../../policy/approval-store.ts";
 import { formatScheduleList } from "../../schedules/format-schedules.ts";
-import type { Approval } from "../../store/approval-store.ts";
 import type { AuditRow } from "../../store/audit-chain.ts";
 import type { Schedule } from "../../store/schedule-store.ts";
 import type { Tool } from "../../tools/define-tool.ts";

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { Approval } from "../../../src/policy/approval-store.ts";
 import { DEMO } from "../../../src/sandbox/seed-demo-workspace.ts";
 import type { SandboxView } from "../../../src/sandbox/workspace-types.ts";
 import { registerAppHome } from "../../../src/slack/home/app-home.ts";
-import type { Approval } from "../../../src/store/approval-store.ts";
 import {
   type BoltHarness,
   blocksText,

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { argsSha256 } from "../../src/agent/canonical-args.ts";
 import {
   type ApprovalStore,
   type CreateApprovalInput,
   createApprovalStore,
-} from "../../src/store/approval-store.ts";
+} from "../../src/policy/approval-store.ts";
+import { argsSha256 } from "../../src/policy/args-hash.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 

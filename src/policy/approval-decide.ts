@@ -1,7 +1,6 @@
 import { and, eq, gt, sql } from "drizzle-orm";
-import { argsSha256 } from "../agent/canonical-args.ts";
 import { HermesError } from "../errors.ts";
-import { mayDecide } from "../policy/may-decide.ts";
+import { approvals } from "../store/schema.ts";
 import type { PermissionLevel } from "../tools/define-tool.ts";
 import { expireApproval } from "./approval-expiry.ts";
 import {
@@ -11,7 +10,8 @@ import {
   isApproversRule,
   nowSql,
 } from "./approval-record.ts";
-import { approvals } from "./schema.ts";
+import { argsSha256 } from "./args-hash.ts";
+import { mayDecide } from "./may-decide.ts";
 
 export interface DecideInput {
   approvalId: string;

@@ -1,9 +1,9 @@
 import { type SQL, sql } from "drizzle-orm";
-import { redact } from "../policy/redact.ts";
+import type { AuditEvent, AuditLog } from "../store/audit.ts";
+import type { Database } from "../store/db.ts";
+import type { AuditAction, approvals } from "../store/schema.ts";
 import type { ApproversRule } from "../tools/define-tool.ts";
-import type { AuditEvent, AuditLog } from "./audit.ts";
-import type { Database } from "./db.ts";
-import type { AuditAction, approvals } from "./schema.ts";
+import { redact } from "./redact.ts";
 
 /** One `approvals` row as stored. `args` are the real (unredacted) arguments that will be executed. */
 export type Approval = typeof approvals.$inferSelect;

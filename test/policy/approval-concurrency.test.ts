@@ -3,7 +3,7 @@ import {
   type ApprovalStore,
   type CreateApprovalInput,
   createApprovalStore,
-} from "../../src/store/approval-store.ts";
+} from "../../src/policy/approval-store.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 

@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
+import { approvals } from "../store/schema.ts";
 import { type Approval, type ApprovalDeps, approvalAuditEvent, nowSql } from "./approval-record.ts";
-import { approvals } from "./schema.ts";
 
 const SWEEP_BATCH = 100;
 

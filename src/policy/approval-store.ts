@@ -1,17 +1,17 @@
 import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
-import { argsSha256 } from "../agent/canonical-args.ts";
 import type { Decision } from "../agent/run-snapshot.ts";
 import { HermesError } from "../errors.ts";
+import type { AuditLog } from "../store/audit.ts";
+import { toStorableJson } from "../store/canonical-json.ts";
+import type { Database, Transaction } from "../store/db.ts";
+import { newId } from "../store/ids.ts";
+import { approvals } from "../store/schema.ts";
+import { withStorageErrors } from "../store/storage-errors.ts";
 import type { ApproversRule } from "../tools/define-tool.ts";
 import { type DecideInput, type DecideResult, decideApproval } from "./approval-decide.ts";
 import { expireDueApprovals } from "./approval-expiry.ts";
 import { type Approval, type ApprovalDeps, approvalAuditEvent, nowSql } from "./approval-record.ts";
-import type { AuditLog } from "./audit.ts";
-import { toStorableJson } from "./canonical-json.ts";
-import type { Database, Transaction } from "./db.ts";
-import { newId } from "./ids.ts";
-import { approvals } from "./schema.ts";
-import { withStorageErrors } from "./storage-errors.ts";
+import { argsSha256 } from "./args-hash.ts";
 
 export type { DecideInput, DecideResult } from "./approval-decide.ts";
 export type { Approval } from "./approval-record.ts";

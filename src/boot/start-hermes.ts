@@ -148,7 +148,8 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const port = sandbox?.port ?? env.PORT;
   let started: { port: number };
   try {
-    started = slackApp ? await slackApp.start(port) : { port: 0 };
+    // The sandbox page lets whoever opens it act as anyone: it listens on loopback only.
+    started = slackApp ? await slackApp.start(port, sandbox ? "127.0.0.1" : undefined) : { port: 0 };
   } catch (err) {
     // Nothing half-started stays behind: the database and Redis connections close with the error.
     await slackApp?.stop().catch(() => undefined);

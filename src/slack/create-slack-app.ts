@@ -27,7 +27,8 @@ export interface SlackAppOptions {
 
 export interface SlackAppHandle {
   app: BoltApp;
-  start(port: number): Promise<{ port: number }>;
+  /** `host` limits where it listens (the sandbox: loopback only); all interfaces otherwise. */
+  start(port: number, host?: string): Promise<{ port: number }>;
   stop(): Promise<void>;
 }
 
@@ -71,14 +72,16 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
     let server: Server | undefined;
     return {
       app,
-      async start(port) {
+      async start(port, host) {
         await app.start();
         server = createServer((req, res) => {
           void serve(req, res).then((done) => {
             if (!done) notFound(res);
           });
         });
-        await new Promise<void>((resolve) => server!.listen(port, resolve));
+        await new Promise<void>((resolve) =>
+          host ? server!.listen(port, host, resolve) : server!.listen(port, resolve),
+        );
         return { port: (server.address() as AddressInfo).port };
       },
       async stop() {
@@ -106,8 +109,8 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   let server: Server | undefined;
   return {
     app,
-    async start(port) {
-      server = (await receiver.start(port)) as Server;
+    async start(port, host) {
+      server = (await receiver.start(host ? { port, host } : port)) as Server;
       return { port: (server.address() as AddressInfo).port };
     },
     async stop() {

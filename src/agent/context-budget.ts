@@ -36,7 +36,17 @@ export async function fitToBudget(messages: ChatMessage[], options: BudgetOption
   const limit = options.budgetTokens - options.fixedTokens;
   const base = { shrunkResults: 0, droppedUnits: 0, summarized: false };
   const bound = historyTokensUpperBound(messages);
-  if (bound <= limit) return { messages, tokens: bound, estimated: true, ...base, overBudget: false };
+  if (bound <= limit) {
+    return {
+      messages,
+      tokens: bound,
+      estimated: true,
+      shrunkResults: 0,
+      droppedUnits: 0,
+      summarized: false,
+      overBudget: false,
+    };
+  }
   let tokens = historyTokens(messages);
   if (tokens <= limit) return { messages, tokens, ...base, overBudget: false };
 

@@ -197,7 +197,10 @@ async function loop(
       }
       countModelCall(state, response.usage);
       tracer.emit("model.response", {
-        ...sent,
+        model: sent.model,
+        messages: sent.messages,
+        tools: sent.tools,
+        tokens: sent.tokens,
         finishReason: response.finishReason,
         toolCalls: response.toolCalls.map((c) => c.name),
         contentChars: response.content.length,

@@ -51,7 +51,10 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
     const normalized = normalizeAssistantMessage(choice.message, choice.finish_reason);
     const u = completion.usage;
     return {
-      ...normalized,
+      content: normalized.content,
+      toolCalls: normalized.toolCalls,
+      finishReason: normalized.finishReason,
+      repairs: normalized.repairs,
       latencyMs,
       model: completion.model ?? options.model,
       usage: {

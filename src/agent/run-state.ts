@@ -23,7 +23,12 @@ export function turnSignal(deps: RuntimeDeps): { signal: AbortSignal; dispose: (
 
 export function countModelCall(state: State, usage: Usage) {
   state.modelCalls++;
-  state.usage = addUsage(state.usage, { ...usage, requests: 1 });
+  state.usage = addUsage(state.usage, {
+    promptTokens: usage.promptTokens,
+    completionTokens: usage.completionTokens,
+    totalTokens: usage.totalTokens,
+    requests: 1,
+  });
 }
 
 /** Tool results go right after their call message, in call order (pending ones get none yet). */

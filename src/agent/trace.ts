@@ -61,7 +61,11 @@ export function createTracer(options: {
       return child;
     },
     emit(event, data = {}) {
-      const e = { ...ids, event, step: tracer.step, ...data };
+      // Object.assign, not a spread: V8 builds a mixed spread key by key, several times slower here.
+      const e: TraceEvent = Object.assign(
+        { runId: ids.runId, sessionKey: ids.sessionKey, event, step: tracer.step },
+        data,
+      );
       if (!LIVE_ONLY.has(event)) {
         const level = event === "model.error" || event === "tool.validation_error" ? "warn" : "info";
         options.logger[level](e, event);

@@ -119,6 +119,8 @@ const MAY_MATCH =
 /** Replaces secrets and PII in `text` with typed placeholders (`[email]`, `[phone]`, `[card]`, …). */
 export function redactText(text: string): string {
   if (!MAY_MATCH.test(text)) return text;
+  const short = text.length <= CACHED_LENGTH;
+  if (short && clean.has(text)) return text;
   // A placeholder can expose a neighbour that a rule skipped because it was glued to another value
   // (`(415) 555-0132+86…`), so run again until nothing changes. Real text settles in one or two
   // rounds; the bound keeps a pathological chain of glued values from costing a pass per value.
@@ -128,8 +130,18 @@ export function redactText(text: string): string {
     if (next === out) break;
     out = next;
   }
+  if (short && out === text) {
+    if (clean.size >= CACHED_ENTRIES) clean.clear();
+    clean.add(text);
+  }
   return out;
 }
+
+// Logs repeat the same short strings on every line (session keys, run ids, timestamps). Strings found
+// clean are remembered (bounded) so they are not scanned again; text that held a secret is never kept.
+const CACHED_LENGTH = 200;
+const CACHED_ENTRIES = 1000;
+const clean = new Set<string>();
 
 function applyRules(text: string): string {
   let out = text;

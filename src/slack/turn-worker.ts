@@ -32,6 +32,12 @@ export async function handleTurnJob(
   const target = { channel: job.channelId, threadTs: job.threadTs, placeholderTs: meta.placeholderTs };
   try {
     await s.sessions.withLock(job.sessionKey, async (lockSignal) => {
+      // A queue may hand a job out twice (a worker that stalled after finishing): checked under the
+      // thread's lock, and marked done before it is released, so the second copy sees it.
+      if (await s.events.isFinished(job.eventId)) {
+        log.info("turn already finished for this event; not run again");
+        return;
+      }
       const signal = AbortSignal.any([ctx.signal, lockSignal]);
       const loaded = await s.sessions.load(job.sessionKey);
       if (!loaded.found)
@@ -88,8 +94,8 @@ export async function handleTurnJob(
         { status: result.status, steps: result.steps, modelCalls: result.modelCalls },
         "turn finished",
       );
+      await s.events.finish(job.eventId, "done");
     });
-    await s.events.finish(job.eventId, "done");
   } catch (err) {
     log.error({ err: errorMessage(err), stack: err instanceof Error ? err.stack : undefined }, "turn failed");
     await s.events.finish(job.eventId, "failed").catch(() => undefined);

@@ -18,6 +18,8 @@ export interface EventDedupe {
     options: { sessionKey?: string | undefined; staleAfterMs: number },
   ): Promise<ClaimResult>;
   finish(eventId: string, status: "done" | "failed"): Promise<void>;
+  /** True once the event's turn finished (done or failed): a queue's redelivery of it must not run again. */
+  isFinished(eventId: string): Promise<boolean>;
 }
 
 /**
@@ -55,6 +57,14 @@ export function createEventDedupe({ db }: { db: Database }): EventDedupe {
           )
           .returning({ eventId: slackEvents.eventId });
         return reclaimed.length > 0 ? "reclaimed" : "duplicate";
+      },
+
+      async isFinished(eventId) {
+        const [row] = await db
+          .select({ status: slackEvents.status })
+          .from(slackEvents)
+          .where(eq(slackEvents.eventId, eventId));
+        return row !== undefined && row.status !== "received";
       },
 
       async finish(eventId, status) {

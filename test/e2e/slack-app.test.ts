@@ -98,6 +98,35 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
     expect(botReplies(t, "C0OPS", d.message!.ts)).toHaveLength(1);
   });
 
+  it("a turn job handed out again after its event finished does not run again", async () => {
+    model.enqueue(answer("Only once."));
+    const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> only once" });
+    await waitFor(
+      () => botReplies(t, "C0OPS", d.message!.ts).find((m) => m.text === "Only once."),
+      10_000,
+      "answer",
+    );
+    // The same event's job, as a queue would redeliver it (another job id, e.g. after a stalled worker).
+    await t.hermes.services.queue.enqueue(
+      {
+        type: "turn",
+        sessionKey: `T0001:C0OPS:${d.message!.ts}`,
+        teamId: "T0001",
+        channelId: "C0OPS",
+        threadTs: d.message!.ts,
+        userId: "U0USER1",
+        text: "only once",
+        eventId: d.eventId!,
+        messageTs: d.message!.ts,
+        isDm: false,
+      },
+      { jobId: `again:${d.eventId}` },
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    expect(model.requests).toHaveLength(1);
+    expect(botReplies(t, "C0OPS", d.message!.ts)).toHaveLength(1);
+  });
+
   it("a bad signature gets 401 and nothing happens", async () => {
     const d = await t.sender.appMention(
       { user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> hi" },

@@ -1,33 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  type ApprovalStore,
-  type CreateApprovalInput,
-  createApprovalStore,
-} from "../../src/policy/approval-store.ts";
+import { type ApprovalStore, createApprovalStore } from "../../src/policy/approval-store.ts";
 import { argsSha256 } from "../../src/policy/args-hash.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
+import { approvalAuditRows, approvalInput, REQUESTER } from "../helpers/approvals.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 
-const REQUESTER = "U0REQ";
 const OTHER = "U0OTHER";
 const ADMIN = "U0ADMIN";
 
-let seq = 0;
-const input = (over: Partial<CreateApprovalInput> = {}): CreateApprovalInput => {
-  seq++;
-  return {
-    tool: "send_message",
-    args: { channel: "C0GENERAL", text: `Deploy #${seq} done, ping ops@example.com` },
-    requesterId: REQUESTER,
-    sessionKey: "T01:C0GENERAL:1700000000.000100",
-    runId: `run_${seq}`,
-    toolCallId: `call_${seq}`,
-    teamId: "T01",
-    channelId: "C0GENERAL",
-    threadTs: "1700000000.000100",
-    ...over,
-  };
-};
+const input = approvalInput;
 
 describe.each(DRIVERS)("approval store on %s", (kind) => {
   let store: TestStore;
@@ -46,11 +27,7 @@ describe.each(DRIVERS)("approval store on %s", (kind) => {
   });
   afterAll(() => store?.cleanup());
 
-  const auditRows = (approvalId: string) =>
-    execSql<{ action: string; actor_id: string | null; error: string | null; args: unknown }>(
-      store.handle.db,
-      `SELECT action, actor_id, error, args FROM audit_log WHERE approval_id = '${approvalId}' ORDER BY id`,
-    );
+  const auditRows = (approvalId: string) => approvalAuditRows(store.handle.db, approvalId);
 
   it("creates a pending approval bound to the call, with its audit row (args redacted there only)", async () => {
     const req = input({ approvers: "admin", reason: "posts to a channel" });

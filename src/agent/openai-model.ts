@@ -1,4 +1,4 @@
-import OpenAI, { APIConnectionError, APIError } from "openai";
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../config.ts";
 import { HermesError } from "../errors.ts";
@@ -44,7 +44,12 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
       { signal: request.signal },
     );
     const latencyMs = Math.round(performance.now() - started);
-    const choice = completion.choices?.[0];
+    // A server that is not a chat-completions endpoint (a web page, a proxy's login form) answers 200
+    // with text: the SDK hands that back as a string.
+    if (typeof completion !== "object" || completion === null || !Array.isArray(completion.choices)) {
+      throw notACompletion(where);
+    }
+    const choice = completion.choices[0];
     if (!choice?.message) {
       throw new HermesError("model_bad_response", `The model at ${where} answered without a message.`);
     }
@@ -75,6 +80,8 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
           return await once(request);
         } catch (err) {
           if (request.signal?.aborted) throw err;
+          // A body that is not JSON at all (cut off, empty, HTML sent as JSON) is not worth a retry.
+          if (err instanceof SyntaxError) throw notACompletion(where, err);
           const status = err instanceof APIError ? err.status : undefined;
           const retryable =
             err instanceof APIConnectionError ||
@@ -85,7 +92,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
             attempt >= options.maxRetries ||
             (asked !== undefined && asked > maxRetryDelayMs)
           ) {
-            throw modelError(err, where, attempt, asked);
+            throw modelError(err, { where, retries: attempt, asked, timeoutMs: options.timeoutMs });
           }
           const delayMs = asked ?? backoffMs(attempt);
           const info = { attempt: attempt + 1, status, delayMs, error: shortError(err) };
@@ -98,9 +105,28 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
   };
 }
 
-function modelError(err: unknown, where: string, retries: number, asked: number | undefined): HermesError {
+function notACompletion(where: string, cause?: unknown): HermesError {
+  return new HermesError(
+    "model_bad_response",
+    `The model at ${where} sent something that is not a chat completion (not JSON, or a web page). Check OPENAI_BASE_URL: it usually ends in /v1.`,
+    { cause },
+  );
+}
+
+function modelError(
+  err: unknown,
+  o: { where: string; retries: number; asked: number | undefined; timeoutMs: number },
+): HermesError {
+  const { where, retries, asked } = o;
   const tries = retries > 0 ? ` after ${retries + 1} attempts` : "";
   if (err instanceof HermesError) return err;
+  if (err instanceof APIConnectionTimeoutError) {
+    return new HermesError(
+      "model_unavailable",
+      `The model at ${where} did not answer within ${o.timeoutMs / 1000} s${tries} (HERMES_MODEL_TIMEOUT_MS).`,
+      { cause: err },
+    );
+  }
   if (err instanceof APIError && err.status !== undefined) {
     if (err.status === 429 && asked !== undefined) {
       return new HermesError(

@@ -159,7 +159,9 @@ function modelError(
 }
 
 function shortError(err: unknown): string {
-  if (err instanceof APIError) return `HTTP ${err.status ?? "?"} ${err.message}`.slice(0, 300);
+  // A connection error is an APIError without a status: "HTTP ?" would only confuse.
+  if (err instanceof APIError && err.status !== undefined)
+    return `HTTP ${err.status} ${err.message}`.slice(0, 300);
   return (err instanceof Error ? err.message : String(err)).slice(0, 300);
 }
 

@@ -22,8 +22,13 @@ export function registerActionListeners(
   ] as const) {
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action, respond }) => {
       await ack();
-      const userId = body.user.id;
-      const approvalId = action.value ?? "";
+      // The request guard refuses clicks without a user; this keeps the handler safe on its own.
+      const userId = body.user?.id;
+      if (typeof userId !== "string" || !userId) {
+        s.logger.warn({ actionId }, "approval click without a user ignored");
+        return;
+      }
+      const approvalId = typeof action.value === "string" ? action.value : "";
       const channel = body.channel?.id ?? body.container?.channel_id;
       const threadTs = body.message?.thread_ts ?? body.container?.thread_ts;
       const log = s.logger.child({ approvalId, userId });

@@ -37,6 +37,7 @@ export function classifyEvent(
   event: SlackMessageEvent,
   ctx: { teamId: string; botUserId: string; botId?: string },
 ): { answer: true; request: TurnRequest } | { answer: false; why: string } {
+  if (!isWellFormed(event)) return { answer: false, why: "malformed event" };
   if (event.bot_id || event.subtype === "bot_message") return { answer: false, why: "bot message" };
   if (!HUMAN_SUBTYPES.has(event.subtype)) return { answer: false, why: `subtype ${event.subtype}` };
   if (!event.user || event.user === ctx.botUserId) return { answer: false, why: "own or anonymous message" };
@@ -60,4 +61,24 @@ export function classifyEvent(
       isDm,
     },
   };
+}
+
+const TEXT_FIELDS = [
+  "type",
+  "subtype",
+  "channel_type",
+  "user",
+  "bot_id",
+  "text",
+  "ts",
+  "thread_ts",
+  "channel",
+  "team",
+];
+
+/** Every field read here is a string when present: a signed but odd body is ignored, never a crash. */
+function isWellFormed(event: SlackMessageEvent): boolean {
+  if (event === null || typeof event !== "object") return false;
+  const fields = event as unknown as Record<string, unknown>;
+  return TEXT_FIELDS.every((k) => fields[k] === undefined || typeof fields[k] === "string");
 }

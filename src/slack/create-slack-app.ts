@@ -3,6 +3,8 @@ import type { AddressInfo } from "node:net";
 import { App, ExpressReceiver } from "@slack/bolt";
 import { LogLevel } from "@slack/logger";
 import type { Logger } from "../logger.ts";
+import { ackUnhandled } from "./ack-unhandled.ts";
+import { createRequestGuard, type GuardedRequest } from "./request-guard.ts";
 import { slackLogger } from "./slack-logger.ts";
 
 type BoltApp = App;
@@ -33,8 +35,10 @@ export interface SlackAppHandle {
 }
 
 /**
- * The Bolt app. HTTP mode: one Express server with Bolt's receiver at `POST /slack/events` (events,
- * interactivity and slash commands; bad signatures get 401) and our routes. Socket Mode: Bolt over
+ * The Bolt app. HTTP mode: one HTTP server with our routes and Bolt's receiver at `POST
+ * /slack/events` (events, interactivity and slash commands) behind a guard: bad signatures and
+ * timestamps more than 5 minutes off either way get 401, oversized bodies 413, malformed ones 400,
+ * kinds Hermes does not handle a 200 ack — never a 500. Socket Mode: Bolt over
  * the socket, plus a small HTTP server for our routes. Bolt acks events before listeners run;
  * listeners only record and enqueue, so acks stay far below Slack's 3 s.
  */
@@ -97,25 +101,45 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
     endpoints: "/slack/events",
     logger,
     processBeforeResponse: false,
-  });
-  // Our routes first; everything else falls through to Bolt's router.
-  receiver.app.use((req, res, next) => {
-    void serve(req, res).then(
-      (done) => (done ? undefined : next()),
-      (err: unknown) => next(err),
-    );
+    // The guard in front has hashed the signed body: listeners see it as `context.hermesBodySha256`.
+    customPropertiesExtractor: (req) => {
+      const sha = (req as GuardedRequest).hermesBodySha256;
+      return sha ? { hermesBodySha256: sha } : {};
+    },
   });
   const app = new App({ token: options.botToken, receiver, logger, clientOptions, ...knownBot(options) });
+  app.use(ackUnhandled(options.logger));
+  const guard = createRequestGuard({ signingSecret: options.signingSecret, logger: options.logger });
+  // Our routes first, then the request guard (signature, timestamps, body shape), then Bolt's router.
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    try {
+      if ((await serve(req, res)) || (await guard(req, res))) return;
+      receiver.app(req, res);
+    } catch (err) {
+      options.logger.error({ err, url: req.url }, "HTTP request failed");
+      if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
+      res.end("internal error");
+    }
+  };
   let server: Server | undefined;
   return {
     app,
     async start(port, host) {
-      server = (await receiver.start(host ? { port, host } : port)) as Server;
-      return { port: (server.address() as AddressInfo).port };
+      const s = createServer((req, res) => void handle(req, res));
+      server = s;
+      await new Promise<void>((resolve, reject) => {
+        s.once("error", reject);
+        if (host) s.listen(port, host, resolve);
+        else s.listen(port, resolve);
+      });
+      return { port: (s.address() as AddressInfo).port };
     },
     async stop() {
-      server?.closeAllConnections?.();
-      await receiver.stop().catch(() => undefined);
+      const s = server;
+      server = undefined;
+      if (!s) return;
+      s.closeAllConnections();
+      await new Promise<void>((resolve) => s.close(() => resolve()));
     },
   };
 }

@@ -2,6 +2,7 @@ import type { App } from "@slack/bolt";
 import { errorMessage } from "../errors.ts";
 import { cancelPausedRun } from "./cancel-run.ts";
 import { classifyEvent, type SlackMessageEvent, type TurnRequest } from "./classify-event.ts";
+import { registerReplayGuard } from "./replay-guard.ts";
 import type { SlackServices } from "./services.ts";
 import { sessionKey } from "./session-key.ts";
 import type { TurnJobMeta } from "./turn-worker.ts";
@@ -12,8 +13,10 @@ const CANCEL = /^\s*(cancel|stop|abort)\s*[.!]?\s*$/i;
  * `app_mention` (channels) and `message` (DMs). Bolt has already acked; this records the event id
  * durably (a redelivery of an event already taken is dropped), answers at once with a working
  * message, and enqueues the turn for a worker. A thread waiting for approval does not start a turn.
+ * Commands and clicks, which have no event id, are deduplicated by the replay guard registered here.
  */
 export function registerEventListeners(app: App, s: SlackServices): void {
+  registerReplayGuard(app, s);
   const staleAfterMs = (s.limits.turnTimeoutMs ?? 300_000) + 60_000;
 
   const onMessage = async ({

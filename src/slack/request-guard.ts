@@ -1,0 +1,107 @@
+import { createHash } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Logger } from "../logger.ts";
+import { decidePayload, mediaType } from "./payload-shape.ts";
+import { verifySlackSignature } from "./verify-signature.ts";
+
+/** Slack's request bodies are a few KiB; Bolt's own limit is 4 MiB. */
+export const MAX_SLACK_BODY_BYTES = 1024 * 1024;
+
+/** What the guard leaves on a request it lets through to Bolt. */
+export interface GuardedRequest extends IncomingMessage {
+  /** Bolt verifies and parses this instead of reading the stream again. */
+  rawBody?: Buffer;
+  /** sha256 (hex) of the signed body: how a replayed command or click is recognised. */
+  hermesBodySha256?: string;
+}
+
+/**
+ * Runs in front of Bolt on `POST /slack/events`: reads the body (413 past the limit), checks the
+ * signature and the timestamp in both directions (401), then the body's shape (see `decidePayload`:
+ * 400/415, or a 200 ack for kinds Hermes ignores). A request that passes goes on to Bolt with its
+ * raw body attached. Every refusal is logged with its reason; none reaches a listener.
+ * Returns true when it answered the request itself.
+ */
+export function createRequestGuard(options: {
+  signingSecret: string;
+  logger: Logger;
+  path?: string;
+  maxBodyBytes?: number;
+  now?: () => number;
+}) {
+  const path = options.path ?? "/slack/events";
+  const limit = options.maxBodyBytes ?? MAX_SLACK_BODY_BYTES;
+  const log = options.logger.child({ component: "slack-request-guard" });
+
+  return async (req: GuardedRequest, res: ServerResponse): Promise<boolean> => {
+    if (req.method !== "POST" || (req.url ?? "").split("?")[0] !== path) return false;
+    const refuse = (status: number, reason: string, level: "warn" | "info" = "warn") => {
+      log[level]({ status, reason, retryNum: req.headers["x-slack-retry-num"] }, "slack request refused");
+      res.writeHead(status, { "content-type": "text/plain; charset=utf-8" });
+      res.end(status === 200 ? "" : reason);
+      return true;
+    };
+
+    const declared = Number(req.headers["content-length"] ?? 0);
+    if (declared > limit) return refuseTooLarge(req, res, () => refuse(413, "request body too large"));
+    const raw = await readLimited(req, limit);
+    if (raw === "too_large") return refuseTooLarge(req, res, () => refuse(413, "request body too large"));
+    if (raw === "aborted") return true;
+
+    const signature = verifySlackSignature({
+      signingSecret: options.signingSecret,
+      body: raw,
+      signature: header(req, "x-slack-signature"),
+      timestamp: header(req, "x-slack-request-timestamp"),
+      nowMs: options.now?.() ?? Date.now(),
+    });
+    if (!signature.ok) return refuse(401, `invalid request signature: ${signature.reason}`);
+
+    const decision = decidePayload(raw, req.headers["content-type"]);
+    if (decision.kind === "reject") return refuse(decision.status, decision.reason);
+    if (decision.kind === "ignore") return refuse(200, `ignored: ${decision.reason}`, "info");
+
+    req.rawBody = raw;
+    req.hermesBodySha256 = createHash("sha256").update(raw).digest("hex");
+    // Bolt compares the content type exactly; parameters (`; charset=…`) would make it parse a form as JSON.
+    req.headers["content-type"] = mediaType(req.headers["content-type"]);
+    return false;
+  };
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Stops reading at `limit` bytes: a huge body is never buffered. */
+function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | "too_large" | "aborted"> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = (value: Buffer | "too_large" | "aborted") => {
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      resolve(value);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) done("too_large");
+      else chunks.push(chunk);
+    };
+    const onEnd = () => done(Buffer.concat(chunks));
+    const onError = () => done("aborted");
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+  });
+}
+
+/** Answers 413 and closes the connection, so the rest of the body is not read. */
+function refuseTooLarge(req: IncomingMessage, res: ServerResponse, refuse: () => boolean): boolean {
+  res.setHeader("connection", "close");
+  refuse();
+  req.resume();
+  return true;
+}

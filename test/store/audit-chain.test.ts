@@ -1,28 +1,28 @@
-import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isHermesError } from "../../src/errors.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { auditRowHash, GENESIS_HASH } from "../../src/store/audit-chain.ts";
 import { canonicalSha256 } from "../../src/store/canonical-json.ts";
 import { users } from "../../src/store/schema.ts";
+import { PROCESS_TEST_TIMEOUT_MS, runProcess } from "../helpers/child-process.ts";
 import { DRIVERS, dbErrorText, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 
-const run = promisify(execFile);
 const REPO = new URL("../..", import.meta.url).pathname;
 
-/** Runs `npm run audit -- <args>` as a separate process, as an operator would. */
+/** Tests that run the CLI: its start (tsx) is slow on a busy machine; the timeout only bounds a hang. */
+const CLI_TEST = { timeout: PROCESS_TEST_TIMEOUT_MS };
+
+/**
+ * Runs `npm run audit -- <args>` as a separate process (group), as an operator would; it is killed
+ * afterwards whatever happened. Its start (tsx) takes seconds idle and far longer on a busy machine:
+ * tests that call it get PROCESS_TEST_TIMEOUT_MS.
+ */
 async function auditCli(args: string[], env: Record<string, string>) {
-  try {
-    const { stdout, stderr } = await run("npx", ["tsx", "src/store/audit-cli.ts", ...args], {
-      cwd: REPO,
-      env: { ...process.env, DATABASE_URL: "", ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    const e = err as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? -1, stdout: e.stdout ?? "", stderr: e.stderr ?? "" };
-  }
+  const r = await runProcess("npx", ["tsx", "src/store/audit-cli.ts", ...args], {
+    cwd: REPO,
+    env: { ...process.env, DATABASE_URL: "", ...env },
+  });
+  return { code: r.code ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** As a superuser: switch the append-only triggers off, run `statement`, switch them back on. */
@@ -136,7 +136,7 @@ describe.each(DRIVERS)("audit hash chain on %s", (kind) => {
     expect(isHermesError(err, "bad_request")).toBe(true);
   });
 
-  it("finds a row changed behind the triggers' back, and the CLI names it", async () => {
+  it("finds a row changed behind the triggers' back, and the CLI names it", CLI_TEST, async () => {
     const target = 57;
     await tamper(store, `UPDATE audit_log SET args = '{"channel":"C99"}' WHERE id = ${target}`);
     expect(await audit.verify()).toMatchObject({ ok: false, rowId: target });
@@ -178,7 +178,7 @@ describe("postgres: other tampering, and the CLI", () => {
     });
   });
 
-  it("a removed row: the row after it is named (the earliest break wins)", async () => {
+  it("a removed row: the row after it is named (the earliest break wins)", CLI_TEST, async () => {
     await tamper(store, "DELETE FROM audit_log WHERE id = 4");
     expect(await audit.verify()).toMatchObject({
       ok: false,
@@ -190,14 +190,14 @@ describe("postgres: other tampering, and the CLI", () => {
     expect(cli.stderr).toContain("BROKEN at row 5");
   });
 
-  it("the CLI prints the head hash to anchor elsewhere", async () => {
+  it("the CLI prints the head hash to anchor elsewhere", CLI_TEST, async () => {
     const head = await audit.head();
     const cli = await auditCli(["head"], { DATABASE_URL: store.url ?? "" });
     expect(cli.code).toBe(0);
     expect(cli.stdout).toContain(head?.hash);
   });
 
-  it("the CLI queries with filters, as JSON with a cursor, and as CSV", async () => {
+  it("the CLI queries with filters, as JSON with a cursor, and as CSV", CLI_TEST, async () => {
     const env = { DATABASE_URL: store.url ?? "" };
     const json = await auditCli(
       ["query", "--user", "U00", "--since", "1h", "--limit", "2", "--format", "json"],

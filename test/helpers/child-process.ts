@@ -1,0 +1,173 @@
+import { spawn } from "node:child_process";
+import { rmSync } from "node:fs";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/**
+ * How long a test waits for a process to come up or finish. It only bounds a hang: a start takes
+ * ~10 s on an idle machine (tsx ~3 s, a fresh PGlite ~6–8 s) and well over 30 s on a busy 2-core one.
+ */
+export const PROCESS_CEILING_MS = 180_000;
+
+/**
+ * vitest's timeout for a test or hook that starts processes: above the ceiling, so the helper's own
+ * ceiling fires first and kills the child, never vitest abandoning a promise with a child still running.
+ */
+export const PROCESS_TEST_TIMEOUT_MS = 300_000;
+
+/** After SIGTERM, how long a process may take to exit before its whole group gets SIGKILL. */
+const STOP_GRACE_MS = 15_000;
+
+// Process groups still running. If the test worker exits anyway, they go with it: an orphaned
+// Hermes holds ~1 GB and loads the next run.
+const live = new Set<number>();
+process.once("exit", () => {
+  for (const pid of live) signalGroup(pid, "SIGKILL");
+});
+
+function signalGroup(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // the group is gone already
+  }
+}
+
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export type StartedProcess = ReturnType<typeof startProcess>;
+
+/**
+ * Starts `command` in its own process group (so stopping it also ends what it started: npm's shell,
+ * tsx's node child, Chromium's helpers). `removeOnStop` folders are deleted once the group is dead.
+ * Always call `stop()` in a `finally` (or `afterAll`), also when waiting for it failed.
+ */
+export function startProcess(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env: NodeJS.ProcessEnv; removeOnStop?: string[] },
+) {
+  const child = spawn(command, args, {
+    cwd: options.cwd ?? process.cwd(),
+    env: options.env,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  const pid = child.pid;
+  if (pid) live.add(pid);
+  let stdout = "";
+  let stderr = "";
+  let failedToSpawn: Error | undefined;
+  child.stdout.on("data", (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr.on("data", (d: Buffer) => {
+    stderr += d.toString();
+  });
+  let status: ExitStatus | undefined;
+  const exited = new Promise<ExitStatus>((resolve) => {
+    const end = (s: ExitStatus) => {
+      status = s;
+      resolve(s);
+    };
+    child.once("exit", (code, signal) => end({ code, signal }));
+    child.once("error", (err) => {
+      failedToSpawn = err;
+      end({ code: null, signal: null });
+    });
+  });
+  const output = () => stdout + stderr;
+  const describeEnd = () =>
+    failedToSpawn
+      ? `could not start ${command}: ${failedToSpawn.message}`
+      : `${command} exited (code ${status?.code}, signal ${status?.signal})`;
+  const tail = () => output().slice(-4000);
+
+  return {
+    pid,
+    exited,
+    output,
+    stdout: () => stdout,
+    stderr: () => stderr,
+    /** Whether the process (group leader) has exited. */
+    hasExited: () => status !== undefined,
+    /** Sends `signal` to the process itself (not its group), as a supervisor stopping it would. */
+    signal(signal: NodeJS.Signals) {
+      child.kill(signal);
+    },
+    /** Resolves with the first match of `pattern` in stdout+stderr; fails if the process exits first. */
+    async waitForOutput(pattern: RegExp, what: string, timeoutMs = PROCESS_CEILING_MS) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const match = pattern.exec(output());
+        if (match) return match;
+        if (status) throw new Error(`${what}: ${describeEnd()} first:\n${tail()}`);
+        if (Date.now() > deadline) throw new Error(`${what}: not seen within ${timeoutMs} ms:\n${tail()}`);
+        await sleep(50);
+      }
+    },
+    /** Polls `check` until it returns something truthy; fails if the process exits first. */
+    async until<T>(check: () => Promise<T> | T, what: string, timeoutMs = PROCESS_CEILING_MS) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const value = await Promise.resolve()
+          .then(check)
+          .catch(() => undefined);
+        if (value) return value;
+        if (status) throw new Error(`${what}: ${describeEnd()} first:\n${tail()}`);
+        if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms:\n${tail()}`);
+        await sleep(100);
+      }
+    },
+    /**
+     * SIGTERM to the group, SIGKILL to whatever is left after a grace period (or at once, if the
+     * leader already exited), then removes the folders. Safe to call more than once.
+     */
+    async stop() {
+      if (pid) {
+        if (!status) {
+          signalGroup(pid, "SIGTERM");
+          await Promise.race([exited, sleep(STOP_GRACE_MS)]);
+        }
+        signalGroup(pid, "SIGKILL");
+        await exited;
+        live.delete(pid);
+      }
+      for (const dir of options.removeOnStop ?? []) rmSync(dir, { recursive: true, force: true });
+      return status;
+    },
+  };
+}
+
+/**
+ * Runs a command to completion like `execFile`, but in its own process group, bounded by a ceiling
+ * that only catches a hang, and with the group killed afterwards whatever happened.
+ */
+export async function runProcess(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env: NodeJS.ProcessEnv; timeoutMs?: number; removeOnStop?: string[] },
+) {
+  const timeoutMs = options.timeoutMs ?? PROCESS_CEILING_MS;
+  const proc = startProcess(command, args, options);
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    const ended = await Promise.race([
+      proc.exited,
+      new Promise<"hung">((resolve) => {
+        timer = setTimeout(() => resolve("hung"), timeoutMs);
+      }),
+    ]);
+    if (ended === "hung") {
+      throw new Error(
+        `${command} ${args.join(" ")} did not finish within ${timeoutMs} ms:\n${proc.output()}`,
+      );
+    }
+    return { code: ended.code, signal: ended.signal, stdout: proc.stdout(), stderr: proc.stderr() };
+  } finally {
+    clearTimeout(timer);
+    await proc.stop();
+  }
+}

@@ -184,6 +184,9 @@ export async function execute(
     chars: result.fullLength,
     capped: result.resultRef !== undefined,
     error: result.error,
+    // The result goes back to the model as data: the trace names where that untrusted text came from.
+    source: `tool:${tool.name}`,
+    untrusted: true,
   });
   await report(env, {
     run: env.run,

@@ -50,6 +50,7 @@ export async function handleTurnJob(
           threadTs: job.threadTs,
           currentTs: job.messageTs,
           botUserId: s.bot.userId,
+          logger: log,
         }).catch((err: unknown) => log.warn({ err: errorMessage(err) }, "thread context unavailable"));
         if (quoted) userMessage = `${quoted}\n\n${job.text}`;
       }

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningHermes, startHermes } from "../../src/boot/start-hermes.ts";
 import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { type Logger, silentLogger } from "../../src/logger.ts";
 import { createEventsSender } from "../../src/sandbox/events-sender.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import { createTestDatabase, type TestDatabase } from "./pg.ts";
@@ -41,6 +41,8 @@ export async function startTestHermes(
     redis?: boolean;
     env?: Record<string, string>;
     reuse?: TestHermes;
+    /** Where Hermes logs (and so its trace goes); silent by default. */
+    logger?: Logger;
   } = {},
 ) {
   const reused = options.reuse ? sharedOf.get(options.reuse) : undefined;
@@ -76,7 +78,7 @@ export async function startTestHermes(
   };
   const hermes: RunningHermes = await startHermes({
     config: loadConfig(env),
-    logger: silentLogger(),
+    logger: options.logger ?? silentLogger(),
     rawEnv: env,
   });
   const sender = createEventsSender({

@@ -1,0 +1,32 @@
+import type { Delivery } from "../../src/sandbox/events-sender.ts";
+import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
+import { blocksText, buttonsOf } from "./bolt-app.ts";
+import type { TestHermes } from "./hermes-harness.ts";
+
+/** The bot's replies in a thread (the parent left out). */
+export const botReplies = (t: TestHermes, channel: string, ts: string): SandboxMessage[] =>
+  (t.thread(channel, ts) ?? []).filter((m) => m.user === "U0HERMES" && m.ts !== ts);
+
+/** A message's fallback text and all the text of its blocks. */
+export const messageText = (m: SandboxMessage): string => `${m.text}\n${blocksText(m.blocks)}`;
+
+/** The approval cards (messages with buttons) the bot posted in a thread. */
+export const cardsIn = (t: TestHermes, channel: string, ts: string): SandboxMessage[] =>
+  botReplies(t, channel, ts).filter((m) => buttonsOf(m.blocks).length > 0);
+
+/** The approval id a card's buttons carry. */
+export const approvalIdOf = (card: SandboxMessage): string => buttonsOf(card.blocks)[0]?.value ?? "";
+
+/** Everything the app sent to the Slack Web API (messages, cards, updates, ephemerals), as text. */
+export const slackTraffic = (t: TestHermes): string => JSON.stringify(t.emulator.calls.map((c) => c.args));
+
+/** Sends a request Slack already delivered again, byte for byte: same body, same signature and timestamp. */
+export async function replayExactly(t: TestHermes, previous: Delivery): Promise<number> {
+  const r = await fetch(`http://127.0.0.1:${t.hermes.port}/slack/events`, {
+    method: "POST",
+    headers: previous.request.headers,
+    body: previous.request.body,
+  });
+  await r.text();
+  return r.status;
+}

@@ -2,23 +2,64 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { sql } from "drizzle-orm";
 import type { SlackServices } from "../slack/services.ts";
 
-/** `GET /healthz` → 200 `{ok, db, redis, model}` when the database answers, 503 otherwise. */
+/** A check that has not answered by then counts as down: a hung database must not hang `/healthz`. */
+export const HEALTH_CHECK_TIMEOUT_MS = 1000;
+
+type CheckState = "ok" | "down" | "timeout";
+
+/**
+ * `GET /healthz` → `{ok, db, redis, model}`: 200 when the database answers (and Redis, when
+ * configured), 503 with `ok: false` otherwise. 503 because load balancers and readiness probes
+ * (Kubernetes, ELB, nginx) read the status, not the body: a degraded replica should get no Slack
+ * traffic, while Slack's retries bring the events back to a healthy one. It is a readiness check, not
+ * a liveness one: restarting a replica does not bring Postgres back, so point a liveness probe at
+ * `GET /healthz?live`, which answers 200 `{ok: true, live: true}` as long as the process serves HTTP.
+ *
+ * Each check is bounded by `HEALTH_CHECK_TIMEOUT_MS`, and at most one probe of each service is in
+ * flight: a hung database answers `timeout` quickly, and frequent probes do not pile up connections.
+ */
 export function healthRoute(s: SlackServices, modelInfo: string) {
+  const db = boundedCheck(() => s.db.db.execute(sql`select 1`));
+  const redis = boundedCheck(() => s.queue.counts());
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if (req.method !== "GET" || !req.url?.startsWith("/healthz")) return false;
-    const db = await s.db.db
-      .execute(sql`select 1`)
-      .then(() => "ok" as const)
-      .catch(() => "down" as const);
-    const redis = s.config.env.REDIS_URL
-      ? await s.queue
-          .counts()
-          .then(() => "ok" as const)
-          .catch(() => "down" as const)
-      : ("in-process" as const);
-    const ok = db === "ok" && redis !== "down";
-    res.writeHead(ok ? 200 : 503, { "content-type": "application/json" });
-    res.end(JSON.stringify({ ok, db: `${s.db.kind}:${db}`, redis, model: modelInfo }));
+    const url = new URL(req.url, "http://localhost");
+    if (url.pathname !== "/healthz") return false;
+    if (url.searchParams.has("live")) {
+      respond(res, 200, { ok: true, live: true });
+      return true;
+    }
+    const [dbState, redisState] = await Promise.all([
+      db(),
+      s.config.env.REDIS_URL ? redis() : Promise.resolve("in-process" as const),
+    ]);
+    const ok = dbState === "ok" && (redisState === "ok" || redisState === "in-process");
+    respond(res, ok ? 200 : 503, { ok, db: `${s.db.kind}:${dbState}`, redis: redisState, model: modelInfo });
     return true;
+  };
+}
+
+function respond(res: ServerResponse, status: number, body: Record<string, unknown>) {
+  res.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+  res.end(JSON.stringify(body));
+}
+
+/** `probe` raced against the timeout; while an earlier probe is still pending, no new one starts. */
+function boundedCheck(probe: () => Promise<unknown>): () => Promise<CheckState> {
+  let inFlight: Promise<CheckState> | undefined;
+  return () => {
+    inFlight ??= probe().then(
+      () => "ok" as const,
+      () => "down" as const,
+    );
+    const current = inFlight;
+    void current.finally(() => {
+      if (inFlight === current) inFlight = undefined;
+    });
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<CheckState>((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), HEALTH_CHECK_TIMEOUT_MS);
+    });
+    return Promise.race([current, timeout]).finally(() => clearTimeout(timer));
   };
 }

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+import { TEST_AUDIT_KEY } from "../helpers/hermes-process.ts";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
 
 const CHANNEL = "C0OPS";
@@ -113,6 +114,7 @@ describe("model endpoint faults", () => {
       env: {
         OPENAI_BASE_URL: `http://127.0.0.1:${proxy.port}/v1`,
         HERMES_MODEL: "flaky",
+        HERMES_AUDIT_KEY: TEST_AUDIT_KEY,
         OPENAI_API_KEY: "k",
         HERMES_MODEL_MAX_RETRIES: "1",
         HERMES_MODEL_TIMEOUT_MS: String(MODEL_TIMEOUT_MS),

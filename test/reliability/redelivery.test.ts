@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+import { TEST_AUDIT_KEY } from "../helpers/hermes-process.ts";
 import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../helpers/scripted-model.ts";
 
 const CHANNEL = "C0OPS";
@@ -26,7 +27,7 @@ describe.each([
   let t: TestHermes;
   beforeAll(async () => {
     await model.start();
-    t = await startTestHermes({ model, redis });
+    t = await startTestHermes({ model, redis, env: { HERMES_AUDIT_KEY: TEST_AUDIT_KEY } });
   }, 120_000);
   afterAll(async () => {
     await t?.stop();

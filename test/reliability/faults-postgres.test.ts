@@ -1,0 +1,244 @@
+import pg from "pg";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+import { TEST_AUDIT_KEY, tempDir } from "../helpers/hermes-process.ts";
+import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
+import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../helpers/scripted-model.ts";
+import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
+import { type EffectsServer, startEffectsServer } from "./effects-server.ts";
+
+const CHANNEL = "C0OPS";
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Postgres goes away under a running Hermes (a TCP proxy in front of the shared server is cut: the
+ * machine's Postgres keeps running for everyone else). Side-effecting tools refuse with a clear
+ * message, `/healthz` says degraded (503, bounded even when the database hangs), no audit row is
+ * lost (the chain verifies; a call whose outcome could not be written is reconciled), and the bot
+ * answers again once the database is back.
+ */
+describe("Postgres down under a running Hermes", () => {
+  const model = new ScriptedModelServer();
+  let db: TestDatabase;
+  let proxy: TcpProxy;
+  let effects: EffectsServer;
+  let dir: ReturnType<typeof tempDir>;
+  let t: TestHermes;
+  /** A connection that does not go through the proxy: what really is in the database. */
+  let direct: pg.Pool;
+  const env = () => ({
+    DATABASE_URL: proxy.url(db.url),
+    HERMES_AUDIT_KEY: TEST_AUDIT_KEY,
+    HERMES_HTTP_TOOLS: effects.writeToolsFile(dir.path),
+    HERMES_TURN_TIMEOUT_SECONDS: "30",
+  });
+
+  beforeAll(async () => {
+    await model.start();
+    db = await createTestDatabase();
+    proxy = await startTcpProxy({ host: "127.0.0.1", port: Number(new URL(db.url).port || 5432) });
+    effects = await startEffectsServer();
+    dir = tempDir("pg-faults");
+    t = await startTestHermes({ model, env: env() });
+    direct = new pg.Pool({ connectionString: db.url, max: 2 });
+  }, 120_000);
+  afterAll(async () => {
+    proxy?.restore();
+    await t?.stop();
+    await direct?.end();
+    await proxy?.close();
+    await effects?.stop();
+    await model.stop();
+    await db?.drop();
+    dir?.remove();
+  });
+  beforeEach(() => {
+    proxy.restore();
+    model.reset();
+    t.emulator.clearCalls();
+  });
+
+  const health = async () => {
+    const started = Date.now();
+    const r = await fetch(`http://127.0.0.1:${t.hermes.port}/healthz`);
+    return { status: r.status, body: (await r.json()) as Record<string, unknown>, ms: Date.now() - started };
+  };
+  const replies = (ts: string) =>
+    (t.thread(CHANNEL, ts) ?? []).filter(
+      (m) => m.user === "U0HERMES" && m.ts !== ts && !m.text.startsWith(":hourglass_flowing_sand:"),
+    );
+  const count = async (q: string, params: unknown[] = []) =>
+    Number((await direct.query<{ n: string }>(q, params)).rows[0]!.n);
+
+  it("/healthz: 200 while the database answers, 503 ok:false while it is down, bounded while it hangs", async () => {
+    const up = await health();
+    expect(up.status).toBe(200);
+    expect(up.body).toMatchObject({ ok: true, db: "postgres:ok" });
+
+    proxy.cut();
+    const down = await waitFor(async () => {
+      const h = await health();
+      return h.status === 503 ? h : undefined;
+    }, 30_000);
+    expect(down.body).toMatchObject({ ok: false, db: "postgres:down" });
+    expect(down.body.model).toBeTypeOf("string");
+
+    // A database that accepts connections but never answers must not hang the probe.
+    proxy.restore();
+    await waitFor(async () => (await health()).status === 200, 30_000, "healthy again");
+    proxy.hang();
+    const hung = await health();
+    expect(hung.status).toBe(503);
+    expect(hung.body).toMatchObject({ ok: false, db: "postgres:timeout" });
+    console.log(`healthz with a hung database answered in ${hung.ms} ms`);
+    // Bounded by the probe's own timeout (1 s), not by the database: generous for a busy machine.
+    expect(hung.ms).toBeLessThan(10_000);
+    // Repeated probes of a hung database do not pile up: each answers, none waits for the last.
+    const again = await Promise.all([health(), health(), health()]);
+    expect(again.map((h) => h.status)).toEqual([503, 503, 503]);
+
+    proxy.restore();
+    await waitFor(async () => (await health()).status === 200, 30_000, "healthy after the hang");
+  }, 120_000);
+
+  it("a new message while the database is down gets a clear refusal, and the bot answers again when it is back", async () => {
+    proxy.cut();
+    const d = await t.sender.appMention({ user: "U0USER1", channel: CHANNEL, text: "<@U0HERMES> hello?" });
+    expect(d.status).toBe(200);
+    const ts = d.message!.ts;
+    const refusal = await waitFor(() => replies(ts)[0], 30_000, "a refusal");
+    expect(refusal.text).toContain(":warning:");
+    expect(refusal.text).toMatch(/storage or queue is unavailable|storage is unavailable/);
+    expect(refusal.text).not.toMatch(/\n\s+at \S+|ECONNRE|pg_|SELECT|INSERT/i);
+    expect(model.requests).toHaveLength(0);
+
+    proxy.restore();
+    model.enqueue(answer("Back in business."));
+    const d2 = await t.sender.appMention({
+      user: "U0USER1",
+      channel: CHANNEL,
+      text: "<@U0HERMES> hello again",
+    });
+    await waitFor(
+      () => replies(d2.message!.ts).find((m) => m.text === "Back in business."),
+      30_000,
+      "answer",
+    );
+    expect((await health()).status).toBe(200);
+  }, 120_000);
+
+  it("mid-turn: a side-effecting call refuses (fail closed) with a clear message, nothing runs, and after recovery the chain verifies", async () => {
+    const effectsBefore = effects.effects.length;
+    const ticketsBefore = await count("select count(*) as n from tickets");
+    // The model plans while the database goes away; its calls then meet a dead database.
+    let cutDone = false;
+    const cutThenCall: ScriptStep = () => {
+      proxy.cut();
+      cutDone = true;
+      return toolCalls([
+        { name: "create_ticket", args: { title: "DB outage ticket" } },
+        { name: "notify_ops", args: { note: "db outage" } },
+      ]);
+    };
+    model.enqueue(cutThenCall, answer("I could not do that: the audit log is unavailable."));
+    const d = await t.sender.appMention({
+      user: "U0USER1",
+      channel: CHANNEL,
+      text: "<@U0HERMES> open a ticket and page ops",
+    });
+    const ts = d.message!.ts;
+    await waitFor(
+      () => replies(ts).find((m) => m.text.includes(":warning:") || m.text.includes("unavailable")),
+      60_000,
+      "a message about the outage",
+    );
+    expect(cutDone).toBe(true);
+    console.log(
+      `mid-turn outage, the user read: ${replies(ts)
+        .map((m) => m.text)
+        .join(" | ")}`,
+    );
+    expect(replies(ts).some((m) => /unavailable/.test(m.text))).toBe(true);
+    for (const m of replies(ts)) expect(m.text).not.toMatch(/\n\s+at \S+|ECONNRE|INSERT|SELECT/);
+    // Fail closed: nothing ran while the request could not be audited.
+    expect(effects.effects.length).toBe(effectsBefore);
+
+    proxy.restore();
+    await waitFor(async () => (await health()).status === 200, 30_000, "healthy");
+    expect(await count("select count(*) as n from tickets")).toBe(ticketsBefore);
+    expect((await t.hermes.services.audit.verify()).ok).toBe(true);
+    // Whatever was requested has an outcome (nothing was requested while the database was down).
+    expect(await unfinishedCalls()).toEqual([]);
+  }, 120_000);
+
+  it("the database drops while a side-effecting call runs: the call is not repeated, and its missing outcome is reconciled at the next start", async () => {
+    model.enqueue(
+      toolCalls([{ name: "notify_ops", args: { note: "disk full on db1" } }]),
+      answer("Paged ops."),
+    );
+    effects.hold();
+    const before = effects.effects.length;
+    const d = await t.sender.appMention({ user: "U0USER1", channel: CHANNEL, text: "<@U0HERMES> page ops" });
+    const ts = d.message!.ts;
+    await waitFor(() => effects.effects.length === before + 1, 30_000, "the call is running");
+    const callId = model.requests[0] ? await requestedCallId() : undefined;
+    expect(callId).toBeTruthy();
+    proxy.cut();
+    effects.release();
+    // The outcome row cannot be written; the turn ends with a message, and the call is not retried.
+    await waitFor(() => replies(ts)[0], 60_000, "a reply");
+    await sleep(500);
+    console.log(
+      `outage during a call, the user read: ${replies(ts)
+        .map((m) => m.text)
+        .join(" | ")}`,
+    );
+    expect(effects.effects.length).toBe(before + 1);
+
+    proxy.restore();
+    await waitFor(async () => (await health()).status === 200, 30_000, "healthy");
+    const outcomes = await direct.query<{ action: string; error: string | null }>(
+      "select action, error from audit_log where tool_call_id = $1 and action <> 'tool.requested' order by id",
+      [callId],
+    );
+    console.log(`outcome rows written for the call: ${JSON.stringify(outcomes.rows)}`);
+    if (outcomes.rows.length === 0) {
+      // The outcome was lost with the connection: the next start reconciles it (embedded mode takes
+      // every unfinished call at start-up), tells the thread, and never runs it again.
+      await t.stopHermes();
+      t = await startTestHermes({ model, env: env(), reuse: t });
+      await waitFor(
+        () => replies(ts).find((m) => m.text.includes("interrupted")),
+        60_000,
+        "the thread is told",
+      );
+      const reconciled = await direct.query<{ action: string; error: string | null }>(
+        "select action, error from audit_log where tool_call_id = $1 and action <> 'tool.requested'",
+        [callId],
+      );
+      expect(reconciled.rows).toEqual([{ action: "tool.failed", error: "interrupted" }]);
+    } else {
+      expect(outcomes.rows).toHaveLength(1);
+    }
+    expect(effects.effects.length).toBe(before + 1);
+    expect(await unfinishedCalls()).toEqual([]);
+    expect((await t.hermes.services.audit.verify()).ok).toBe(true);
+  }, 180_000);
+
+  async function requestedCallId(): Promise<string | undefined> {
+    const r = await direct.query<{ tool_call_id: string }>(
+      "select tool_call_id from audit_log where tool = 'notify_ops' and action = 'tool.requested' order by id desc limit 1",
+    );
+    return r.rows[0]?.tool_call_id;
+  }
+
+  /** `tool.requested` rows with no later row for the same call (an outcome, a pause or a denial). */
+  async function unfinishedCalls(): Promise<string[]> {
+    const r = await direct.query<{ tool_call_id: string }>(
+      `select r.tool_call_id from audit_log r
+        where r.action = 'tool.requested'
+          and not exists (select 1 from audit_log o where o.tool_call_id = r.tool_call_id and o.id > r.id)`,
+    );
+    return r.rows.map((x) => x.tool_call_id);
+  }
+});

@@ -1,153 +1,168 @@
-import validator from "validator";
+import { applySpans, findSpans } from "./apply-rules.ts";
+import { mayNeedScreening, screeningView } from "./normalize-text.ts";
+import { always, CREDENTIAL_RULES, MAY_MATCH, PII_RULES, type Rule } from "./redact-rules.ts";
+import type { SecretValues } from "./secret-values.ts";
 
 /**
- * Secret and PII redaction for everything that reaches logs or the audit log.
+ * Secret and PII redaction for everything that reaches logs, traces, the audit log — and, for
+ * credentials only, what Hermes posts to Slack.
  *
- * Each pattern is one regex pass. Every pattern starts at a literal or behind a negative lookbehind
- * for its own characters and keeps its quantifiers bounded or deterministic, so a match can only
- * start at the beginning of a token and no input makes a pattern backtrack more than a constant.
- * Checksums and final validation live in the replacer, not the regex, so look-alikes (wrong Luhn,
- * wrong ID checksum, `999.1.1.1`, `12:30:45`) are kept as they are.
+ * Text is read the way a person would read it: the rules run on a screening view (NFKC, so
+ * full-width `１３８` and `＠` count; invisible characters dropped; look-alike letters folded; `%XX`,
+ * HTML entities and `\uXXXX` escapes decoded; whitespace runs collapsed), and each finding is cut out
+ * of the ORIGINAL text: the output is the input with only the sensitive spans replaced by typed
+ * placeholders (`[email]`, `[phone]`, `[card]`, `[secret]`, …). Base64 runs are decoded and replaced
+ * whole when what they hide is sensitive. Configured secret values (`SecretValues`) go by exact value,
+ * raw and encoded. All of it is linear in the input: bounded-window decoding, rules that cannot
+ * backtrack, a bounded number of rounds, and a cap on how much base64 one string may make us decode.
  */
 
-/** What a rule does with one match: the placeholder, or the match itself when validation fails. */
-type Replacer = (match: string, ...groups: string[]) => string;
-
-interface Rule {
-  pattern: RegExp;
-  replace: Replacer;
+export interface Redactor {
+  /** A redacted deep copy (secrets and PII): for logs, traces and the audit log. */
+  redact(value: unknown): unknown;
+  /** Secrets and PII in one string. */
+  redactText(text: string): string;
+  /**
+   * Credentials only (configured values, tokens, keys, passwords; personal data kept): for what
+   * people read in Slack, where a phone number the requester asked for is the answer.
+   */
+  redactSecrets(text: string): string;
+  /** `redactSecrets` over every string in a value (deep copy). */
+  redactSecretsDeep(value: unknown): unknown;
 }
-
-const always =
-  (placeholder: string): Replacer =>
-  () =>
-    placeholder;
-
-const when =
-  (accept: (match: string) => boolean, placeholder: string): Replacer =>
-  (match) =>
-    accept(match) ? placeholder : match;
-
-// Order matters: tokens and secrets contain digit runs that would otherwise look like cards or phones;
-// emails before numbers (QQ addresses are phone numbers); ID numbers before cards (18 digits can pass
-// Luhn); cards before phones; IPs before phones so dotted quads are never read as digit groups.
-const RULES: readonly Rule[] = [
-  {
-    // Bot/user/app tokens and incoming-webhook URLs (the URL itself is the credential).
-    pattern:
-      /(?<![A-Za-z0-9])(?:(?:xoxe\.)?xox[abposre]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+|https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+)/g,
-    replace: always("[slack_token]"),
-  },
-  {
-    // OpenAI (`sk-`, `sk-proj-`), Stripe-style (`sk_live_`), GitHub, AWS access key ids.
-    pattern:
-      /(?<![A-Za-z0-9_-])(?:sk-[A-Za-z0-9_-]{20,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|gh[opsur]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9]))/g,
-    replace: always("[secret]"),
-  },
-  {
-    // Keep the scheme word so the log still says what kind of credential was there.
-    pattern: /(?<![A-Za-z0-9])(bearer)[ \t]+([A-Za-z0-9._~+/-]+=*)/gi,
-    replace: (match, scheme = "", token = "") => (looksLikeToken(token) ? `${scheme} [secret]` : match),
-  },
-  {
-    // `postgres://user:password@host` — only the password goes.
-    pattern: /(:\/\/[^\s/?#@:]{0,256}:)([^\s/?#@]{1,256})@/g,
-    replace: (match, prefix = "", password = "") => (password === "[secret]" ? match : `${prefix}[secret]@`),
-  },
-  {
-    // `password=…`, `"api_key": "…"`, `X-Api-Key: …` in free text. The value may not start with `[`
-    // so an earlier, more specific placeholder is kept and a second pass changes nothing.
-    pattern:
-      /(?<![A-Za-z0-9[])(passw(?:or)?d|secret|api[_-]?key|token)(["']?[ \t]{0,4}[:=][ \t]{0,4}["']?)([^\s"'`&,;<>()[\]{}]+)/gi,
-    replace: (match, key = "", separator = "", value = "") =>
-      /^(?:bearer|basic)$/i.test(value) ? match : `${key}${separator}[secret]`,
-  },
-  {
-    pattern:
-      /(?<![A-Za-z0-9_%+-])[A-Za-z0-9_%+-][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,63}(?![A-Za-z0-9-])/g,
-    replace: when((m) => validator.isEmail(m), "[email]"),
-  },
-  {
-    pattern:
-      /(?<![\w.])[1-9]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\w|\.\d)/g,
-    replace: when(isChineseResidentId, "[cn_id]"),
-  },
-  {
-    // Contiguous 13–19 digits, or the printed groupings (4-4-4-4[-3], Amex 4-6-5, Diners 4-6-4).
-    // The first digit must be 2–6 (payment networks' industry identifier): this keeps epoch
-    // milliseconds (`17…`, until 2033) and 13-digit `86…` phone numbers out of the card rule.
-    pattern:
-      /(?<![\w.+])(?:[2-6]\d{3}([ -])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{3})?|[2-6]\d{3}([ -])\d{6}\2\d{4,5}|[2-6]\d{12,18})(?!\w|\.\d)/g,
-    replace: (match) => redactCard(match),
-  },
-  {
-    pattern:
-      /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/g,
-    // Requiring a digit keeps hex-word look-alikes such as `dead::beef` or `a::b` in code.
-    replace: when((m) => /\d/.test(m) && validator.isIP(m, 6), "[ip]"),
-  },
-  {
-    pattern: /(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?!\w|\.\d)/g,
-    replace: when((m) => validator.isIP(m, 4), "[ip]"),
-  },
-  {
-    // `+<country> …` in any grouping; the replacer counts digits (E.164: at most 15).
-    // Not after a word character: `1.2.3+20261129` is semver build metadata, `a+1234…` an expression.
-    pattern: /(?<![\w+])\+\d+(?:[ -]?\(\d+\)|[ -]?\d+)*/g,
-    replace: (match) => redactInternationalPhone(match),
-  },
-  {
-    // Chinese mobiles without `+`: 13800138000, 138 0013 8000, 8613800138000.
-    pattern: /(?<![\w.+])(?:86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}(?!\w|\.\d)/g,
-    replace: always("[phone]"),
-  },
-  {
-    // North American local formats: (415) 555-0132, 415-555-0132, 1-415-555-0132.
-    pattern: /(?<![\w.+-])(?:1[ -])?(?:\(\d{3}\)[ -]?|\d{3}-)\d{3}-\d{4}(?![\w-]|\.\d)/g,
-    replace: always("[phone]"),
-  },
-];
 
 const MAX_ROUNDS = 4;
-
-// Every rule above needs one of these: `@`, `:`, a dotted digit (IPv4), a run of 7+ digits and
-// separators (phones, cards, ID numbers), or a token prefix / secret keyword. Text with none cannot
-// change — most of what gets logged (names, counts, short ids) — so it skips the passes entirely.
-const MAY_MATCH =
-  /[@:]|\d\.\d|\d[\d\s().+-]{5,}\d|xox|xapp|sk[-_]|gh[opsur]_|github_pat_|AKIA|ASIA|bearer|passw|secret|api[_-]?key|token/i;
-
-/** Replaces secrets and PII in `text` with typed placeholders (`[email]`, `[phone]`, `[card]`, …). */
-export function redactText(text: string): string {
-  if (!MAY_MATCH.test(text)) return text;
-  const short = text.length <= CACHED_LENGTH;
-  if (short && clean.has(text)) return text;
-  // A placeholder can expose a neighbour that a rule skipped because it was glued to another value
-  // (`(415) 555-0132+86…`), so run again until nothing changes. Real text settles in one or two
-  // rounds; the bound keeps a pathological chain of glued values from costing a pass per value.
-  let out = text;
-  for (let round = 0; round < MAX_ROUNDS; round++) {
-    const next = applyRules(out);
-    if (next === out) break;
-    out = next;
-  }
-  if (short && out === text) {
-    if (clean.size >= CACHED_ENTRIES) clean.clear();
-    clean.add(text);
-  }
-  return out;
-}
-
-// Logs repeat the same short strings on every line (session keys, run ids, timestamps). Strings found
-// clean are remembered (bounded) so they are not scanned again; text that held a secret is never kept.
+/** Longest text that is normalized and decoded; past it the rules run on the raw text only. */
+const MAX_SCREENED = 1_000_000;
+/** Base64 characters decoded per top-level string (a big attachment is not decoded in full). */
+const MAX_DECODED = 64 * 1024;
+const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}/g;
+/** Strings found clean are remembered (bounded) so logs' repeated session keys and ids are not rescanned. */
 const CACHED_LENGTH = 200;
 const CACHED_ENTRIES = 1000;
-const clean = new Set<string>();
 
-function applyRules(text: string): string {
-  let out = text;
-  for (const rule of RULES) out = out.replace(rule.pattern, rule.replace);
-  return out;
+type Mode = "all" | "secrets";
+
+/** A redactor that also removes `secrets` by exact value (and their URL-encoded and base64 forms). */
+export function createRedactor(options: { secrets?: SecretValues } = {}): Redactor {
+  const { secrets } = options;
+  let version = -1;
+  let secretRule: Rule | undefined;
+  const clean = { all: new Set<string>(), secrets: new Set<string>() };
+  let decodeBudget = 0;
+
+  const refresh = () => {
+    if (!secrets || secrets.version === version) return;
+    version = secrets.version;
+    const forms = secrets.forms();
+    secretRule =
+      forms.length === 0
+        ? undefined
+        : { pattern: new RegExp(forms.map(escapeRegExp).join("|"), "g"), replace: always("[secret]") };
+    // A string that was clean may hold a value added since.
+    clean.all.clear();
+    clean.secrets.clear();
+  };
+
+  const base64Rule = (mode: Mode, depth: number): Rule => ({
+    pattern: BASE64_RUN,
+    replace: (match) => {
+      if (depth > 0 || decodeBudget < match.length) return match;
+      decodeBudget -= match.length;
+      const decoded = decodeBase64Text(match);
+      if (decoded === undefined) return match;
+      return scan(decoded, mode, depth + 1) === decoded ? match : "[secret]";
+    },
+  });
+
+  const rulesFor = (mode: Mode, depth: number): Rule[] => [
+    ...(secretRule ? [secretRule] : []),
+    ...CREDENTIAL_RULES,
+    ...(mode === "all" ? PII_RULES : []),
+    base64Rule(mode, depth),
+  ];
+
+  function scan(text: string, mode: Mode, depth: number): string {
+    // A secret spelled with characters the view would change (`%`, `&`) is still caught as typed.
+    let source = secretRule ? text.replace(secretRule.pattern, "[secret]") : text;
+    const rules = rulesFor(mode, depth);
+    const screen = source.length <= MAX_SCREENED && mayNeedScreening(source, { decode: true });
+    if (!screen) {
+      if (!MAY_MATCH.test(source) && !hasBase64Run(source)) return source;
+      const spans = findSpans(source, rules, MAX_ROUNDS);
+      return spans.length === 0 ? source : applySpans(source, identity(source.length), spans);
+    }
+    const view = screeningView(source, { decode: true, foldConfusables: true });
+    const spans = findSpans(view.text, rules, MAX_ROUNDS);
+    if (spans.length > 0) source = applySpans(source, view.origin, spans);
+    return source;
+  }
+
+  function cached(text: string, mode: Mode): string {
+    refresh();
+    const short = text.length <= CACHED_LENGTH;
+    const seen = clean[mode];
+    if (short && seen.has(text)) return text;
+    decodeBudget = MAX_DECODED;
+    const out = scan(text, mode, 0);
+    if (short && out === text) {
+      if (seen.size >= CACHED_ENTRIES) seen.clear();
+      seen.add(text);
+    }
+    return out;
+  }
+
+  const redactText = (text: string) => cached(text, "all");
+  const redactSecrets = (text: string) => cached(text, "secrets");
+  return {
+    redactText,
+    redactSecrets,
+    redact: (value) => redactValue(value, walk(redactText)),
+    redactSecretsDeep: (value) => redactValue(value, walk(redactSecrets)),
+  };
 }
+
+const IDENTITY_CACHE: { origin: Int32Array } = { origin: new Int32Array(0) };
+
+/** origin[i] = i: the view is the source itself. */
+function identity(length: number): Int32Array {
+  if (IDENTITY_CACHE.origin.length <= length) {
+    const origin = new Int32Array(Math.max(length + 1, IDENTITY_CACHE.origin.length * 2));
+    for (let i = 0; i < origin.length; i++) origin[i] = i;
+    IDENTITY_CACHE.origin = origin;
+  }
+  return IDENTITY_CACHE.origin;
+}
+
+function hasBase64Run(text: string): boolean {
+  BASE64_RUN.lastIndex = 0;
+  const found = BASE64_RUN.test(text);
+  BASE64_RUN.lastIndex = 0;
+  return found;
+}
+
+/** The text a base64 run encodes, when it is readable text (random ids and hashes decode to noise). */
+function decodeBase64Text(run: string): string | undefined {
+  const bytes = Buffer.from(run, "base64");
+  if (bytes.length < 8) return undefined;
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+  // Printable text only: control characters other than tab and line breaks mean it was not text.
+  return /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(text) ? undefined : text;
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
+const defaultRedactor = createRedactor();
+
+/** Replaces secrets and PII in `text` with typed placeholders (`[email]`, `[phone]`, `[card]`, …). */
+export const redactText = defaultRedactor.redactText;
 
 /** True when `redactText` would change `text`. */
 export function containsSensitive(text: string): boolean {
@@ -159,27 +174,34 @@ export function containsSensitive(text: string): boolean {
  * keys become `[secret]`, keys are kept, and the input is never mutated. Shared and cyclic
  * references are preserved as shared and cyclic references in the copy.
  */
-export function redact(value: unknown): unknown {
-  return redactValue(value, new WeakMap());
+export const redact = defaultRedactor.redact;
+
+/** One deep copy in progress: the text function and the copies made so far (cycles, sharing). */
+interface Walk extends WeakMap<object, unknown> {
+  text: (text: string) => string;
+}
+
+function walk(text: (text: string) => string): Walk {
+  return Object.assign(new WeakMap<object, unknown>(), { text });
 }
 
 // Matched against the end of a key, so `accessToken` and `x-api-key` count but `max_tokens` does not.
 const SECRET_KEY = /(?:passw(?:or)?d|secret|token|api[_-]?key|authorization|cookie|private[_-]?key)$/i;
 
-function redactEntry(key: string, value: unknown, seen: WeakMap<object, unknown>): unknown {
+function redactEntry(key: string, value: unknown, seen: Walk): unknown {
   // null/undefined say "not set", which is useful and reveals nothing.
   if (SECRET_KEY.test(key) && value !== null && value !== undefined) return "[secret]";
   return redactValue(value, seen);
 }
 
-function redactValue(value: unknown, seen: WeakMap<object, unknown>): unknown {
-  if (typeof value === "string") return redactText(value);
+function redactValue(value: unknown, seen: Walk): unknown {
+  if (typeof value === "string") return seen.text(value);
   if (typeof value === "number" || typeof value === "bigint") {
     // A phone or card stored as a number would otherwise slip through; the placeholder is a string.
     // Below 10^7 a number has too few digits to be either (and counts, ids, ms are all small).
     if (typeof value === "number" && Math.abs(value) < 1e7) return value;
     const text = String(value);
-    const redacted = redactText(text);
+    const redacted = seen.text(text);
     return redacted === text ? value : redacted;
   }
   if (typeof value !== "object" || value === null) return value;
@@ -228,7 +250,7 @@ function redactValue(value: unknown, seen: WeakMap<object, unknown>): unknown {
 }
 
 /** Keeps the prototype (so `instanceof` and log serializers still see an error) and every own property. */
-function redactError(error: Error, seen: WeakMap<object, unknown>): Error {
+function redactError(error: Error, seen: Walk): Error {
   const out = Object.create(Object.getPrototypeOf(error) as object) as Error;
   seen.set(error, out);
   for (const key of Object.getOwnPropertyNames(error)) {
@@ -244,57 +266,4 @@ function redactError(error: Error, seen: WeakMap<object, unknown>): Error {
     });
   }
   return out;
-}
-
-function looksLikeToken(token: string): boolean {
-  // `Bearer authentication` in prose is not a credential; real tokens have digits or are long.
-  return token.length >= 8 && (/\d/.test(token) || token.length >= 24);
-}
-
-function redactCard(match: string): string {
-  if (validator.isLuhnNumber(match)) return "[card]";
-  // A trailing 3-digit group may be something else (`… 1111 123 apples`): retry without it.
-  const lastGroup = /[ -]\d{3}$/.exec(match);
-  if (lastGroup && /[ -].*[ -].*[ -].*[ -]/.test(match)) {
-    const head = match.slice(0, lastGroup.index);
-    if (validator.isLuhnNumber(head)) return `[card]${match.slice(lastGroup.index)}`;
-  }
-  return match;
-}
-
-function redactInternationalPhone(match: string): string {
-  // Take the longest run of whole groups that is still a plausible E.164 number (8–15 digits),
-  // so trailing numbers after a phone do not make the whole phone unrecognisable.
-  const groups = match.match(/\+\d+|[ -]?\(\d+\)|[ -]?\d+/g) ?? [];
-  let digits = 0;
-  let length = 0;
-  let best = 0;
-  for (const group of groups) {
-    digits += group.replace(/\D/g, "").length;
-    length += group.length;
-    if (digits > 15) break;
-    if (digits >= 8) best = length;
-  }
-  return best === 0 ? match : `[phone]${match.slice(best)}`;
-}
-
-const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
-const ID_CHECK = "10X98765432";
-// First two digits: the provinces, Hong Kong/Macau/Taiwan (81–83) and 91 (overseas).
-const ID_REGIONS = new Set([
-  11, 12, 13, 14, 15, 21, 22, 23, 31, 32, 33, 34, 35, 36, 37, 41, 42, 43, 44, 45, 46, 50, 51, 52, 53, 54, 61,
-  62, 63, 64, 65, 71, 81, 82, 83, 91,
-]);
-
-/** ISO 7064 MOD 11-2 checksum, a known region and a real birth date not in the future. */
-function isChineseResidentId(id: string): boolean {
-  if (!ID_REGIONS.has(Number(id.slice(0, 2)))) return false;
-  let sum = 0;
-  for (let i = 0; i < 17; i++) sum += Number(id[i]) * (ID_WEIGHTS[i] ?? 0);
-  if (ID_CHECK[sum % 11] !== id[17]?.toUpperCase()) return false;
-  const year = Number(id.slice(6, 10));
-  const month = Number(id.slice(10, 12));
-  const day = Number(id.slice(12, 14));
-  const birth = new Date(Date.UTC(year, month - 1, day));
-  return birth.getUTCMonth() === month - 1 && birth.getUTCDate() === day && birth.getTime() <= Date.now();
 }

@@ -1,0 +1,189 @@
+import validator from "validator";
+
+/**
+ * The redaction patterns. Each is one regex pass. Every pattern starts at a literal or behind a
+ * negative lookbehind for its own characters and keeps its quantifiers bounded or deterministic, so a
+ * match can only start at the beginning of a token and no input makes a pattern backtrack more than
+ * a constant. Checksums and final validation live in the replacer, not the regex, so look-alikes
+ * (wrong Luhn, wrong ID checksum, `999.1.1.1`, `12:30:45`) are kept as they are.
+ */
+
+/** What a rule does with one match: the placeholder, or the match itself when validation fails. */
+export type Replacer = (match: string, ...groups: string[]) => string;
+
+export interface Rule {
+  pattern: RegExp;
+  replace: Replacer;
+}
+
+export const always =
+  (placeholder: string): Replacer =>
+  () =>
+    placeholder;
+
+const when =
+  (accept: (match: string) => boolean, placeholder: string): Replacer =>
+  (match) =>
+    accept(match) ? placeholder : match;
+
+// Order matters: tokens and secrets contain digit runs that would otherwise look like cards or phones,
+// so credentials run first. Then emails before numbers (QQ addresses are phone numbers); ID numbers
+// before cards (18 digits can pass Luhn); cards before phones; IPs before phones so dotted quads are
+// never read as digit groups.
+
+/** Credentials: tokens, API keys, bearer/basic credentials, passwords. Redacted everywhere, Slack too. */
+export const CREDENTIAL_RULES: readonly Rule[] = [
+  {
+    // Bot/user/app tokens and incoming-webhook URLs (the URL itself is the credential).
+    pattern:
+      /(?<![A-Za-z0-9])(?:(?:xoxe\.)?xox[abposre]-[A-Za-z0-9-]+|xapp-[A-Za-z0-9-]+|https:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/[A-Za-z0-9/_-]+)/g,
+    replace: always("[slack_token]"),
+  },
+  {
+    // OpenAI (`sk-`, `sk-proj-`), Stripe-style (`sk_live_`), GitHub, AWS access key ids.
+    pattern:
+      /(?<![A-Za-z0-9_-])(?:sk-[A-Za-z0-9_-]{20,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|gh[opsur]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9]))/g,
+    replace: always("[secret]"),
+  },
+  {
+    // Short `sk-` keys (test keys, proxies' keys): letters and digits mixed, so `sk-learn` stays.
+    pattern: /(?<![A-Za-z0-9_-])sk-[A-Za-z0-9_-]{8,19}(?![A-Za-z0-9_-])/g,
+    replace: when((m) => /\d/.test(m.slice(3)) && /[A-Za-z]/.test(m.slice(3)), "[secret]"),
+  },
+  {
+    // Keep the scheme word so the log still says what kind of credential was there.
+    pattern: /(?<![A-Za-z0-9])(bearer|basic)[ \t]+([A-Za-z0-9._~+/-]+=*)/gi,
+    replace: (match, scheme = "", token = "") =>
+      (scheme.toLowerCase() === "basic" ? isBasicCredential(token) : looksLikeToken(token))
+        ? `${scheme} [secret]`
+        : match,
+  },
+  {
+    // `postgres://user:password@host` — only the password goes.
+    pattern: /(:\/\/[^\s/?#@:]{0,256}:)([^\s/?#@]{1,256})@/g,
+    replace: (match, prefix = "", password = "") => (password === "[secret]" ? match : `${prefix}[secret]@`),
+  },
+  {
+    // `password=…`, `"api_key": "…"`, `X-Api-Key: …` in free text. The value may not start with `[`
+    // so an earlier, more specific placeholder is kept and a second pass changes nothing.
+    pattern:
+      /(?<![A-Za-z0-9[])(passw(?:or)?d|secret|api[_-]?key|token|authorization)(["']?[ \t]{0,4}[:=][ \t]{0,4}["']?)([^\s"'`&,;<>()[\]{}]+)/gi,
+    replace: (match, key = "", separator = "", value = "") =>
+      /^(?:bearer|basic)$/i.test(value) ? match : `${key}${separator}[secret]`,
+  },
+];
+
+/** Personal data: emails, ID numbers, cards, IPs, phones. Redacted from logs, traces and the audit log. */
+export const PII_RULES: readonly Rule[] = [
+  {
+    pattern:
+      /(?<![A-Za-z0-9_%+-])[A-Za-z0-9_%+-][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,63}(?![A-Za-z0-9-])/g,
+    replace: when((m) => validator.isEmail(m), "[email]"),
+  },
+  {
+    pattern:
+      /(?<![\w.])[1-9]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\w|\.\d)/g,
+    replace: when(isChineseResidentId, "[cn_id]"),
+  },
+  {
+    // Contiguous 13–19 digits, or the printed groupings (4-4-4-4[-3], Amex 4-6-5, Diners 4-6-4).
+    // The first digit must be 2–6 (payment networks' industry identifier): this keeps epoch
+    // milliseconds (`17…`, until 2033) and 13-digit `86…` phone numbers out of the card rule.
+    pattern:
+      /(?<![\w.+])(?:[2-6]\d{3}([ .-])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{3})?|[2-6]\d{3}([ -])\d{6}\2\d{4,5}|[2-6]\d{12,18})(?!\w|\.\d)/g,
+    replace: (match) => redactCard(match),
+  },
+  {
+    pattern:
+      /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/g,
+    // Requiring a digit keeps hex-word look-alikes such as `dead::beef` or `a::b` in code.
+    replace: when((m) => /\d/.test(m) && validator.isIP(m, 6), "[ip]"),
+  },
+  {
+    pattern: /(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?!\w|\.\d)/g,
+    replace: when((m) => validator.isIP(m, 4), "[ip]"),
+  },
+  {
+    // `+<country> …` in any grouping; the replacer counts digits (E.164: at most 15).
+    // Not after a word character: `1.2.3+20261129` is semver build metadata, `a+1234…` an expression.
+    pattern: /(?<![\w+])\+\d+(?:[ -]?\(\d+\)|[ -]?\d+)*/g,
+    replace: (match) => redactInternationalPhone(match),
+  },
+  {
+    // Chinese mobiles without `+`: 13800138000, 138 0013 8000, 138.0013.8000, 8613800138000.
+    pattern: /(?<![\w.+])(?:86[ -]?)?1[3-9]\d(?:[ .-]?\d{4}){2}(?!\w|\.\d)/g,
+    replace: always("[phone]"),
+  },
+  {
+    // North American local formats: (415) 555-0132, 415-555-0132, 1-415-555-0132.
+    pattern: /(?<![\w.+-])(?:1[ -])?(?:\(\d{3}\)[ -]?|\d{3}-)\d{3}-\d{4}(?![\w-]|\.\d)/g,
+    replace: always("[phone]"),
+  },
+];
+
+// Every rule above needs one of these: `@`, `:`, a dotted digit (IPv4), a run of 7+ digits and
+// separators (phones, cards, ID numbers), or a token prefix / secret keyword. Text with none cannot
+// change — most of what gets logged (names, counts, short ids) — so it skips the passes entirely.
+export const MAY_MATCH =
+  /[@:]|\d\.\d|\d[\d\s().+-]{5,}\d|xox|xapp|sk[-_]|gh[opsur]_|github_pat_|AKIA|ASIA|bearer|basic|passw|secret|api[_-]?key|token|authorization/i;
+
+function looksLikeToken(token: string): boolean {
+  // `Bearer authentication` in prose is not a credential; real tokens have digits or are long.
+  return token.length >= 8 && (/\d/.test(token) || token.length >= 24);
+}
+
+/** `Basic …` is base64 of `user:password`. */
+function isBasicCredential(token: string): boolean {
+  if (token.length < 8) return false;
+  return Buffer.from(token, "base64").toString("utf8").includes(":");
+}
+
+function redactCard(match: string): string {
+  // validator ignores spaces and dashes between groups, not dots.
+  const luhn = (digits: string) => validator.isLuhnNumber(digits.replace(/\./g, ""));
+  if (luhn(match)) return "[card]";
+  // A trailing 3-digit group may be something else (`… 1111 123 apples`): retry without it.
+  const lastGroup = /[ .-]\d{3}$/.exec(match);
+  if (lastGroup && /[ .-].*[ .-].*[ .-].*[ .-]/.test(match)) {
+    const head = match.slice(0, lastGroup.index);
+    if (luhn(head)) return `[card]${match.slice(lastGroup.index)}`;
+  }
+  return match;
+}
+
+function redactInternationalPhone(match: string): string {
+  // Take the longest run of whole groups that is still a plausible E.164 number (8–15 digits),
+  // so trailing numbers after a phone do not make the whole phone unrecognisable.
+  const groups = match.match(/\+\d+|[ -]?\(\d+\)|[ -]?\d+/g) ?? [];
+  let digits = 0;
+  let length = 0;
+  let best = 0;
+  for (const group of groups) {
+    digits += group.replace(/\D/g, "").length;
+    length += group.length;
+    if (digits > 15) break;
+    if (digits >= 8) best = length;
+  }
+  return best === 0 ? match : `[phone]${match.slice(best)}`;
+}
+
+const ID_WEIGHTS = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+const ID_CHECK = "10X98765432";
+// First two digits: the provinces, Hong Kong/Macau/Taiwan (81–83) and 91 (overseas).
+const ID_REGIONS = new Set([
+  11, 12, 13, 14, 15, 21, 22, 23, 31, 32, 33, 34, 35, 36, 37, 41, 42, 43, 44, 45, 46, 50, 51, 52, 53, 54, 61,
+  62, 63, 64, 65, 71, 81, 82, 83, 91,
+]);
+
+/** ISO 7064 MOD 11-2 checksum, a known region and a real birth date not in the future. */
+function isChineseResidentId(id: string): boolean {
+  if (!ID_REGIONS.has(Number(id.slice(0, 2)))) return false;
+  let sum = 0;
+  for (let i = 0; i < 17; i++) sum += Number(id[i]) * (ID_WEIGHTS[i] ?? 0);
+  if (ID_CHECK[sum % 11] !== id[17]?.toUpperCase()) return false;
+  const year = Number(id.slice(6, 10));
+  const month = Number(id.slice(10, 12));
+  const day = Number(id.slice(12, 14));
+  const birth = new Date(Date.UTC(year, month - 1, day));
+  return birth.getUTCMonth() === month - 1 && birth.getUTCDate() === day && birth.getTime() <= Date.now();
+}

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { FinishReason } from "./chat-model.ts";
+import { MAX_JSON_DEPTH, valueTooDeep } from "./json-limits.ts";
 import type { ToolCall } from "./messages.ts";
 import { extractTextToolCalls } from "./text-tool-calls.ts";
 
@@ -43,7 +44,11 @@ export function normalizeAssistantMessage(raw: RawAssistantMessage, rawFinish: u
     let argText: string;
     if (typeof args === "string") argText = args;
     else if (args === undefined || args === null) argText = "";
-    else {
+    else if (valueTooDeep(args)) {
+      // Serializing it would overflow the stack; the registry refuses the text with a clear error.
+      argText = "[".repeat(MAX_JSON_DEPTH + 1);
+      repairs.push("arguments_too_deep");
+    } else {
       argText = JSON.stringify(args);
       repairs.push("arguments_object");
     }

@@ -3,7 +3,8 @@ import type { Logger } from "../logger.ts";
 import { argsSha256 } from "../policy/args-hash.ts";
 import type { RunIdentity, Tool } from "../tools/define-tool.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { parseLenientJson } from "./lenient-json.ts";
+import { argumentPreview } from "./json-limits.ts";
+import type { LenientParse } from "./lenient-json.ts";
 import type { ToolCall, ToolMessage } from "./messages.ts";
 import type { PolicyHook, ToolEvent, ToolEventSink } from "./policy-hook.ts";
 import { ARGS_CHANGED_RESULT, AUDIT_UNAVAILABLE_RESULT, DENIED_RESULT } from "./stop-messages.ts";
@@ -58,16 +59,18 @@ export async function runCalls(
     if (prepared.repairs.length)
       tracer.emit("tool.repair", { tool: call.name, callId: call.id, repairs: prepared.repairs });
     if (!prepared.ok) {
-      const parsed = parseLenientJson(call.arguments);
-      sentArguments.push(
-        parsed.ok && parsed.value && typeof parsed.value === "object" ? JSON.stringify(parsed.value) : "{}",
-      );
+      const parsed = prepared.parsed;
+      sentArguments.push(parsed && argsObject(parsed) ? JSON.stringify(parsed.value) : "{}");
+      if (prepared.kind === "not_permitted") {
+        decided.push(notPermitted(call, prepared.tool, prepared.parsed, env));
+        continue;
+      }
       tracer.emit(prepared.kind === "unknown_tool" ? "tool.unknown" : "tool.validation_error", {
         tool: call.name,
         callId: call.id,
         error: prepared.error,
       });
-      decided.push(Promise.resolve(invalidOutcome(call, prepared.error, prepared.kind, env, parsed)));
+      decided.push(invalidOutcome(call, prepared.error, prepared.kind, env, parsed));
       continue;
     }
     const { tool, args, notes } = prepared;
@@ -87,16 +90,30 @@ export async function runCalls(
   return { outcomes: await Promise.all(decided), sentArguments };
 }
 
+/** The parsed arguments when they are one plain object (what a tool takes and history keeps). */
+function argsObject(
+  parsed: LenientParse,
+): parsed is { ok: true; value: Record<string, unknown>; repaired: string[] } {
+  return (
+    parsed.ok && parsed.value !== null && typeof parsed.value === "object" && !Array.isArray(parsed.value)
+  );
+}
+
+/** What the audit row shows of arguments that did not parse: a capped preview of the raw text. */
+function auditedArgs(call: ToolCall, parsed: LenientParse | undefined): unknown {
+  return parsed?.ok ? parsed.value : argumentPreview(call.arguments);
+}
+
 async function invalidOutcome(
   call: ToolCall,
   error: string,
   kind: "unknown_tool" | "invalid_args",
   env: CallEnv,
-  parsed: ReturnType<typeof parseLenientJson>,
+  parsed: LenientParse | undefined,
 ): Promise<CallOutcome> {
   if (kind === "invalid_args") {
     // A known tool asked for with bad arguments is still a request: the audit log sees it fail.
-    const args = parsed.ok ? parsed.value : call.arguments;
+    const args = auditedArgs(call, parsed);
     const base = {
       run: env.run,
       callId: call.id,
@@ -108,6 +125,51 @@ async function invalidOutcome(
     await report(env, { ...base, action: "tool.failed", error: "invalid arguments" });
   }
   return { kind: "result", call, message: toolMessage(call, error), failed: true, error };
+}
+
+/**
+ * A call to a registered tool the requester may not use (a guess, or a name an injection planted):
+ * audited as requested + denied with the policy's reason, and the model is told it is not permitted,
+ * not that the tool does not exist. Its arguments are never validated or executed.
+ */
+async function notPermitted(
+  call: ToolCall,
+  tool: Tool,
+  parsed: LenientParse,
+  env: CallEnv,
+): Promise<CallOutcome> {
+  const args = auditedArgs(call, parsed);
+  const base = {
+    run: env.run,
+    callId: call.id,
+    tool: tool.name,
+    args,
+    argsSha256: argsSha256(tool.name, args),
+  };
+  const reason = await denyReason(tool, argsObject(parsed) ? parsed.value : {}, call, env);
+  env.tracer.emit("tool.policy", { tool: tool.name, callId: call.id, decision: "deny", reason });
+  const recorded =
+    (await report(env, { ...base, action: "tool.requested" })) &&
+    (await report(env, { ...base, action: "tool.denied", reason }));
+  const content = recorded ? DENIED_RESULT(reason) : AUDIT_UNAVAILABLE_RESULT;
+  return { kind: "result", call, message: toolMessage(call, content), failed: false };
+}
+
+/** The policy's own words for a tool outside the requester's set; the set is authoritative either way. */
+async function denyReason(
+  tool: Tool,
+  args: Record<string, unknown>,
+  call: ToolCall,
+  env: CallEnv,
+): Promise<string> {
+  const fallback = `${tool.name} is not available to this user`;
+  if (!env.policy) return fallback;
+  try {
+    const decision = await env.policy({ tool, args, call, run: env.run });
+    return decision.action === "deny" ? decision.reason : fallback;
+  } catch {
+    return fallback;
+  }
 }
 
 async function decide(

@@ -5,23 +5,38 @@ export interface TextToolCall {
   arguments: string;
 }
 
-// Closed tags, or one left open at the very end (the model stopped before writing the closing tag).
-const TAGGED = /<tool_call>\s*([\s\S]*?)\s*(?:<\/tool_call>|$)/g;
+const OPEN = "<tool_call>";
+const CLOSE = "</tool_call>";
 
 /**
  * Local models (Qwen, Hermes-style templates served by Ollama / vLLM without a tool parser) write
- * calls as text: `<tool_call>{"name": …, "arguments": {…}}</tool_call>`, one or several. Returns the
- * calls found and the content with them removed. Text that does not parse stays in the content.
+ * calls as text: `<tool_call>{"name": …, "arguments": {…}}</tool_call>`, one or several, the last one
+ * possibly left open (the model stopped before the closing tag). Returns the calls found and the
+ * content with them removed. Text that does not parse stays in the content. Scans with indexOf only,
+ * so its cost is linear in the content whatever the model wrote.
  */
 export function extractTextToolCalls(content: string): { content: string; calls: TextToolCall[] } {
-  if (!content.includes("<tool_call>")) return { content, calls: [] };
+  if (!content.includes(OPEN)) return { content, calls: [] };
   const calls: TextToolCall[] = [];
-  const rest = content.replace(TAGGED, (whole, body: string) => {
-    const call = toCall(body);
-    if (!call) return whole;
-    calls.push(call);
-    return "";
-  });
+  let rest = "";
+  let at = 0;
+  for (;;) {
+    const open = content.indexOf(OPEN, at);
+    if (open < 0) break;
+    const bodyStart = open + OPEN.length;
+    const close = content.indexOf(CLOSE, bodyStart);
+    // An open tag runs to the next open tag or the end when it was never closed.
+    const nextOpen = content.indexOf(OPEN, bodyStart);
+    const bodyEnd =
+      close >= 0 && (nextOpen < 0 || close < nextOpen) ? close : nextOpen >= 0 ? nextOpen : content.length;
+    const end = bodyEnd === close ? close + CLOSE.length : bodyEnd;
+    const call = toCall(content.slice(bodyStart, bodyEnd).trim());
+    rest += content.slice(at, open);
+    if (!call) rest += content.slice(open, end);
+    else calls.push(call);
+    at = end;
+  }
+  rest += content.slice(at);
   return { content: rest.trim(), calls };
 }
 
@@ -36,5 +51,6 @@ function toCall(body: string): TextToolCall | undefined {
   const name = fn.name;
   if (typeof name !== "string" || name.trim() === "") return undefined;
   const args = fn.arguments ?? fn.parameters ?? {};
-  return { name: name.trim(), arguments: typeof args === "string" ? args : JSON.stringify(args) };
+  if (typeof args === "string") return { name: name.trim(), arguments: args };
+  return { name: name.trim(), arguments: JSON.stringify(args) };
 }

@@ -1,9 +1,41 @@
-import { countTokens } from "gpt-tokenizer";
+import { countTokens as countBpe } from "gpt-tokenizer";
 import type { ToolSpec } from "./chat-model.ts";
 import type { ChatMessage } from "./messages.ts";
 
 // Per-message framing the chat format adds (role, separators), as OpenAI documents it: ~4 tokens.
 const MESSAGE_OVERHEAD = 4;
+
+// BPE merges within one pre-token cost quadratic time in its length (a 39,000-letter "word" takes
+// seconds), so runs without whitespace are counted in pieces of this many characters.
+const MAX_RUN = 64;
+// Past this size a text is counted by its UTF-8 bytes: an upper bound (a token is at least one byte)
+// that costs nothing, and a text this long is over any budget anyway.
+const MAX_TOKENIZED_CHARS = 128 * 1024;
+
+/**
+ * Tokens of a text with bounded work: linear in its length whatever it holds. Exact for ordinary
+ * text; a run of over MAX_RUN non-blank characters is split (counts within a token or two per piece of
+ * what BPE would give); huge texts count by bytes.
+ */
+export function countTokens(text: string): number {
+  if (text.length > MAX_TOKENIZED_CHARS) return Buffer.byteLength(text);
+  let total = 0;
+  let pieceStart = 0;
+  let runStart = -1;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 32 || c === 10 || c === 9 || c === 13) {
+      runStart = -1;
+    } else if (runStart < 0) {
+      runStart = i;
+    } else if (i - runStart >= MAX_RUN) {
+      total += countBpe(text.slice(pieceStart, i));
+      pieceStart = i;
+      runStart = i;
+    }
+  }
+  return pieceStart === 0 ? countBpe(text) : total + countBpe(text.slice(pieceStart));
+}
 
 const byMessage = new WeakMap<object, number>();
 const bySpecs = new WeakMap<object, number>();

@@ -1,3 +1,5 @@
+import { MAX_JSON_DEPTH, textNestingDepth } from "../agent/json-limits.ts";
+
 /**
  * Makes model-written arguments fit the tool's JSON Schema without guessing: drops `null` where a
  * field is optional, drops unknown keys, and converts only safe scalars ("5"→5, "true"→true, 42→"42",
@@ -56,7 +58,12 @@ function walk(value: unknown, schema: Schema, path: string, notes: CoerceNotes):
   if (Array.isArray(value) && t.includes("array") && schema.items && typeof schema.items === "object") {
     return value.map((v, i) => walk(v, schema.items as Schema, `${path}[${i}]`, notes));
   }
-  if (typeof value === "string" && t.includes("array") && value.trim().startsWith("[")) {
+  if (
+    typeof value === "string" &&
+    t.includes("array") &&
+    value.trim().startsWith("[") &&
+    textNestingDepth(value) <= MAX_JSON_DEPTH
+  ) {
     try {
       const arr: unknown = JSON.parse(value);
       if (Array.isArray(arr)) {

@@ -1,7 +1,7 @@
 import pLimit, { type LimitFunction } from "p-limit";
 import { z } from "zod";
 import type { ToolSpec } from "../agent/chat-model.ts";
-import { parseLenientJson } from "../agent/lenient-json.ts";
+import { type LenientParse, parseLenientJson } from "../agent/lenient-json.ts";
 import type { ToolCall } from "../agent/messages.ts";
 import { errorMessage, HermesError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
@@ -19,7 +19,25 @@ export type PreparedCall =
       repairs: string[];
       notes: CoerceNotes;
     }
-  | { ok: false; call: ToolCall; kind: "unknown_tool" | "invalid_args"; error: string; repairs: string[] };
+  | {
+      ok: false;
+      call: ToolCall;
+      kind: "unknown_tool" | "invalid_args";
+      error: string;
+      repairs: string[];
+      /** The lenient parse of the arguments, when there was one (for the audit row of a failed call). */
+      parsed?: LenientParse;
+    }
+  | {
+      ok: false;
+      call: ToolCall;
+      /** A registered tool the requester may not call: a denial for policy to explain and audit, not an unknown name. */
+      kind: "not_permitted";
+      tool: Tool;
+      error: string;
+      parsed: LenientParse;
+      repairs: string[];
+    };
 
 export interface ExecutionResult {
   ok: boolean;
@@ -101,10 +119,14 @@ export class ToolRegistry {
     return out;
   }
 
-  /** Parse, repair, coerce and validate one call. `allowed` limits which names count as existing. */
+  /**
+   * Parse, repair, coerce and validate one call. `allowed` is what the requester may call: a registered
+   * tool outside it is `not_permitted` (checked before its arguments, so a forbidden tool gets no help
+   * with them); only a name no tool has is `unknown_tool`, answered with the names the requester may use.
+   */
   prepare(call: ToolCall, allowed?: ReadonlySet<string>): PreparedCall {
     const entry = this.entries.get(call.name);
-    if (!entry || (allowed && !allowed.has(call.name))) {
+    if (!entry) {
       const valid = (allowed ? [...allowed] : this.names()).sort().join(", ");
       return {
         ok: false,
@@ -115,12 +137,24 @@ export class ToolRegistry {
       };
     }
     const parsed = parseLenientJson(call.arguments);
+    if (allowed && !allowed.has(call.name)) {
+      return {
+        ok: false,
+        call,
+        kind: "not_permitted",
+        tool: entry.tool,
+        parsed,
+        repairs: [],
+        error: `${call.name} is not permitted for this user.`,
+      };
+    }
     if (!parsed.ok) {
       return {
         ok: false,
         call,
         kind: "invalid_args",
         repairs: [],
+        parsed,
         error: `The arguments for ${call.name} are not valid JSON (${parsed.error}). Send one JSON object.`,
       };
     }
@@ -132,6 +166,7 @@ export class ToolRegistry {
         call,
         kind: "invalid_args",
         repairs: parsed.repaired,
+        parsed,
         error: `The arguments for ${call.name} must be one JSON object with named fields, not ${Array.isArray(raw) ? "an array" : typeof raw}.`,
       };
     }
@@ -143,6 +178,7 @@ export class ToolRegistry {
         call,
         kind: "invalid_args",
         repairs: parsed.repaired,
+        parsed,
         error: validationMessage(call.name, result.error),
       };
     }

@@ -104,9 +104,15 @@ describe("ToolRegistry.prepare: repair → coerce → validate", () => {
     const u = reg.prepare(call("nope", "{}"));
     expect(!u.ok && u.kind).toBe("unknown_tool");
     expect(!u.ok && u.error).toBe('There is no tool named "nope". The tools you can call are: plan.');
-    // A registered tool the user may not use is as unknown as a missing one.
-    const hidden = reg.prepare(call("plan", `{"title":"t"}`), new Set(["other"]));
-    expect(!hidden.ok && hidden.kind).toBe("unknown_tool");
+    // A registered tool the user may not use is a denial for policy to audit, not an unknown name;
+    // its arguments get no validation help.
+    const hidden = reg.prepare(call("plan", `{"count":"x"}`), new Set(["other"]));
+    expect(!hidden.ok && hidden.kind).toBe("not_permitted");
+    // An unknown name lists only what the requester may call.
+    const unknown = reg.prepare(call("nope", "{}"), new Set(["other"]));
+    expect(!unknown.ok && unknown.error).toBe(
+      'There is no tool named "nope". The tools you can call are: other.',
+    );
   });
 
   it("refuses a duplicate tool name", () => {

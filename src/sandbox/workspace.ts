@@ -90,6 +90,12 @@ export class Workspace {
     if (channel && !channel.members.includes(userId)) channel.members.push(userId);
   }
 
+  /** A member leaves (or is removed from) a channel, as `conversations.kick` would do. */
+  leaveChannel(channelId: string, userId: string): void {
+    const channel = this.channels.get(channelId);
+    if (channel) channel.members = channel.members.filter((id) => id !== userId);
+  }
+
   getUser(id: string): SandboxUser | undefined {
     return copy(this.users.get(id));
   }

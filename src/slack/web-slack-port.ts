@@ -2,11 +2,14 @@ import type { WebClient } from "@slack/web-api";
 import { HermesError } from "../errors.ts";
 import type { SlackPort, SlackUser } from "../tools/slack-port.ts";
 
-/** `SlackPort` over the Web API. Membership and user look-ups are cached briefly (they are asked per call). */
+/**
+ * `SlackPort` over the Web API. User look-ups are cached briefly (they are asked per turn) unless
+ * asked `fresh`; membership never is: it decides where a message may go, and a member removed a
+ * moment ago must not still be able to approve a post to the channel.
+ */
 export function createWebSlackPort(client: WebClient, options: { cacheMs?: number } = {}): SlackPort {
   const cacheMs = options.cacheMs ?? 60_000;
   const users = new Map<string, { at: number; user: SlackUser | undefined }>();
-  const members = new Map<string, { at: number; ids: Set<string> }>();
 
   async function dmChannel(userId: string): Promise<string> {
     const r = await client.conversations.open({ users: userId });
@@ -43,22 +46,18 @@ export function createWebSlackPort(client: WebClient, options: { cacheMs?: numbe
     },
 
     async isMember(channelId, userId) {
-      const hit = members.get(channelId);
-      if (hit && Date.now() - hit.at < cacheMs) return hit.ids.has(userId);
-      const ids = new Set<string>();
       let cursor: string | undefined;
       do {
         const r = await client.conversations.members({ channel: channelId, cursor, limit: 1000 });
-        for (const id of r.members ?? []) ids.add(id);
+        if (r.members?.includes(userId)) return true;
         cursor = r.response_metadata?.next_cursor || undefined;
       } while (cursor);
-      members.set(channelId, { at: Date.now(), ids });
-      return ids.has(userId);
+      return false;
     },
 
-    async getUser(userId) {
+    async getUser(userId, lookup = {}) {
       const hit = users.get(userId);
-      if (hit && Date.now() - hit.at < cacheMs) return hit.user;
+      if (hit && !lookup.fresh && Date.now() - hit.at < cacheMs) return hit.user;
       let user: SlackUser | undefined;
       try {
         const r = await client.users.info({ user: userId });

@@ -34,7 +34,12 @@ export const sendMessage = (slack: SlackPort) =>
     },
   });
 
-/** Policy guard: a channel only where the requester is a member; a DM only to a real, active person. */
+/**
+ * Policy guard: a channel only where the requester is a member; a DM only to a real, active person.
+ * Policy asks it when the call is requested and again at resume, right before the approved call
+ * runs: both answers come fresh from Slack (no cache), so a requester removed from the channel, or a
+ * person deactivated, while the card waited is denied at execution.
+ */
 export const sendMessageGuard =
   (slack: SlackPort) =>
   async ({
@@ -53,7 +58,7 @@ export const sendMessageGuard =
     }
     const user = parseUserRef(to);
     if (!user) return `"${to}" is not a Slack user or channel`;
-    const found = await slack.getUser(user);
+    const found = await slack.getUser(user, { fresh: true });
     if (!found || found.deleted) return `there is no active Slack user ${user}`;
     if (found.isBot) return `${user} is a bot; messages go to people`;
     return undefined;

@@ -28,9 +28,10 @@ export interface SlackPort {
     content: Buffer | string;
     initialComment?: string;
   }): Promise<{ fileId: string }>;
-  /** Is the user a member of the channel? Asked of Slack, never of the model. */
+  /** Is the user a member of the channel? Asked of Slack each time (never cached), never of the model. */
   isMember(channelId: string, userId: string): Promise<boolean>;
-  getUser(userId: string): Promise<SlackUser | undefined>;
+  /** A user's profile; may be cached briefly unless `fresh` (a permission check asks fresh). */
+  getUser(userId: string, options?: { fresh?: boolean }): Promise<SlackUser | undefined>;
 }
 
 /** `U…`, `W…`, `<@U…>` or `<@U…|name>` → the user id; undefined for anything else. */

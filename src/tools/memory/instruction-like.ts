@@ -1,3 +1,5 @@
+import { screeningView } from "../../policy/normalize-text.ts";
+
 /**
  * Facts that read like orders to the agent are refused before they are stored: a memory is recalled
  * into later prompts, so storing "always approve…" would be a prompt injection that outlives the
@@ -10,7 +12,7 @@ const PATTERNS: ReadonlyArray<[RegExp, string]> = [
   ],
   [/\bdisregard\b/i, "it tells the agent to disregard something"],
   [
-    /(忽略|无视|忘记|忘掉|不要理会|不用理会|跳过|绕过).{0,12}(指令|指示|提示|规则|说明|设定|限制|要求)/,
+    /(忽略|无视|無視|忘记|忘記|忘掉|不要理会|不要理會|不用理会|不用理會|跳过|跳過|绕过|繞過).{0,12}(指令|指示|提示|规则|規則|说明|說明|设定|設定|限制|要求)/,
     "它要求智能体忽略指令",
   ],
   [
@@ -18,19 +20,19 @@ const PATTERNS: ReadonlyArray<[RegExp, string]> = [
     "it tries to change how approvals work",
   ],
   [
-    /(总是|始终|一律|自动|永远|全部|直接)(批准|同意|通过|审批)|(跳过|绕过|无需|不需要)(审批|批准)/,
+    /(总是|總是|始终|始終|一律|自动|自動|永远|永遠|全部|直接)(批准|同意|通过|通過|审批|審批)|(跳过|跳過|绕过|繞過|无需|無需|不需要)(审批|審批|批准)/,
     "它试图改变审批规则",
   ],
   [
     /\bsystem\s+prompt\b|\b(system|developer)\s+(message|instructions?)\b/i,
     "it talks about the agent's system prompt",
   ],
-  [/系统提示|系统指令|系统消息|提示词/, "它涉及智能体的系统提示"],
+  [/系统提示|系統提示|系统指令|系統指令|系统消息|系統消息|提示词|提示詞/, "它涉及智能体的系统提示"],
   [
     /\bfrom\s+now\s+on\b.{0,40}\byou\b|\byou\s+are\s+now\b|\bnew\s+instructions?\b/i,
     "it tries to change how the agent behaves",
   ],
-  [/从现在(开始|起)|你现在是/, "它试图改变智能体的行为"],
+  [/(从|從)现在(开始|起)|(从|從)現在(開始|起)|你(现|現)在是/, "它试图改变智能体的行为"],
   [
     /\byou\s+(must|should|have\s+to|need\s+to|shall|will)\s+(always\s+|now\s+|never\s+)?(call|run|use|invoke|execute|approve|send|delete|ignore|obey|follow|reply|respond|grant|give|post|forward)\b/i,
     "it gives the agent orders",
@@ -53,10 +55,48 @@ const PATTERNS: ReadonlyArray<[RegExp, string]> = [
   [/<\s*\/?\s*(untrusted|system|instructions?|tool_call|assistant|user)\b/i, "it contains prompt markup"],
 ];
 
-/** Why `fact` looks like an instruction to the agent, or undefined when it reads as a plain fact. */
+/**
+ * The same orders with the spaces squeezed out, for text written letter by letter
+ * (`i g n o r e p r e v i o u s …`), where the word breaks are lost when the letters are joined.
+ */
+const SQUEEZED: ReadonlyArray<[RegExp, string]> = [
+  [
+    /(ignore|disregard|forget|override|bypass)(all|any|the|your|my|previous|prior|above|earlier|these|those|system)*(instructions?|prompts?|rules?|guidelines|directions?|polic(y|ies)|guardrails?|restrictions?)/,
+    "it tells the agent to ignore its instructions",
+  ],
+  [
+    /(always|auto)approve|approve(everything|all)|(skip|bypass)approvals?/,
+    "it tries to change how approvals work",
+  ],
+  [
+    /systemprompt|(system|developer)(message|instructions?)|newinstructions?|fromnowon|youarenow/,
+    "it talks about the agent's system prompt",
+  ],
+  [/jailbreak|developermode/, "it tries to jailbreak the agent"],
+];
+
+/**
+ * Why `fact` looks like an instruction to the agent, or undefined when it reads as a plain fact.
+ * The patterns run on the text as a reader sees it: NFKC (full-width ｉｇｎｏｒｅ), invisible characters
+ * removed (ig\u200Bnore), look-alike letters folded (Cyrillic іgnоrе), escapes decoded (&lt;system&gt;,
+ * \u003c, %3C) and spaced-out letters joined (i g n o r e) — in English and Chinese.
+ */
 export function instructionLikeReason(fact: string): string | undefined {
-  // NFKC folds full-width letters (ｉｇｎｏｒｅ) and compatibility forms into the plain ones.
-  const text = fact.normalize("NFKC").replace(/\s+/g, " ");
-  for (const [pattern, reason] of PATTERNS) if (pattern.test(text)) return reason;
+  const plain = fact.normalize("NFKC").replace(/\s+/g, " ");
+  const view = screeningView(fact, { decode: true, foldConfusables: true, lowerCase: true });
+  const joined = screeningView(fact, {
+    decode: true,
+    foldConfusables: true,
+    lowerCase: true,
+    joinSpacedLetters: true,
+  });
+  for (const text of new Set([plain, view.text, joined.text])) {
+    for (const [pattern, reason] of PATTERNS) if (pattern.test(text)) return reason;
+  }
+  // Joined letters lost their word breaks only where the writer spaced them out: squeeze then.
+  if (joined.text.replace(/ {2,}/g, " ") !== view.text) {
+    const squeezed = joined.text.replace(/[^\p{L}\p{N}]+/gu, "");
+    for (const [pattern, reason] of SQUEEZED) if (pattern.test(squeezed)) return reason;
+  }
   return undefined;
 }

@@ -1,6 +1,7 @@
 import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { HermesError } from "../../errors.ts";
+import { normalizeForStorage } from "../../policy/normalize-text.ts";
 import type { Database } from "../../store/db.ts";
 import { memories } from "../../store/schema.ts";
 import { defineTool } from "../define-tool.ts";
@@ -11,7 +12,9 @@ export const MAX_FACT_CHARS = 500;
 
 /**
  * Stores a fact for the requester only (`me`, default) or for everyone in the run's channel.
- * Instruction-like facts are refused; an identical fact (case and spacing aside) in the same scope is
+ * Instruction-like facts are refused (screened as a reader sees them, see instruction-like.ts); what
+ * is stored is the normalized text (NFKC, no invisible characters, single spaces), so a later prompt
+ * never carries hidden characters. An identical fact (case and spacing aside) in the same scope is
  * not stored twice.
  */
 export const remember = ({ db }: { db: Database }) =>
@@ -25,7 +28,12 @@ export const remember = ({ db }: { db: Database }) =>
     }),
     examples: [{ fact: "The VPN gateway for the Shanghai office is vpn-sh.example.com" }],
     execute: failClosed("memory store", async ({ fact: raw, scope = "me" }, ctx) => {
-      const fact = raw.replace(/\s+/g, " ");
+      const fact = normalizeForStorage(raw);
+      if (!fact)
+        throw new HermesError(
+          "bad_request",
+          "Not remembered: the fact is empty once invisible characters are removed.",
+        );
       const reason = instructionLikeReason(fact);
       if (reason) {
         throw new HermesError(

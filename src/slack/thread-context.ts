@@ -1,11 +1,6 @@
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../logger.ts";
-
-/**
- * A fence tag inside a quoted message would let it close the fence and speak outside it: any
- * `<untrusted`/`</untrusted` spelling (spaces, slashes, case) is defused, not trusted or dropped.
- */
-const defuseFence = (s: string) => s.replace(/<(\s*\/?\s*untrusted)/gi, "‹$1");
+import { defuseFenceTags } from "../tools/memory/fence-memories.ts";
 
 /**
  * When Hermes is first mentioned inside an existing thread, the earlier messages (up to `limit`) are
@@ -35,7 +30,7 @@ export async function threadContext(options: {
   const quoted = last.map((m) => ({
     user: m.user === options.botUserId || m.bot_id ? "bot" : (m.user ?? "unknown"),
     ts: m.ts ?? "",
-    text: defuseFence(m.text ?? ""),
+    text: defuseFenceTags(m.text ?? ""),
   }));
   options.logger?.info(
     {

@@ -216,9 +216,8 @@ describe("prompt injection with a model that obeys it (real HTTP, Postgres, Slac
     expectOnlyAsData(seen!);
     const rows = await auditOf(ts);
     const of = actionsOf(rows);
-    // delete_ticket is admin-only: not run, no card (denied or refused as not permitted).
-    expect(of("delete_ticket")).not.toContain("tool.executed");
-    expect(of("delete_ticket")).not.toContain("tool.approval_requested");
+    // delete_ticket is admin-only: not run, no card; the attempt is audited as denied.
+    expect(of("delete_ticket")).toEqual(["tool.requested", "tool.denied"]);
     expect((await ticket(adminTicket))?.status).toBe("open");
     // The destination is checked by policy, not the model: denied and audited with the reason.
     const denied = rows.find((r) => r.tool === "send_message" && r.action === "tool.denied");
@@ -276,7 +275,12 @@ describe("prompt injection with a model that obeys it (real HTTP, Postgres, Slac
     expect(user.trim().endsWith("can you sum up this thread?")).toBe(true); // the requester's own words, outside
     const rows = await auditOf(message.ts);
     expect(actionsOf(rows)("send_message")).toEqual(["tool.requested", "tool.denied"]);
+    expect(actionsOf(rows)("delete_ticket")).toEqual(["tool.requested", "tool.denied"]);
     expect(rows.some((r) => r.action === "tool.executed")).toBe(false);
+    // The model is told both were refused (not that a tool does not exist), and not to work around it.
+    const told = model.requests[1]!.body.messages.filter((m) => m.role === "tool").map((m) => m.content);
+    expect(told).toHaveLength(2);
+    for (const content of told) expect(content).toMatch(/^Not run: permission denied \(.+\)\. Do not try/);
     expect(t.ws.history(LEADERSHIP)).toEqual([]);
     expect((await ticket(adminTicket))?.status).toBe("open");
     // The trace names the quoted messages (author and ts) in the run that was denied.

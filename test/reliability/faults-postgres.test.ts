@@ -41,6 +41,7 @@ describe("Postgres down under a running Hermes", () => {
     dir = tempDir("pg-faults");
     t = await startTestHermes({ model, env: env() });
     direct = new pg.Pool({ connectionString: db.url, max: 2 });
+    direct.on("error", () => undefined);
   }, 120_000);
   afterAll(async () => {
     proxy?.restore();
@@ -224,6 +225,35 @@ describe("Postgres down under a running Hermes", () => {
     expect(await unfinishedCalls()).toEqual([]);
     expect((await t.hermes.services.audit.verify()).ok).toBe(true);
   }, 180_000);
+
+  // KNOWN BUG (reported; src/slack/turn-worker.ts is not this suite's): when storage fails after a
+  // side-effecting call ran (here its outcome row, then the event's `finish`), the turn's catch-all
+  // replaces the answer with "my storage is unavailable right now, so nothing was done" — false: the
+  // page went out. The sentence must not claim nothing happened once a call executed (say it may
+  // have, as the reconciliation note does). Remove `.fails` once it does.
+  it.fails("the database drops after a side-effecting call ran: the user is not told that nothing was done", async () => {
+    model.enqueue(toolCalls([{ name: "notify_ops", args: { note: "fan failure" } }]), answer("Paged ops."));
+    effects.hold();
+    const before = effects.effects.length;
+    const d = await t.sender.appMention({
+      user: "U0USER1",
+      channel: CHANNEL,
+      text: "<@U0HERMES> page ops now",
+    });
+    const ts = d.message!.ts;
+    try {
+      await waitFor(() => effects.effects.length === before + 1, 30_000, "the call is running");
+      proxy.cut();
+      effects.release();
+      await waitFor(() => replies(ts)[0], 60_000, "a reply");
+      await sleep(500);
+      expect(effects.effects.length).toBe(before + 1);
+      for (const m of replies(ts)) expect(m.text).not.toContain("nothing was done");
+    } finally {
+      proxy.restore();
+      effects.release();
+    }
+  }, 120_000);
 
   async function requestedCallId(): Promise<string | undefined> {
     const r = await direct.query<{ tool_call_id: string }>(

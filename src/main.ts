@@ -5,7 +5,8 @@
 import { startHermes } from "./boot/start-hermes.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
-import { redact } from "./policy/redact.ts";
+import { createRedactor } from "./policy/redact.ts";
+import { loadSecretValues } from "./policy/secret-values.ts";
 
 const role = process.argv.includes("--worker") ? "worker" : "all";
 
@@ -16,8 +17,13 @@ async function main() {
       "`npm run worker` needs REDIS_URL (the queue it takes turns from) and a Slack token (SLACK_BOT_TOKEN); the sandbox runs receiver and worker in one process with `npm start`",
     ]);
   }
-  const logger = createLogger({ level: config.env.HERMES_LOG_LEVEL, redact });
-  const hermes = await startHermes({ config, logger, rawEnv: process.env, role });
+  // One set of secret values for the whole process: the logger's redactor and everything startHermes builds.
+  const secrets = await loadSecretValues({ config, rawEnv: process.env });
+  const logger = createLogger({
+    level: config.env.HERMES_LOG_LEVEL,
+    redact: createRedactor({ secrets }).redact,
+  });
+  const hermes = await startHermes({ config, logger, rawEnv: process.env, role, secrets });
   const mode =
     role === "worker"
       ? "worker only"

@@ -3,7 +3,8 @@ import { createCommandModel } from "../agent/command-model.ts";
 import { createOpenAIModel } from "../agent/openai-model.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
-import { redact } from "../policy/redact.ts";
+import { createRedactor } from "../policy/redact.ts";
+import { loadSecretValues, type SecretValues } from "../policy/secret-values.ts";
 import { createScheduler } from "../schedules/scheduler.ts";
 import { resolveAccess } from "../slack/access.ts";
 import { registerActionListeners } from "../slack/action-listeners.ts";
@@ -29,6 +30,8 @@ export interface StartOptions {
   rawEnv: Record<string, string | undefined>;
   /** `false`: receiver only (no worker); `worker-only`: no receiver. Default: both. */
   role?: "all" | "receiver" | "worker";
+  /** Secret values redacted by value (main builds them first, for its logger); default: from config. */
+  secrets?: SecretValues;
 }
 
 export interface RunningHermes {
@@ -56,6 +59,9 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     ? await prepareSandboxSlack({ port: config.env.PORT, admins, logger })
     : undefined;
   const env = config.env;
+  const secrets = o.secrets ?? (await loadSecretValues({ config, rawEnv: o.rawEnv }));
+  if (sandbox) secrets.add(sandbox.botToken, sandbox.signingSecret);
+  const redactor = createRedactor({ secrets });
   const storage = await buildStorage(config, logger);
   if (sandbox) await seedDemoTickets(storage.handle.db);
 
@@ -107,7 +113,8 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     client,
     progressClient,
     slack,
-    auditSink: createAuditSink({ audit: storage.audit, redact }),
+    auditSink: createAuditSink({ audit: storage.audit, redact: redactor.redact }),
+    redactor,
     guards,
     limits: {
       maxSteps: env.HERMES_MAX_STEPS,

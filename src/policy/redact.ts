@@ -164,6 +164,9 @@ const defaultRedactor = createRedactor();
 /** Replaces secrets and PII in `text` with typed placeholders (`[email]`, `[phone]`, `[card]`, …). */
 export const redactText = defaultRedactor.redactText;
 
+/** Credentials only (tokens, keys, passwords), by pattern: for Slack surfaces built without a redactor. */
+export const redactSecrets = defaultRedactor.redactSecrets;
+
 /** True when `redactText` would change `text`. */
 export function containsSensitive(text: string): boolean {
   return redactText(text) !== text;

@@ -1,4 +1,5 @@
 import type { Config } from "../config.ts";
+import { headerSecretValues } from "../tools/http/header-secrets.ts";
 
 /**
  * The secret values this process holds (tokens, API keys, signing and audit keys, HTTP tool header
@@ -96,4 +97,17 @@ function urlPassword(url: string): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * `collectSecretValues` plus the values HTTP tools put into headers: what the composition root
+ * calls once at start-up, before it builds the logger.
+ */
+export async function loadSecretValues(options: {
+  config: Config;
+  rawEnv: Readonly<Record<string, string | undefined>>;
+}): Promise<SecretValues> {
+  const yamlPath = options.config.env.HERMES_HTTP_TOOLS;
+  const extra = yamlPath ? await headerSecretValues({ yamlPath, env: options.rawEnv }) : [];
+  return collectSecretValues({ config: options.config, extra });
 }

@@ -1,3 +1,4 @@
+import { redactSecrets } from "../policy/redact.ts";
 import { canonicalJson } from "../store/canonical-json.ts";
 import { fallbackText } from "./answer-blocks.ts";
 import { escapeMrkdwn } from "./mrkdwn.ts";
@@ -25,7 +26,9 @@ const MAX_ARG_SECTIONS = 3;
 /**
  * The Approve / Reject card. Arguments are rendered from the stored call, deterministically (sorted
  * keys, pretty JSON, escaped), never from a model summary. Block ids change with the state, so an
- * update in place never reuses a block id.
+ * update in place never reuses a block id. Credential-shaped text in the arguments and the outcome
+ * (tokens, keys, passwords) shows as `[secret]` on every surface that renders a card; configured
+ * secret values are removed before, by `toCardApproval`.
  */
 export function approvalCard(
   a: CardApproval,
@@ -95,7 +98,7 @@ export function approvalCard(
   } else {
     const who = state.by ? ` by <@${state.by}>` : "";
     const lines = [`${title(state.status)}${who} ${slackDate(state.at)} · approval \`${a.id}\``];
-    if (state.outcome) lines.push(state.outcome);
+    if (state.outcome) lines.push(redactSecrets(state.outcome));
     blocks.push({
       type: "context",
       block_id: id("meta"),
@@ -111,7 +114,7 @@ export function approvalCard(
 
 function argSections(args: unknown): string[] {
   const pretty = JSON.stringify(JSON.parse(canonicalJson(args ?? {})), null, 2);
-  const escaped = escapeMrkdwn(pretty);
+  const escaped = escapeMrkdwn(redactSecrets(pretty));
   const out: string[] = [];
   for (let i = 0; i < escaped.length && out.length < MAX_ARG_SECTIONS; i += ARGS_SECTION) {
     out.push(`\`\`\`${escaped.slice(i, i + ARGS_SECTION)}\`\`\``);

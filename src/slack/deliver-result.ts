@@ -13,7 +13,7 @@ export interface ReplyTarget {
 
 type Deliver = Pick<
   SlackServices,
-  "client" | "progressClient" | "slack" | "logger" | "db" | "runs" | "approvals" | "registry"
+  "client" | "progressClient" | "slack" | "logger" | "db" | "runs" | "approvals" | "registry" | "redactor"
 >;
 
 /**
@@ -54,13 +54,17 @@ export async function deliverResult(s: Deliver, result: TurnResult, target: Repl
   await postAnswer(s, text, target);
 }
 
-/** Posts Markdown as the answer: replaces the placeholder, then replies; a huge answer becomes a file. */
+/**
+ * Posts Markdown as the answer: replaces the placeholder, then replies; a huge answer becomes a file.
+ * Credentials are cut out first (configured secret values, tokens, keys): a model that read one in a
+ * tool result, or was told to repeat one, cannot post it. Personal data the requester asked for stays.
+ */
 export async function postAnswer(
-  s: Pick<SlackServices, "client" | "progressClient" | "slack">,
+  s: Pick<SlackServices, "client" | "progressClient" | "slack" | "redactor">,
   markdown: string,
   target: ReplyTarget,
 ): Promise<void> {
-  const plan = planAnswer(markdown);
+  const plan = planAnswer(s.redactor.redactSecrets(markdown));
   const messages = plan.kind === "messages" ? plan.messages : [plan.summary];
   for (const [i, m] of messages.entries()) {
     if (i === 0 && (await replacePlaceholder(s, target, m))) continue;
@@ -141,12 +145,16 @@ async function postCard(s: Deliver, a: Approval, target: ReplyTarget): Promise<v
   }
 }
 
-/** What the card shows for a stored approval (the registry says whether the tool is dangerous). */
-export function toCardApproval(s: Pick<SlackServices, "registry">, a: Approval) {
+/**
+ * What the card shows for a stored approval (the registry says whether the tool is dangerous). The
+ * arguments are shown with credentials cut out: a call that would post a secret shows `[secret]`
+ * where it is, so the approver sees that it carries one without the card leaking it.
+ */
+export function toCardApproval(s: Pick<SlackServices, "registry" | "redactor">, a: Approval) {
   return {
     id: a.id,
     tool: a.tool,
-    args: a.args,
+    args: s.redactor.redactSecretsDeep(a.args),
     argsSha256: a.argsSha256,
     requesterId: a.requesterId,
     expiresAt: a.expiresAt,
@@ -156,7 +164,7 @@ export function toCardApproval(s: Pick<SlackServices, "registry">, a: Approval) 
 
 /** Updates a card in place to its decided state (buttons gone, who and when, optional outcome). */
 export async function updateCard(
-  s: Pick<SlackServices, "client" | "logger" | "registry">,
+  s: Pick<SlackServices, "client" | "logger" | "registry" | "redactor">,
   a: Approval,
   outcome?: string,
 ): Promise<void> {
@@ -166,7 +174,7 @@ export async function updateCard(
     status: a.status,
     by: a.decidedBy ?? undefined,
     at: a.decidedAt ?? new Date(),
-    outcome,
+    outcome: outcome === undefined ? undefined : s.redactor.redactSecrets(outcome),
   });
   try {
     await s.client.chat.update({

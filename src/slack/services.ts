@@ -6,6 +6,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { ApprovalStore } from "../policy/approval-store.ts";
 import type { PolicyGuard } from "../policy/create-policy.ts";
+import type { Redactor } from "../policy/redact.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { AuditLog } from "../store/audit.ts";
 import type { DatabaseHandle } from "../store/db.ts";
@@ -40,6 +41,8 @@ export interface SlackServices {
   progressClient: WebClient;
   slack: SlackPort;
   auditSink: ToolEventSink;
+  /** Redaction with the process's secret values: credentials leave answers and cards (`redactSecrets`). */
+  redactor: Redactor;
   /** Tool-specific permission checks only code can make (e.g. send_message destinations). */
   guards: Record<string, PolicyGuard>;
   limits: Partial<Limits>;

@@ -1,3 +1,7 @@
+import { readFile } from "node:fs/promises";
+import { resolve } from "node:path";
+import { parseHttpToolsYaml } from "./http-tool-config.ts";
+
 /**
  * `${NAME}` in HTTP tool headers, resolved once at load from the environment `main` passes in.
  * The resolved values are secrets: they go into request headers and nowhere else, and
@@ -49,4 +53,33 @@ export function scrubSecrets(text: string, secrets: readonly string[]): string {
   const sorted = secrets.filter((s) => s.length >= MIN_SCRUB_LENGTH).sort((a, b) => b.length - a.length);
   for (const secret of sorted) out = out.split(secret).join("[secret]");
   return out;
+}
+
+/**
+ * The values `HERMES_HTTP_TOOLS` headers would resolve to, for the process's `SecretValues` (so every
+ * redactor removes them by value, not only the HTTP tool's own error and result scrubbing). Read
+ * once at start-up; a file that cannot be read or parsed gives none here — loading the tools reports it.
+ */
+export async function headerSecretValues(options: {
+  yamlPath: string;
+  env: Readonly<Record<string, string | undefined>>;
+  cwd?: string;
+}): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(resolve(options.cwd ?? process.cwd(), options.yamlPath), "utf8");
+  } catch {
+    return [];
+  }
+  let entries: ReturnType<typeof parseHttpToolsYaml>["entries"];
+  try {
+    entries = parseHttpToolsYaml(text, options.yamlPath).entries;
+  } catch {
+    return [];
+  }
+  const values = new Set<string>();
+  for (const { entry } of entries) {
+    for (const value of resolveHeaders(entry.headers, options.env).secrets) values.add(value);
+  }
+  return [...values];
 }

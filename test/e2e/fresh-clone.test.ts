@@ -30,7 +30,7 @@ describe("a fresh clone with nothing configured", () => {
       const page = await (await fetch(`${app.origin}/`)).text();
       expect(page).toContain("<html");
       // One line says where it runs and that it is in command mode (printed right after it listens).
-      await waitFor(() => app?.output().includes("Hermes is running"), 60_000, "the start-up line");
+      await waitFor(() => app?.output().includes("Hermes is running"), 30_000, "the start-up line");
       expect(app.output()).toMatch(
         /Hermes is running: sandbox workspace at http:\/\/localhost:\d+\/ — command mode/,
       );

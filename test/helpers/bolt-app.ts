@@ -126,8 +126,8 @@ export async function startBoltHarness(
   };
 }
 
-/** Polls until `find` returns something (handlers answer after the ack). */
-export async function eventually<T>(find: () => T | undefined, timeoutMs = 5000): Promise<T> {
+/** Polls until `find` returns something (handlers answer after the ack); the ceiling only bounds a hang. */
+export async function eventually<T>(find: () => T | undefined, timeoutMs = 30_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const found = find();

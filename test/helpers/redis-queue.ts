@@ -21,11 +21,11 @@ export function captureLogger(): { logger: Logger; lines: LogLine[] } {
   return { logger, lines };
 }
 
-/** Polls `condition` every 10 ms until it holds, or fails after `timeoutMs` naming what it waited for. */
+/** Polls `condition` every 10 ms until it holds, or fails after `timeoutMs` (only bounds a hang) naming it. */
 export async function waitFor(
   what: string,
   condition: () => boolean | Promise<boolean>,
-  timeoutMs = 5_000,
+  timeoutMs = 30_000,
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {

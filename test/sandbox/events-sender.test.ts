@@ -30,7 +30,7 @@ const seen: Seen[] = [];
 const actions: Array<Record<string, unknown>> = [];
 const commands: Array<Record<string, string>> = [];
 
-async function eventually<T>(find: () => T | undefined, timeoutMs = 3000): Promise<T> {
+async function eventually<T>(find: () => T | undefined, timeoutMs = 30_000): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const found = find();

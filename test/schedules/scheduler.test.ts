@@ -5,6 +5,7 @@ import { silentLogger } from "../../src/logger.ts";
 import { createScheduler, type ScheduleFire, type Scheduler } from "../../src/schedules/scheduler.ts";
 import { type Database, openDatabase } from "../../src/store/db.ts";
 import { createScheduleStore, type ScheduleStore } from "../../src/store/schedule-store.ts";
+import { waitFor } from "../helpers/hermes-harness.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 
 const DAY = 24 * 3600_000;
@@ -65,7 +66,8 @@ describe.each(DRIVERS)("scheduler on %s", (kind) => {
     const s = await store.add({ ...base, cron: "* * * * * *" });
     const replicas = twoReplicas();
     await replicas.start();
-    await sleep(3200);
+    // Two fires of a per-second schedule: waited for, not slept for (timers run late on a busy machine).
+    await waitFor(() => replicas.fires.length >= 2, 30_000, "two fires");
     await replicas.stop();
 
     const times = replicas.fires.map((f) => f.fireAt.toISOString());
@@ -135,8 +137,7 @@ describe.each(DRIVERS)("scheduler on %s", (kind) => {
     await replicas.start();
     const s = await store.add({ ...base, cron: "* * * * * *" });
     await replicas.reload();
-    await sleep(1500);
-    expect(replicas.fires.length).toBeGreaterThanOrEqual(1);
+    await waitFor(() => replicas.fires.length >= 1, 30_000, "a fire of the added schedule");
 
     await store.remove(s.id);
     await replicas.reload();
@@ -151,7 +152,7 @@ describe.each(DRIVERS)("scheduler on %s", (kind) => {
       throw new Error("model down");
     });
     await one.start();
-    await sleep(1200);
+    await waitFor(() => one.fires.length >= 1, 30_000, "a fire");
     await one.stop();
     const rows = await execSql(t.handle.db, `SELECT status FROM schedule_fires WHERE schedule_id = ${s2.id}`);
     expect(rows.length).toBeGreaterThanOrEqual(1);

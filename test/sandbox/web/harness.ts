@@ -102,10 +102,10 @@ export function fakeAuditFeed(): () => Promise<AuditFeed> {
   return async () => ({ rows, verify: { ok: true, rows: rows.length } });
 }
 
-/** Polls until `find` returns something (or fails after `timeoutMs`). */
+/** Polls until `find` returns something (or fails after `timeoutMs`, which only bounds a hang). */
 export async function eventually<T>(
   find: () => T | undefined | Promise<T | undefined>,
-  timeoutMs = 5000,
+  timeoutMs = 30_000,
 ): Promise<T> {
   const until = Date.now() + timeoutMs;
   for (;;) {

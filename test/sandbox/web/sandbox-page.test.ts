@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PROCESS_TEST_TIMEOUT_MS } from "../../helpers/child-process.ts";
 import { launchChromium } from "../../helpers/chromium.ts";
 import { eventually, fakeAuditFeed, type Harness, startHarness } from "./harness.ts";
 import { HOSTILE_TEXT, seedRichMessages } from "./seed-content.ts";
@@ -15,7 +16,7 @@ beforeAll(async () => {
   harness = await startHarness({ auditFeed: fakeAuditFeed() });
   await seedRichMessages(harness);
   browser = await launchChromium();
-});
+}, PROCESS_TEST_TIMEOUT_MS);
 
 afterAll(async () => {
   await browser?.close();
@@ -36,13 +37,16 @@ async function openPage(as: string, channel: string, viewport = { width: 1280, h
   return page;
 }
 
-/** playwright-core has no `expect`: wait for what the page should show, failing after 5 s. */
+/**
+ * playwright-core has no `expect`: wait for what the page should show. Idle it takes milliseconds;
+ * the 30 s ceiling only bounds a hang on a busy machine.
+ */
 async function visible(locator: Locator): Promise<void> {
-  await locator.waitFor({ state: "visible", timeout: 5000 });
+  await locator.waitFor({ state: "visible", timeout: 30_000 });
 }
 
 async function hidden(locator: Locator): Promise<void> {
-  await locator.waitFor({ state: "hidden", timeout: 5000 });
+  await locator.waitFor({ state: "hidden", timeout: 30_000 });
 }
 
 async function until(check: () => Promise<boolean>): Promise<void> {

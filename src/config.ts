@@ -103,8 +103,19 @@ export const envSchema = z.object({
   HERMES_TURN_TIMEOUT_SECONDS: int(300, 5, 3600),
   HERMES_APPROVAL_TTL_SECONDS: int(900, 10, 7 * 24 * 3600),
   HERMES_SESSION_TTL_SECONDS: int(7 * 24 * 3600, 60, 90 * 24 * 3600),
+  // Days finished results, Slack events, schedule fires and runs are kept (0: forever); never the audit log
+  HERMES_RETENTION_DAYS: int(30, 0, 36_500),
   HERMES_TOOLS: optionalString,
   HERMES_HTTP_TOOLS: optionalString,
+
+  // Audit: the HMAC key for args_sha256 and checkpoints (generated under HERMES_DATA_DIR when embedded)
+  HERMES_AUDIT_KEY: z.preprocess(
+    emptyToUndefined,
+    z.string().trim().min(32, { message: "must be at least 32 characters (openssl rand -base64 32)" }).optional(),
+  ),
+  HERMES_AUDIT_CHECKPOINT_MINUTES: int(60, 0, 7 * 24 * 60),
+  HERMES_AUDIT_CHECKPOINT_FILE: optionalString,
+  HERMES_AUDIT_CHECKPOINT_CHANNEL: optionalString,
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -3,6 +3,8 @@ import type { Scheduler } from "../schedules/scheduler.ts";
 import { updateCard } from "../slack/deliver-result.ts";
 import type { SlackServices } from "../slack/services.ts";
 import { reconcileInterrupted } from "../store/reconcile.ts";
+import { startRetentionSweeps } from "../store/retention-schedule.ts";
+import { startConfiguredAuditCheckpoints } from "./audit-checkpoints.ts";
 
 const SWEEP_MS = 10_000;
 /** Interrupted calls are looked for at start-up and then every this often (they may age into it). */
@@ -17,6 +19,13 @@ export async function startBackgroundWork(s: SlackServices, scheduler: Scheduler
   const log = s.logger.child({ component: "background" });
   await recover(s).catch((err: unknown) => log.error({ err: errorMessage(err) }, "start-up recovery failed"));
   await scheduler.start();
+  const retention = startRetentionSweeps({
+    db: s.db.db,
+    days: s.config.env.HERMES_RETENTION_DAYS,
+    logger: log,
+  });
+  // Signed checkpoints of the audit head: evidence outside the database if its newest rows are deleted.
+  const checkpoints = await startConfiguredAuditCheckpoints(s);
   let sweeping: Promise<void> = Promise.resolve();
   let sweeps = 0;
   const timer = setInterval(() => {
@@ -35,6 +44,8 @@ export async function startBackgroundWork(s: SlackServices, scheduler: Scheduler
   return {
     async stop() {
       clearInterval(timer);
+      await retention.stop();
+      await checkpoints.stop();
       await sweeping;
       await scheduler.stop();
     },

@@ -6,6 +6,8 @@ import { createBullmqTurnQueue } from "../queue/bullmq-turn-queue.ts";
 import { createMemoryTurnQueue } from "../queue/memory-turn-queue.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import { createAuditLog } from "../store/audit.ts";
+import { resolveAuditKey } from "../store/audit-key.ts";
+import { warnAboutAuditRole } from "../store/audit-role-check.ts";
 import { openDatabase } from "../store/db.ts";
 import { createEventDedupe } from "../store/event-dedupe.ts";
 import { createMemorySessionStore } from "../store/memory-session-store.ts";
@@ -23,11 +25,21 @@ import { createUserStore } from "../store/user-store.ts";
  */
 export async function buildStorage(config: Config, logger: Logger) {
   const env = config.env;
+  // Before anything opens: a production setup without its key refuses to start, saying why.
+  const key = resolveAuditKey({
+    configured: env.HERMES_AUDIT_KEY,
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.HERMES_DATA_DIR,
+    logger,
+  });
   const handle = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.HERMES_DATA_DIR, logger });
   const migrated = await migrate(handle);
   if (migrated.applied > 0) logger.info({ applied: migrated.applied, db: handle.kind }, "database migrated");
+  await warnAboutAuditRole(handle, logger).catch((err: unknown) =>
+    logger.warn({ err: String(err) }, "could not check the database role's rights on audit_log"),
+  );
   const db = handle.db;
-  const audit = createAuditLog({ db });
+  const audit = createAuditLog({ db, key });
   const redis = env.REDIS_URL
     ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false })
     : undefined;

@@ -1,26 +1,39 @@
+import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { ConfigError, loadConfig } from "../config.ts";
 import { errorMessage, isHermesError } from "../errors.ts";
 import { createLogger } from "../logger.ts";
 import { createAuditLog } from "./audit.ts";
+import { appendCheckpoint, checkpointFilePath } from "./audit-checkpoint-file.ts";
+import { checkArgsAgainstRow, verifyWithCheckpoints } from "./audit-cli-checks.ts";
 import { type AuditFormat, auditRowsToCsv, auditRowsToTable } from "./audit-format.ts";
+import { resolveAuditKey } from "./audit-key.ts";
+import { recordAuditRead } from "./audit-query.ts";
 import { parseTimeBound } from "./audit-time.ts";
 import { openDatabase } from "./db.ts";
 import { AUDIT_ACTIONS, type AuditAction } from "./schema.ts";
 
 const USAGE = `Usage: npm run audit -- <command>
 
-  verify   walk the hash chain; exit 1 naming the first broken row
-  head     print the newest row's id and hash (anchor it outside the database)
-  query    [--user U…] [--tool NAME] [--action tool.executed[,tool.failed]]
-           [--since 24h|7d|30m|2025-03-01] [--until …] [--limit 50] [--cursor C]
-           [--format table|csv|json]
+  verify      walk the hash chain; exit 1 naming the first broken row
+              [--checkpoint FILE|JSON]  also check signed checkpoints (a JSONL file such as
+              .hermes/audit-checkpoints.jsonl, or one as JSON): exit 1 if a checkpoint's row
+              is gone or differs (the newest rows were deleted) or its signature is forged
+  head        print the newest row's id and hash (anchor it outside the database)
+  checkpoint  print a signed checkpoint of the head now (JSON; also appended to the file)
+  check-args  --row N --args JSON: do these arguments match row N's args_sha256? (needs the key)
+  query       [--user U…] [--tool NAME] [--action executed[,failed]|audit.queried]
+              [--since 24h|7d|30m|2025-03-01] [--until …] [--limit 50] [--cursor C]
+              [--format table|csv|json]   (the query itself is audited: audit.queried)
 
-Reads DATABASE_URL (else PGlite under HERMES_DATA_DIR/pg).
+Reads DATABASE_URL (else PGlite under HERMES_DATA_DIR/pg) and HERMES_AUDIT_KEY (embedded: the key
+Hermes generated under HERMES_DATA_DIR).
 `;
 
-/** Exit codes: 0 ok, 1 chain broken, 2 usage or storage error. */
+const COMMANDS = ["verify", "head", "checkpoint", "check-args", "query"];
+
+/** Exit codes: 0 ok, 1 chain broken (or checkpoint failed, or args do not match), 2 usage or storage error. */
 async function main(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
@@ -34,11 +47,14 @@ async function main(argv: string[]): Promise<number> {
       limit: { type: "string" },
       cursor: { type: "string" },
       format: { type: "string", default: "table" },
+      checkpoint: { type: "string" },
+      row: { type: "string" },
+      args: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
   const command = positionals[0];
-  if (values.help || !command || !["verify", "head", "query"].includes(command)) {
+  if (values.help || !command || !COMMANDS.includes(command)) {
     (values.help ? process.stdout : process.stderr).write(USAGE);
     return values.help ? 0 : 2;
   }
@@ -46,17 +62,39 @@ async function main(argv: string[]): Promise<number> {
   if (!["table", "csv", "json"].includes(format)) return usageError(`--format must be table, csv or json`);
 
   const { env } = loadConfig();
+  const checkRow = command === "check-args" ? parseRow(values.row, values.args) : undefined;
+  // The key only where a signature or an HMAC is checked or made: reading rows needs none.
+  const needsKey = command === "checkpoint" || command === "check-args" || values.checkpoint !== undefined;
+  const key = needsKey
+    ? resolveAuditKey({
+        configured: env.HERMES_AUDIT_KEY,
+        databaseUrl: env.DATABASE_URL,
+        dataDir: env.HERMES_DATA_DIR,
+        create: false,
+      })
+    : undefined;
   const logger = createLogger({ level: env.HERMES_LOG_LEVEL, destination: pino.destination(2) });
   const handle = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.HERMES_DATA_DIR, logger });
   try {
-    const audit = createAuditLog(handle);
+    const audit = createAuditLog({ db: handle.db, key });
     if (command === "verify") {
-      const result = await audit.verify();
-      if (!result.ok) {
-        process.stderr.write(`audit chain BROKEN at row ${result.rowId}: ${result.reason}\n`);
-        return 1;
+      const result = await verifyWithCheckpoints(audit, values.checkpoint);
+      (result.code === 0 ? process.stdout : process.stderr).write(result.out);
+      return result.code;
+    }
+    if (command === "check-args" && key && checkRow) {
+      const result = await checkArgsAgainstRow({ db: handle.db, key }, checkRow.id, checkRow.args);
+      (result.code === 0 ? process.stdout : process.stderr).write(result.out);
+      return result.code;
+    }
+    if (command === "checkpoint") {
+      const checkpoint = await audit.checkpoint();
+      if (!checkpoint) {
+        process.stdout.write("audit log is empty\n");
+        return 0;
       }
-      process.stdout.write(`audit chain ok: ${result.rows} rows, head ${result.head}\n`);
+      await appendCheckpoint(checkpointFilePath(env), checkpoint);
+      process.stdout.write(`${JSON.stringify(checkpoint)}\n`);
       return 0;
     }
     if (command === "head") {
@@ -68,7 +106,7 @@ async function main(argv: string[]): Promise<number> {
       );
       return 0;
     }
-    const page = await audit.query({
+    const query = {
       user: values.user,
       tool: values.tool,
       action: parseActions(values.action),
@@ -76,7 +114,14 @@ async function main(argv: string[]): Promise<number> {
       until: values.until === undefined ? undefined : parseTimeBound(values.until),
       limit: values.limit === undefined ? undefined : Number(values.limit),
       cursor: values.cursor,
+    };
+    // Reading the log is audited; a read that cannot be recorded is not made.
+    await recordAuditRead(audit, {
+      surface: "npm run audit",
+      actorId: null,
+      filters: { ...JSON.parse(JSON.stringify(query)), osUser: osUser() },
     });
+    const page = await audit.query(query);
     if (format === "json") process.stdout.write(`${JSON.stringify(page, null, 2)}\n`);
     else process.stdout.write(format === "csv" ? auditRowsToCsv(page.rows) : auditRowsToTable(page.rows));
     if (page.nextCursor && format !== "json") {
@@ -93,13 +138,33 @@ function parseActions(text: string | undefined): AuditAction[] | undefined {
   if (text === undefined) return undefined;
   const actions = text.split(",").map((a) => {
     const action = a.trim();
-    return action.startsWith("tool.") ? action : `tool.${action}`;
+    if (action === "queried") return "audit.queried";
+    return action.includes(".") ? action : `tool.${action}`;
   });
   const unknown = actions.filter((a) => !(AUDIT_ACTIONS as readonly string[]).includes(a));
   if (unknown.length > 0) {
     throw new UsageError(`unknown --action ${unknown.join(", ")}; one of ${AUDIT_ACTIONS.join(", ")}`);
   }
   return actions as AuditAction[];
+}
+
+function parseRow(row: string | undefined, args: string | undefined): { id: number; args: unknown } {
+  const id = Number(row);
+  if (!Number.isSafeInteger(id) || id < 1) throw new UsageError("check-args needs --row N (an audit row id)");
+  if (args === undefined) throw new UsageError("check-args needs --args '<the arguments as JSON>'");
+  try {
+    return { id, args: JSON.parse(args) as unknown };
+  } catch {
+    throw new UsageError('--args must be JSON, e.g. \'{"phone":"+8613800138000"}\'');
+  }
+}
+
+function osUser(): string | null {
+  try {
+    return userInfo().username;
+  } catch {
+    return null;
+  }
 }
 
 class UsageError extends Error {}

@@ -1,7 +1,15 @@
+import { randomBytes } from "node:crypto";
 import { asc, desc, gt, sql } from "drizzle-orm";
 import { z } from "zod";
 import { HermesError, isHermesError } from "../errors.ts";
 import { type AuditRow, auditRowColumns, auditRowHash, GENESIS_HASH, utcIso } from "./audit-chain.ts";
+import {
+  type AuditCheckpoint,
+  type CheckpointResult,
+  checkCheckpoint,
+  signCheckpoint,
+} from "./audit-checkpoint.ts";
+import { ARGS_MAC_PREFIX, type AuditKey, createAuditKey } from "./audit-key.ts";
 import { type AuditPage, type AuditQuery, queryAudit } from "./audit-query.ts";
 import { storableString, toStorableJson } from "./canonical-json.ts";
 import type { Database, Transaction } from "./db.ts";
@@ -32,10 +40,18 @@ export const auditEventSchema = z.object({
     .unknown()
     .optional()
     .transform((v) => (v === undefined ? null : toStorableJson(v))),
-  /** sha256 of the canonical JSON of the raw (unredacted) args: `canonicalSha256(args)`. */
+  /**
+   * The call's hash over its raw (unredacted) args, `argsSha256(tool, args)`: the writer stores its
+   * keyed HMAC (`hmac-sha256:…`), never the hash itself, which a reader could brute-force for small
+   * values (phone numbers, ids). A value that is already `hmac-sha256:…` (copied from an earlier
+   * row of the same call) is stored as it is.
+   */
   argsSha256: z
     .string()
-    .regex(/^[0-9a-f]{64}$/, "must be a lower-case hex sha256")
+    .regex(
+      new RegExp(`^(${ARGS_MAC_PREFIX})?[0-9a-f]{64}$`),
+      "must be a lower-case hex sha256 (or an hmac-sha256: value from another row)",
+    )
     .nullish()
     .transform((v) => v ?? null),
   resultSummary: optionalText,
@@ -71,18 +87,39 @@ export interface AuditLog {
   head(): Promise<AuditHead | null>;
   /** Newest first, keyset-paginated on (created_at, id); pass `nextCursor` back for the next page. */
   query(filter?: AuditQuery): Promise<AuditPage>;
+  /** The head, signed with the audit key (publish it outside the database); null when empty. */
+  checkpoint(at?: Date): Promise<AuditCheckpoint | null>;
+  /** A published checkpoint's signature, and that its row is still there with the same hash. */
+  checkCheckpoint(checkpoint: unknown): Promise<CheckpointResult>;
 }
 
-export function createAuditLog({ db }: { db: Database }): AuditLog {
+export interface AuditLogOptions {
+  db: Database;
+  /**
+   * Keys `args_sha256` and signs checkpoints (`resolveAuditKey`). Absent: a random key for this
+   * object only (tests, benchmarks): rows stay unguessable but cannot be checked against args later.
+   */
+  key?: AuditKey | undefined;
+}
+
+export function createAuditLog({ db, key: given }: AuditLogOptions): AuditLog {
+  const key = given ?? createAuditKey(randomBytes(32));
+  const keyed = (event: ParsedEvent): ParsedEvent => {
+    const hash = event.argsSha256;
+    return hash === null || hash.startsWith(ARGS_MAC_PREFIX)
+      ? event
+      : { ...event, argsSha256: key.argsMac(hash) };
+  };
   return {
     async append(event, tx) {
       const parsed = auditEventSchema.safeParse(event);
       if (!parsed.success) {
         throw new HermesError("bad_request", `Invalid audit event: ${z.prettifyError(parsed.error)}`);
       }
+      const data = keyed(parsed.data);
       try {
-        if (tx) return await appendIn(tx, parsed.data);
-        return await db.transaction((t) => appendIn(t, parsed.data));
+        if (tx) return await appendIn(tx, data);
+        return await db.transaction((t) => appendIn(t, data));
       } catch (err) {
         if (isHermesError(err)) throw err;
         throw new HermesError(
@@ -128,17 +165,26 @@ export function createAuditLog({ db }: { db: Database }): AuditLog {
       }
     },
 
-    async head() {
-      const [row] = await db
-        .select({ id: auditLog.id, hash: auditLog.hash, createdAt: utcIso(auditLog.createdAt) })
-        .from(auditLog)
-        .orderBy(desc(auditLog.id))
-        .limit(1);
-      return row ?? null;
-    },
+    head: () => readHead(db),
 
     query: (filter = {}) => queryAudit(db, filter),
+
+    async checkpoint(at = new Date()) {
+      const head = await readHead(db);
+      return head ? signCheckpoint(key, head, at) : null;
+    },
+
+    checkCheckpoint: (checkpoint) => checkCheckpoint({ db, key }, checkpoint),
   };
+}
+
+async function readHead(db: Database): Promise<AuditHead | null> {
+  const [row] = await db
+    .select({ id: auditLog.id, hash: auditLog.hash, createdAt: utcIso(auditLog.createdAt) })
+    .from(auditLog)
+    .orderBy(desc(auditLog.id))
+    .limit(1);
+  return row ?? null;
 }
 
 type ParsedEvent = z.output<typeof auditEventSchema>;

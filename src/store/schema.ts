@@ -10,6 +10,7 @@ import {
   text,
   timestamp,
   unique,
+  uniqueIndex,
 } from "drizzle-orm/pg-core";
 import type { JsonValue } from "./canonical-json.ts";
 import { newId } from "./ids.ts";
@@ -34,6 +35,8 @@ export const AUDIT_ACTIONS = [
   "tool.expired",
   "tool.executed",
   "tool.failed",
+  // Someone read the audit log (a /hermes audit page, CSV export, App Home panel, the CLI).
+  "audit.queried",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -129,6 +132,8 @@ export const runs = pgTable(
     status: text("status").$type<RunStatus>().notNull().default("running"),
     snapshot: jsonb("snapshot").notNull(),
     userId: text("user_id"),
+    /** The Slack event whose turn started this run: a turn picked up again continues it, not a new one. */
+    eventId: text("event_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -136,6 +141,8 @@ export const runs = pgTable(
     check("runs_status_check", oneOf("status", RUN_STATUSES)),
     index("runs_session_key_idx").on(t.sessionKey),
     index("runs_status_idx").on(t.status),
+    uniqueIndex("runs_event_id_key").on(t.eventId),
+    index("runs_updated_at_idx").on(t.updatedAt),
   ],
 );
 
@@ -220,7 +227,7 @@ export const results = pgTable(
     content: text("content").notNull(),
     createdAt: createdAt(),
   },
-  (t) => [index("results_run_id_idx").on(t.runId)],
+  (t) => [index("results_run_id_idx").on(t.runId), index("results_created_at_idx").on(t.createdAt)],
 );
 
 export const SLACK_EVENT_STATUSES = ["received", "done", "failed"] as const;
@@ -235,10 +242,13 @@ export const slackEvents = pgTable(
     status: text("status").$type<SlackEventStatus>().notNull().default("received"),
     sessionKey: text("session_key"),
     finishedAt: timestamp("finished_at", { withTimezone: true }),
+    /** The queued turn job while `received` (embedded queue): picked up again at the next start. */
+    payload: jsonb("payload"),
   },
   (t) => [
     check("slack_events_status_check", oneOf("status", SLACK_EVENT_STATUSES)),
     index("slack_events_received_at_idx").on(t.receivedAt),
+    index("slack_events_status_idx").on(t.status),
   ],
 );
 
@@ -293,5 +303,6 @@ export const scheduleFires = pgTable(
   (t) => [
     unique("schedule_fires_schedule_id_fire_at_key").on(t.scheduleId, t.fireAt),
     check("schedule_fires_status_check", oneOf("status", SCHEDULE_FIRE_STATUSES)),
+    index("schedule_fires_claimed_at_idx").on(t.claimedAt),
   ],
 );

@@ -28,6 +28,7 @@ describe("Socket Mode", () => {
       SLACK_API_URL: emulator.url,
       PORT: "0",
       DATABASE_URL: db.url,
+      HERMES_AUDIT_KEY: "socket-mode-test-audit-key-32-chars!",
       HERMES_DATA_DIR: mkdtempSync(join(tmpdir(), "hermes-socket-")),
       HERMES_LOG_LEVEL: "silent",
     };

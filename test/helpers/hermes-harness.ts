@@ -12,6 +12,8 @@ import type { ScriptedModelServer } from "./scripted-model.ts";
 import { startSlackEmulator } from "./slack.ts";
 
 export const SIGNING_SECRET = "e2e-signing-secret";
+/** Production (DATABASE_URL) needs an audit key; tests checking args_sha256 can key with it too. */
+export const TEST_AUDIT_KEY = "e2e-audit-key-that-is-at-least-32-chars";
 
 /** What a restarted Hermes keeps from the one before it: database, Slack workspace, Redis keys, data dir. */
 interface SharedResources {
@@ -61,6 +63,7 @@ export async function startTestHermes(
     SLACK_API_URL: emulator.url,
     PORT: "0",
     DATABASE_URL: db.url,
+    HERMES_AUDIT_KEY: TEST_AUDIT_KEY,
     HERMES_ADMINS: "U0ADMIN",
     HERMES_DATA_DIR: shared.dataDir,
     HERMES_REDIS_PREFIX: prefix,

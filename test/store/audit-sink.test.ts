@@ -3,6 +3,7 @@ import type { ToolEventSink } from "../../src/agent/policy-hook.ts";
 import { argsSha256 } from "../../src/policy/args-hash.ts";
 import { redact } from "../../src/policy/redact.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
+import { createAuditKey } from "../../src/store/audit-key.ts";
 import { createAuditSink, MAX_RESULT_SUMMARY } from "../../src/store/audit-sink.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 
@@ -20,6 +21,7 @@ const rawArgs = {
   card: "4111111111111111",
   phone: 8613800138000,
 };
+const key = createAuditKey("audit-sink-test-key-of-32-characters");
 const RAW = ["li.wei@example.com", "138 0013 8000", "13800138000", "4111 1111 1111 1111", "4111111111111111"];
 
 describe.each(DRIVERS)("audit sink on %s", (kind) => {
@@ -28,7 +30,7 @@ describe.each(DRIVERS)("audit sink on %s", (kind) => {
   let sink: ToolEventSink;
   beforeAll(async () => {
     store = await openTestStore(kind);
-    audit = createAuditLog(store.handle);
+    audit = createAuditLog({ db: store.handle.db, key });
     sink = createAuditSink({ audit, redact });
   });
   afterAll(() => store?.cleanup());
@@ -51,7 +53,7 @@ describe.each(DRIVERS)("audit sink on %s", (kind) => {
       "SELECT audit_log::text AS row FROM audit_log",
     );
     expect(rows).toHaveLength(4);
-    for (const { row } of rows) for (const raw of RAW) expect(row).not.toContain(raw);
+    for (const { row } of rows) for (const raw of [...RAW, hash]) expect(row).not.toContain(raw);
 
     const { rows: stored } = await audit.query({ limit: 10 });
     const [denied, failed, executed, requested] = stored;
@@ -64,7 +66,8 @@ describe.each(DRIVERS)("audit sink on %s", (kind) => {
       threadTs: "1700000000.000100",
       runId: "run_sink",
       toolCallId: "call_1",
-      argsSha256: hash,
+      // Keyed: the plain call hash of small values could be brute-forced from the row.
+      argsSha256: key.argsMac(hash),
       args: { to: "[email]", text: "Call me on [phone] and charge [card]", card: "[card]", phone: "[phone]" },
     });
     expect(executed).toMatchObject({ resultSummary: "sent to [email] ([phone])", durationMs: 42 });

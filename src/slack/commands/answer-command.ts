@@ -57,7 +57,11 @@ export async function answerHermesCommand(
         }
         const filters = parseAuditFilters(parsed.args, options.now?.() ?? new Date());
         if (!filters.ok) return textMessage(`:warning: ${filters.error}`);
-        return await auditPageAnswer(s, { filters: filters.filters, page: 1 }, options.auditPageSize);
+        return await auditPageAnswer(s, { filters: filters.filters, page: 1 }, options.auditPageSize, {
+          actorId: input.userId,
+          teamId: input.teamId,
+          channelId: input.channelId,
+        });
       }
       case "schedule": {
         const access = await resolveAccess(s, input.userId);

@@ -74,10 +74,13 @@ async function answerAuditClick(
     }
     const state = decodeAuditState(click.value);
     if (click.kind === "next") {
-      return { message: await auditPageAnswer(s, state, options.auditPageSize), replace: true };
+      const reader = { actorId: click.userId, teamId: click.teamId, channelId: click.channelId };
+      return { message: await auditPageAnswer(s, state, options.auditPageSize, reader), replace: true };
     }
     const sent = await exportAuditCsv(s, {
       userId: click.userId,
+      teamId: click.teamId,
+      channelId: click.channelId,
       filters: state.filters,
       ...(options.now ? { now: options.now() } : {}),
     });

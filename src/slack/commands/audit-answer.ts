@@ -1,3 +1,4 @@
+import { type AuditRead, recordAuditRead } from "../../store/audit-query.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import type { SlackServices } from "../services.ts";
 import { auditPageMessage } from "./audit-blocks.ts";
@@ -7,13 +8,26 @@ import { type AuditPageState, toAuditQuery } from "./audit-page-state.ts";
 export const AUDIT_PAGE_SIZE = 20;
 const MAX_PAGE_SIZE = 30;
 
-/** Queries one page of the audit log (keyset, newest first) and renders it. */
+/** Who is paging through the audit log, and from where (their `audit.queried` rows say so). */
+export type AuditReader = Pick<AuditRead, "actorId" | "teamId" | "channelId">;
+
+/**
+ * Queries one page of the audit log (keyset, newest first) and renders it. The read is audited
+ * first (`audit.queried` with the filters, the page and its cursor); if that row cannot be written,
+ * nothing is read.
+ */
 export async function auditPageAnswer(
   s: Pick<SlackServices, "audit">,
   state: AuditPageState,
   pageSize: number = AUDIT_PAGE_SIZE,
+  reader: AuditReader,
 ): Promise<SlackMessagePayload> {
   const limit = Math.min(Math.max(1, pageSize), MAX_PAGE_SIZE);
+  await recordAuditRead(s.audit, {
+    ...reader,
+    surface: state.cursor ? "/hermes audit next" : "/hermes audit",
+    filters: { ...state.filters, page: state.page, ...(state.cursor ? { cursor: state.cursor } : {}) },
+  });
   const page = await s.audit.query(
     toAuditQuery(state.filters, { limit, ...(state.cursor ? { cursor: state.cursor } : {}) }),
   );

@@ -1,6 +1,6 @@
 import type { AuditRow } from "../../store/audit-chain.ts";
 import { auditRowsToCsv } from "../../store/audit-format.ts";
-import { MAX_AUDIT_PAGE } from "../../store/audit-query.ts";
+import { MAX_AUDIT_PAGE, recordAuditRead } from "../../store/audit-query.ts";
 import type { SlackServices } from "../services.ts";
 import { toAuditQuery } from "./audit-page-state.ts";
 import type { AuditFilters } from "./parse-audit-filters.ts";
@@ -24,9 +24,24 @@ export interface AuditCsvExport {
  */
 export async function exportAuditCsv(
   s: Pick<SlackServices, "audit" | "client">,
-  options: { userId: string; filters: AuditFilters; maxRows?: number; now?: Date },
+  options: {
+    userId: string;
+    teamId?: string | undefined;
+    channelId?: string | undefined;
+    filters: AuditFilters;
+    maxRows?: number;
+    now?: Date;
+  },
 ): Promise<AuditCsvExport> {
   const maxRows = options.maxRows ?? CSV_MAX_ROWS;
+  // Audited before anything is read; an export that cannot be recorded is not made.
+  await recordAuditRead(s.audit, {
+    surface: "/hermes audit csv",
+    actorId: options.userId,
+    teamId: options.teamId,
+    channelId: options.channelId,
+    filters: { ...options.filters, maxRows },
+  });
   const rows: AuditRow[] = [];
   let cursor: string | undefined;
   let truncated = false;

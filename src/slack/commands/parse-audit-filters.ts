@@ -68,7 +68,8 @@ function apply(filters: AuditFilters, key: Key, value: string, now: Date): strin
     case "action": {
       const actions = new Set(filters.action ?? []);
       for (const word of value.split(",").filter(Boolean)) {
-        const action = `tool.${word.toLowerCase().replace(/^tool\./, "")}`;
+        const lower = word.toLowerCase();
+        const action = lower.includes(".") ? lower : `tool.${lower}`; // `executed`, `audit.queried`
         if (!isAuditAction(action)) {
           return `\`action:${word}\` is not an audit action; use one of ${SHORT_ACTIONS.join(", ")}.`;
         }

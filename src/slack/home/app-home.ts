@@ -1,5 +1,6 @@
 import type { App, types } from "@slack/bolt";
 import { errorMessage } from "../../errors.ts";
+import { recordAuditRead } from "../../store/audit-query.ts";
 import type { ScheduleStore } from "../../store/schedule-store.ts";
 import { resolveAccess } from "../access.ts";
 import { decidableApprovals } from "../commands/approvals-blocks.ts";
@@ -62,6 +63,12 @@ async function buildHome(s: AppHomeServices, options: AppHomeOptions, userId: st
   const recent = await s.audit.query({ user: userId, action: "tool.requested", limit: RECENT_REQUESTS });
   let admin: AdminHomeData | undefined;
   if (access.level === "admin") {
+    // The admin panel reads the whole log: audited like any other read of it.
+    await recordAuditRead(s.audit, {
+      surface: "app_home",
+      actorId: userId,
+      filters: { limit: ADMIN_AUDIT_ROWS },
+    });
     const [approvals, audit, schedules] = await Promise.all([
       decidableApprovals(s, access),
       s.audit.query({ limit: ADMIN_AUDIT_ROWS }),

@@ -85,7 +85,9 @@ describe("/hermes audit as an admin", () => {
     expect(text).toContain("*Audit log* — page 1, rows 1–20, newest first (times UTC)");
     expect(text).toContain("Filters: none");
     const page1 = rowIds(first);
-    expect(page1).toEqual(Array.from({ length: 20 }, (_, i) => SEEDED - i));
+    // Reading is audited before the rows are read, so the newest row is this very query.
+    expect(page1).toEqual([SEEDED + 1, ...Array.from({ length: 19 }, (_, i) => SEEDED - i)]);
+    expect(text).toMatch(/`#31` .* · \*audit\.queried\* · `\/hermes audit` · <@U0ADMIN>/);
     // Row 30 was approved by the admin; stored text is escaped, on one line, without backticks.
     expect(text).toMatch(
       /`#30` `\d{4}-\d\d-\d\d \d\d:\d\d:\d\d` · \*approved\* · `send_message` · <@U0USER1> · by <@U0ADMIN> · `\{"n":30,"title":"Ticket &lt;30&gt; &amp; 'more'"\}`/,
@@ -99,9 +101,17 @@ describe("/hermes audit as an admin", () => {
       return m && rowIds(m)[0] !== page1[0] ? m : undefined;
     });
     expectWithinLimits(second);
-    expect(blocksText(second.blocks)).toContain("page 2, rows 21–30");
+    expect(blocksText(second.blocks)).toContain("page 2, rows 21–31");
     const page2 = rowIds(second);
-    expect(page2).toEqual(Array.from({ length: 10 }, (_, i) => 10 - i));
+    expect(page2).toEqual(Array.from({ length: 11 }, (_, i) => 11 - i));
+    // Both reads are on record, with who asked and the filters, page and cursor they used.
+    const { rows: reads } = await h.services.audit.query({ action: "audit.queried", limit: 2 });
+    expect(reads.map((r) => [r.tool, r.actorId, r.userId, r.channelId])).toEqual([
+      ["/hermes audit next", DEMO.admin, DEMO.admin, DEMO.ops],
+      ["/hermes audit", DEMO.admin, DEMO.admin, DEMO.ops],
+    ]);
+    expect(reads[1]?.args).toEqual({ page: 1 });
+    expect(reads[0]?.args).toEqual({ page: 2, cursor: expect.any(String) });
     expect(page1.filter((id) => page2.includes(id))).toEqual([]);
     // The last page has no Next button; the replacement used new block ids.
     expect(buttonsOf(second.blocks).map((b) => b.action_id)).toEqual([AUDIT_CSV_ACTION]);
@@ -170,7 +180,15 @@ describe("exportAuditCsv", () => {
       .split("\r\n")
       .slice(1)
       .map((line) => Number(line.split(",")[0]));
-    expect(ids).toEqual(Array.from({ length: 25 }, (_, i) => SEEDED - i));
+    // The newest 25 rows at the time, the first being this export's own audit.queried row.
+    const newest = (await h.services.audit.query({ limit: 25 })).rows;
+    expect(ids).toEqual(newest.map((r) => r.id));
+    expect(newest[0]).toMatchObject({
+      action: "audit.queried",
+      tool: "/hermes audit csv",
+      actorId: DEMO.admin,
+      args: { maxRows: 25 },
+    });
   });
 });
 

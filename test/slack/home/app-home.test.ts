@@ -116,8 +116,11 @@ describe("App Home", () => {
       expect.objectContaining({ action_id: "hermes.reject", value: pending.id }),
     ]);
     const auditIds = [...text.matchAll(/`#(\d+)`/g)].map((m) => Number(m[1]));
-    // 26 rows: 12 × (requested, executed), one of Wang Lei's, the approval request.
-    expect(auditIds).toEqual(Array.from({ length: 20 }, (_, i) => 26 - i));
+    // 26 rows: 12 × (requested, executed), one of Wang Lei's, the approval request; then row 27,
+    // this panel's own read (audit.queried, recorded before the rows are read).
+    expect(auditIds).toEqual(Array.from({ length: 20 }, (_, i) => 27 - i));
+    const [read] = (await h.services.audit.query({ action: "audit.queried", limit: 5 })).rows;
+    expect(read).toMatchObject({ id: 27, tool: "app_home", actorId: DEMO.admin, args: { limit: 20 } });
     expect(text).toContain("`0 9 * * 1-5` (UTC) in <#C0OPS> by <@U0ADMIN>");
     expect(text).toContain("summarize urgent tickets");
   });

@@ -5,14 +5,23 @@ import type { ModelResponse } from "./chat-model.ts";
 import { fitToBudget } from "./context-budget.ts";
 import { type ChatMessage, emptyUsage } from "./messages.ts";
 import { type CallEnv, type CallOutcome, executeApproved, type PendingCall, runCalls } from "./run-calls.ts";
-import { type Decision, type RunSnapshot, SNAPSHOT_VERSION } from "./run-snapshot.ts";
+import {
+  type Checkpoint,
+  type Decision,
+  type RunSnapshot,
+  SNAPSHOT_VERSION,
+  type SettledCall,
+} from "./run-snapshot.ts";
 import {
   countFailures,
   countModelCall,
   decidedResult,
   finish,
   insertResults,
+  openCalls,
   paused,
+  snapshotOf,
+  stateOf,
   turnSignal,
 } from "./run-state.ts";
 import {
@@ -24,7 +33,7 @@ import {
   type TurnResult,
 } from "./runtime-types.ts";
 import { sanitizeHistory } from "./sanitize-history.ts";
-import { stopMessage } from "./stop-messages.ts";
+import { INTERRUPTED_RESULT, stopMessage } from "./stop-messages.ts";
 import { summarizeWithModel } from "./summarize.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt.ts";
 import { specsTokens, textTokens } from "./token-count.ts";
@@ -33,8 +42,11 @@ import { createTracer, type Tracer } from "./trace.ts";
 export type { Limits, RuntimeDeps, TurnInput, TurnResult, TurnStatus } from "./runtime-types.ts";
 export { DEFAULT_LIMITS } from "./runtime-types.ts";
 
+/** The runtime's dependencies plus, for a durable run, where its checkpoints go. */
+export type DurableDeps = RuntimeDeps & { checkpoint?: Checkpoint };
+
 /** Runs one user turn: model → tool calls → policy → execute → … until an answer, a pause or a limit. */
-export async function runTurn(input: TurnInput, deps: RuntimeDeps): Promise<TurnResult> {
+export async function runTurn(input: TurnInput, deps: DurableDeps): Promise<TurnResult> {
   const run: RunIdentity = { ...input.run, runId: input.run.runId ?? randomUUID() };
   const state: State = {
     run,
@@ -52,6 +64,7 @@ export async function runTurn(input: TurnInput, deps: RuntimeDeps): Promise<Turn
     onEvent: deps.onTraceEvent,
   });
   tracer.emit("run.start", { userId: run.userId, historyMessages: input.history.length });
+  await deps.checkpoint?.(snapshotOf(state, []));
   return loop(state, deps, tracer);
 }
 
@@ -62,22 +75,10 @@ export async function runTurn(input: TurnInput, deps: RuntimeDeps): Promise<Turn
 export async function resumeRun(
   snapshot: RunSnapshot,
   decisions: Record<string, Decision>,
-  deps: RuntimeDeps,
+  deps: DurableDeps,
 ): Promise<TurnResult> {
-  if (snapshot.version !== SNAPSHOT_VERSION) {
-    throw new Error(
-      `Run snapshot version ${snapshot.version} is not supported (expected ${SNAPSHOT_VERSION}).`,
-    );
-  }
-  const state: State = {
-    run: snapshot.run,
-    messages: [...snapshot.messages],
-    step: snapshot.step,
-    usage: snapshot.usage,
-    modelCalls: snapshot.modelCalls,
-    failures: { ...snapshot.failures },
-    truncations: snapshot.truncations,
-  };
+  checkVersion(snapshot);
+  const state = stateOf(snapshot);
   const tracer = createTracer({
     logger: deps.logger,
     runId: state.run.runId,
@@ -104,15 +105,80 @@ export async function resumeRun(
     const stop = countFailures(state, outcomes, deps);
     if (still.length > 0) return paused(state, still, tracer);
     if (stop) return finish(state, tracer, "stopped", stop.message, stop.reason);
+    await deps.checkpoint?.(snapshotOf(state, []));
     return await loop(state, deps, tracer, signal);
   } finally {
     dispose();
   }
 }
 
+/**
+ * Continues a run whose worker died, from its last checkpoint: steps already done are not asked of
+ * the model again. The calls the checkpoint has no result for are settled as `settled` says (from
+ * the audit log): a recorded outcome becomes the call's result, an interrupted call gets a result
+ * saying so (it is never run again), and only calls that were never requested are handled now.
+ */
+export async function continueRun(
+  snapshot: RunSnapshot,
+  settled: Record<string, SettledCall>,
+  deps: DurableDeps,
+): Promise<TurnResult> {
+  checkVersion(snapshot);
+  const state = stateOf(snapshot);
+  const tracer = createTracer({
+    logger: deps.logger,
+    runId: state.run.runId,
+    sessionKey: state.run.sessionKey,
+    onEvent: deps.onTraceEvent,
+  });
+  tracer.step = state.step;
+  const open = openCalls(state.messages);
+  // A resume with the dead worker's open calls as its "decisions" (the replay shows them as such).
+  tracer.emit("run.resume", {
+    recovered: true,
+    decisions: Object.fromEntries(open.map((c) => [c.id, settled[c.id]?.kind ?? "not_started"])),
+  });
+  const { signal, dispose } = turnSignal(deps);
+  try {
+    if (open.length > 0) {
+      const outcomes: CallOutcome[] = [];
+      const fresh = open.filter((c) => (settled[c.id]?.kind ?? "not_started") === "not_started");
+      for (const call of open) {
+        const s = settled[call.id];
+        if (!s || s.kind === "not_started") continue;
+        const content = s.kind === "interrupted" ? INTERRUPTED_RESULT : s.content;
+        const message = { role: "tool" as const, toolCallId: call.id, name: call.name, content };
+        outcomes.push({ kind: "result", call, message, failed: s.kind === "result" && s.failed });
+      }
+      if (fresh.length > 0) {
+        const env = callEnv(state, deps, tracer, signal);
+        outcomes.push(...(await runCalls(fresh, env)).outcomes);
+      }
+      insertResults(state.messages, outcomes);
+      if (signal.aborted) return aborted(state, tracer, deps, { ...DEFAULT_LIMITS, ...deps.limits });
+      const stop = countFailures(state, outcomes, deps);
+      const pending = outcomes.flatMap((o) => (o.kind === "pending" ? [o.pending] : []));
+      if (pending.length > 0) return paused(state, pending, tracer);
+      if (stop) return finish(state, tracer, "stopped", stop.message, stop.reason);
+      await deps.checkpoint?.(snapshotOf(state, []));
+    }
+    return await loop(state, deps, tracer, signal);
+  } finally {
+    dispose();
+  }
+}
+
+function checkVersion(snapshot: RunSnapshot): void {
+  if (snapshot.version !== SNAPSHOT_VERSION) {
+    throw new Error(
+      `Run snapshot version ${snapshot.version} is not supported (expected ${SNAPSHOT_VERSION}).`,
+    );
+  }
+}
+
 async function loop(
   state: State,
-  deps: RuntimeDeps,
+  deps: DurableDeps,
   tracer: Tracer,
   outer?: AbortSignal,
 ): Promise<TurnResult> {
@@ -239,6 +305,9 @@ async function loop(
         toolCalls: response.toolCalls,
       };
       state.messages.push(assistant);
+      // Before any call runs: a worker that dies from here on is continued with these calls, and
+      // the model is not asked for this step again.
+      await deps.checkpoint?.(snapshotOf(state, []));
       const { outcomes, sentArguments } = await runCalls(response.toolCalls, env);
       assistant.toolCalls = response.toolCalls.map((c, i) => ({
         ...c,
@@ -250,6 +319,7 @@ async function loop(
       const pending = outcomes.flatMap((o) => (o.kind === "pending" ? [o.pending] : []));
       if (pending.length > 0) return paused(state, pending, tracer);
       if (stop) return finish(state, tracer, "stopped", stop.message, stop.reason);
+      await deps.checkpoint?.(snapshotOf(state, []));
     }
   } finally {
     own?.dispose();

@@ -27,3 +27,21 @@ export interface Decision {
   by?: string;
   argsSha256?: string;
 }
+
+/**
+ * Stores a running run's state (its `pending` is empty): after each model step and after each step's
+ * calls. A worker that dies is continued from the last one (`continueRun`), so a step already done is
+ * not asked of the model again. Throws when the state cannot be kept: the run must then stop before
+ * anything else happens (no tool runs without a checkpoint that knows about its call).
+ */
+export type Checkpoint = (snapshot: RunSnapshot) => Promise<void>;
+
+/**
+ * What became of a call a dead worker left without a result in its checkpoint, as the audit log says:
+ * never requested (safe to handle now), an outcome that was recorded (its result), or requested with
+ * no outcome (interrupted: it may or may not have taken effect, so it is never run again blindly).
+ */
+export type SettledCall =
+  | { kind: "not_started" }
+  | { kind: "result"; content: string; failed: boolean }
+  | { kind: "interrupted" };

@@ -1,4 +1,4 @@
-import type { ChatMessage, ToolMessage, Usage } from "./messages.ts";
+import type { ChatMessage, ToolCall, ToolMessage, Usage } from "./messages.ts";
 import { addUsage } from "./messages.ts";
 import type { CallOutcome, PendingCall } from "./run-calls.ts";
 import { type Decision, type RunSnapshot, SNAPSHOT_VERSION } from "./run-snapshot.ts";
@@ -82,8 +82,8 @@ export function decidedResult(p: PendingCall, d: Decision): CallOutcome {
   };
 }
 
-export function paused(state: State, pending: PendingCall[], tracer: Tracer): TurnResult {
-  const snapshot: RunSnapshot = {
+export function snapshotOf(state: State, pending: PendingCall[]): RunSnapshot {
+  return {
     version: SNAPSHOT_VERSION,
     run: state.run,
     messages: state.messages,
@@ -94,8 +94,37 @@ export function paused(state: State, pending: PendingCall[], tracer: Tracer): Tu
     failures: state.failures,
     truncations: state.truncations,
   };
+}
+
+/** The state a snapshot holds, as the loop runs on it (copies: the snapshot itself is not changed). */
+export function stateOf(snapshot: RunSnapshot): State {
+  return {
+    run: snapshot.run,
+    messages: [...snapshot.messages],
+    step: snapshot.step,
+    usage: snapshot.usage,
+    modelCalls: snapshot.modelCalls,
+    failures: { ...snapshot.failures },
+    truncations: snapshot.truncations,
+  };
+}
+
+/**
+ * Calls of the last assistant message that have no result yet: in a checkpoint, the calls a dead
+ * worker was handling (or, in a paused snapshot, the ones waiting for a human).
+ */
+export function openCalls(messages: ChatMessage[]): ToolCall[] {
+  let at = messages.length;
+  while (at > 0 && messages[at - 1]!.role === "tool") at--;
+  const callMsg = messages[at - 1];
+  if (callMsg?.role !== "assistant" || !callMsg.toolCalls?.length) return [];
+  const answered = new Set(messages.slice(at).map((m) => (m as ToolMessage).toolCallId));
+  return callMsg.toolCalls.filter((c) => !answered.has(c.id));
+}
+
+export function paused(state: State, pending: PendingCall[], tracer: Tracer): TurnResult {
   tracer.emit("run.end", { status: "paused", pending: pending.map((p) => p.tool) });
-  return { ...result(state, "paused", ""), snapshot };
+  return { ...result(state, "paused", ""), snapshot: snapshotOf(state, pending) };
 }
 
 export function finish(

@@ -5,12 +5,14 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { loadSecretValues, type SecretValues } from "../policy/secret-values.ts";
+import { createDurableTurnQueue } from "../queue/durable-turn-queue.ts";
 import { createScheduler } from "../schedules/scheduler.ts";
 import { resolveAccess } from "../slack/access.ts";
 import { registerActionListeners } from "../slack/action-listeners.ts";
 import { createSlackApp } from "../slack/create-slack-app.ts";
 import { registerEventListeners } from "../slack/event-listeners.ts";
 import { handleJob } from "../slack/job-handler.ts";
+import { recoverUnfinishedWork } from "../slack/recover-run.ts";
 import { fireSchedule } from "../slack/schedule-fire.ts";
 import type { SlackServices } from "../slack/services.ts";
 import { slackLogger } from "../slack/slack-logger.ts";
@@ -63,6 +65,10 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   if (sandbox) secrets.add(sandbox.botToken, sandbox.signingSecret);
   const redactor = createRedactor({ secrets });
   const storage = await buildStorage(config, logger);
+  // Embedded queue (no Redis): turn jobs are also kept in the database, so a crash loses none.
+  const durableQueue = env.REDIS_URL
+    ? undefined
+    : createDurableTurnQueue({ queue: storage.queue, pending: storage.events, logger });
   if (sandbox) await seedDemoTickets(storage.handle.db);
 
   const botToken = sandbox?.botToken ?? env.SLACK_BOT_TOKEN!;
@@ -107,7 +113,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     events: storage.events,
     users: storage.users,
     sessions: storage.sessions,
-    queue: storage.queue,
+    queue: durableQueue ?? storage.queue,
     registry,
     model,
     client,
@@ -182,6 +188,10 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   }
   if (role !== "receiver")
     await storage.queue.process((job, ctx) => handleJob(services, job, ctx), { concurrency: 4 });
+  if (durableQueue)
+    await recoverUnfinishedWork(services, durableQueue).catch((err: unknown) =>
+      logger.error({ err: String(err) }, "could not pick up unfinished turns"),
+    );
   const background = role === "receiver" ? undefined : await startBackgroundWork(services, scheduler);
 
   const url = sandbox ? `http://localhost:${started.port}/` : `http://localhost:${started.port}/slack/events`;

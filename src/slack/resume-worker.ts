@@ -1,10 +1,13 @@
-import { resumeRun } from "../agent/loop.ts";
+import { continueRun, resumeRun } from "../agent/loop.ts";
+import type { RunSnapshot } from "../agent/run-snapshot.ts";
 import type { TurnResult } from "../agent/runtime-types.ts";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import type { RunDecisions } from "../policy/approval-store.ts";
 import type { ResumeJob } from "../queue/jobs.ts";
 import { resolveAccess, runtimeDepsFor } from "./access.ts";
 import { deliverResult, postAnswer, updateCard } from "./deliver-result.ts";
+import { runCheckpoint, settleOpenCalls } from "./recover-run.ts";
 import type { SlackServices } from "./services.ts";
 import { failureSentence } from "./turn-worker.ts";
 
@@ -19,17 +22,31 @@ export async function handleResumeJob(
   ctx: { signal: AbortSignal; logger: Logger },
 ) {
   const record = await s.runs.get(job.runId);
-  if (record?.status !== "paused") return;
+  if (record?.status !== "paused" && record?.status !== "running") return;
   const log = ctx.logger.child({ runId: job.runId, sessionKey: record.sessionKey });
   const run = record.snapshot.run;
   const target = { channel: run.channelId ?? "", threadTs: run.threadTs ?? "" };
   await s.sessions.withLock(record.sessionKey, async (lockSignal) => {
-    const { decisions, pending } = await s.approvals.decisionsForRun(job.runId);
-    if (pending.length > 0) {
-      log.info({ pending: pending.map((a) => a.id) }, "resume waits for the other approvals of this run");
-      return;
+    // Under the thread's lock nobody else runs this thread: a run still `running` here is one whose
+    // worker died during a resume; it continues from its checkpoint instead of being claimed.
+    const current = await s.runs.get(job.runId);
+    const recovering = current?.status === "running";
+    let decisions: RunDecisions["decisions"] = {};
+    let snapshot: RunSnapshot | undefined;
+    if (recovering) {
+      snapshot = current.snapshot;
+    } else {
+      const decided = await s.approvals.decisionsForRun(job.runId);
+      if (decided.pending.length > 0) {
+        log.info(
+          { pending: decided.pending.map((a) => a.id) },
+          "resume waits for the other approvals of this run",
+        );
+        return;
+      }
+      decisions = decided.decisions;
+      snapshot = await s.runs.claimForResume(job.runId);
     }
-    const snapshot = await s.runs.claimForResume(job.runId);
     if (!snapshot) return;
     let result: TurnResult | undefined;
     try {
@@ -39,11 +56,14 @@ export async function handleResumeJob(
         thread_ts: target.threadTs,
         text: ":hourglass_flowing_sand: Continuing…",
       });
-      result = await resumeRun(
-        snapshot,
-        decisions,
-        runtimeDepsFor(s, access, AbortSignal.any([ctx.signal, lockSignal])),
-      );
+      const deps = {
+        ...runtimeDepsFor(s, access, AbortSignal.any([ctx.signal, lockSignal])),
+        checkpoint: runCheckpoint(s),
+      };
+      if (recovering) log.warn("continuing a resumed run whose worker died, from its checkpoint");
+      result = recovering
+        ? await continueRun(snapshot, await settleOpenCalls(s, snapshot, log), deps)
+        : await resumeRun(snapshot, decisions, deps);
       await s.sessions.save(record.sessionKey, result.messages as never);
       if (result.status !== "paused") await s.runs.finish(job.runId, result.status);
       await reportOutcomes(s, job.runId, result);

@@ -1,12 +1,16 @@
 import { randomUUID } from "node:crypto";
-import { runTurn } from "../agent/loop.ts";
+import { continueRun, runTurn } from "../agent/loop.ts";
+import type { RunSnapshot } from "../agent/run-snapshot.ts";
+import type { TurnResult } from "../agent/runtime-types.ts";
 import type { TraceEvent } from "../agent/trace.ts";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { TurnJob } from "../queue/jobs.ts";
+import type { RunRecord } from "../store/run-store.ts";
 import { resolveAccess, runtimeDepsFor } from "./access.ts";
 import { deliverResult, postAnswer } from "./deliver-result.ts";
 import { createProgressMessage } from "./progress-message.ts";
+import { runCheckpoint, settleOpenCalls } from "./recover-run.ts";
 import type { SlackServices } from "./services.ts";
 import { threadContext } from "./thread-context.ts";
 
@@ -27,8 +31,8 @@ export async function handleTurnJob(
   ctx: { signal: AbortSignal; logger: Logger },
 ) {
   const meta = (job.meta ?? {}) as TurnJobMeta;
-  const runId = randomUUID();
-  const log = ctx.logger.child({ runId, sessionKey: job.sessionKey, eventId: job.eventId });
+  let runId: string = randomUUID();
+  let log = ctx.logger.child({ runId, sessionKey: job.sessionKey, eventId: job.eventId });
   const target = { channel: job.channelId, threadTs: job.threadTs, placeholderTs: meta.placeholderTs };
   try {
     await s.sessions.withLock(job.sessionKey, async (lockSignal) => {
@@ -38,25 +42,22 @@ export async function handleTurnJob(
         log.info("turn already finished for this event; not run again");
         return;
       }
-      const signal = AbortSignal.any([ctx.signal, lockSignal]);
-      const loaded = await s.sessions.load(job.sessionKey);
-      if (!loaded.found)
-        log.info({ event: "note", note: "no stored history for this thread: starting fresh" }, "note");
-      let userMessage = job.text;
-      if (!loaded.found && meta.inThread) {
-        const quoted = await threadContext({
-          client: s.client,
-          channel: job.channelId,
-          threadTs: job.threadTs,
-          currentTs: job.messageTs,
-          botUserId: s.bot.userId,
-          logger: log,
-        }).catch((err: unknown) => log.warn({ err: errorMessage(err) }, "thread context unavailable"));
-        if (quoted) userMessage = `${quoted}\n\n${job.text}`;
+      // Picked up again after its worker died: under the thread's lock nobody else runs it, so a run
+      // still `running` is that worker's, and it continues from its last checkpoint.
+      const earlier = await s.runs.forEvent(job.eventId);
+      if (earlier) {
+        runId = earlier.runId;
+        log = ctx.logger.child({ runId, sessionKey: job.sessionKey, eventId: job.eventId });
+        if (earlier.status !== "running") {
+          await settleFinishedRun(s, earlier, target, log);
+          await s.events.finish(job.eventId, "done");
+          return;
+        }
       }
+      const signal = AbortSignal.any([ctx.signal, lockSignal]);
       const [access, person] = await Promise.all([
         resolveAccess(s, job.userId),
-        s.slack.getUser(job.userId).catch(() => undefined),
+        earlier ? undefined : s.slack.getUser(job.userId).catch(() => undefined),
       ]);
       const progress = meta.placeholderTs
         ? createProgressMessage({
@@ -66,30 +67,59 @@ export async function handleTurnJob(
             logger: log,
           })
         : undefined;
-      const result = await runTurn(
-        {
-          run: {
-            runId,
-            sessionKey: job.sessionKey,
-            userId: job.userId,
-            teamId: job.teamId,
-            channelId: job.channelId,
+      const keep = runCheckpoint(s, job.eventId);
+      let kept: RunSnapshot | undefined;
+      const deps = {
+        ...runtimeDepsFor(s, access, signal),
+        checkpoint: async (snapshot: RunSnapshot) => {
+          await keep(snapshot);
+          kept = snapshot;
+        },
+        onTraceEvent: (e: TraceEvent) => {
+          const text = progressText(e);
+          if (text) progress?.update(text);
+        },
+      };
+      let result: TurnResult;
+      if (earlier) {
+        log.warn({ step: earlier.snapshot.step }, "continuing a turn whose worker died, from its checkpoint");
+        result = await continueRun(earlier.snapshot, await settleOpenCalls(s, earlier.snapshot, log), deps);
+      } else {
+        const loaded = await s.sessions.load(job.sessionKey);
+        if (!loaded.found)
+          log.info({ event: "note", note: "no stored history for this thread: starting fresh" }, "note");
+        let userMessage = job.text;
+        if (!loaded.found && meta.inThread) {
+          const quoted = await threadContext({
+            client: s.client,
+            channel: job.channelId,
             threadTs: job.threadTs,
-            ...(person?.tz ? { timezone: person.tz } : {}),
+            currentTs: job.messageTs,
+            botUserId: s.bot.userId,
+          }).catch((err: unknown) => log.warn({ err: errorMessage(err) }, "thread context unavailable"));
+          if (quoted) userMessage = `${quoted}\n\n${job.text}`;
+        }
+        result = await runTurn(
+          {
+            run: {
+              runId,
+              sessionKey: job.sessionKey,
+              userId: job.userId,
+              teamId: job.teamId,
+              channelId: job.channelId,
+              threadTs: job.threadTs,
+              ...(person?.tz ? { timezone: person.tz } : {}),
+            },
+            history: loaded.messages as never,
+            userMessage,
           },
-          history: loaded.messages as never,
-          userMessage,
-        },
-        {
-          ...runtimeDepsFor(s, access, signal),
-          onTraceEvent: (e) => {
-            const text = progressText(e);
-            if (text) progress?.update(text);
-          },
-        },
-      );
+          deps,
+        );
+      }
       await progress?.close();
       await s.sessions.save(job.sessionKey, result.messages as never);
+      // Finished before it is shown: a crash in between shows the stored answer, never re-runs.
+      if (result.status !== "paused") await s.runs.finish(runId, result.status, finalSnapshot(kept, result));
       await deliverResult(s, result, target);
       log.info(
         { status: result.status, steps: result.steps, modelCalls: result.modelCalls },
@@ -100,10 +130,38 @@ export async function handleTurnJob(
   } catch (err) {
     log.error({ err: errorMessage(err), stack: err instanceof Error ? err.stack : undefined }, "turn failed");
     await s.events.finish(job.eventId, "failed").catch(() => undefined);
+    // The user is told it failed: it must not be continued by a later start either.
+    await s.runs.finish(runId, "failed").catch(() => undefined);
     await postAnswer(s, failureSentence(runId, err), target).catch((e: unknown) =>
       log.error({ err: errorMessage(e) }, "could not tell the user about the failure"),
     );
   }
+}
+
+/** A finished run's state as kept in `runs` (what a re-delivered job shows instead of running again). */
+function finalSnapshot(kept: RunSnapshot | undefined, result: TurnResult): RunSnapshot | undefined {
+  if (!kept) return undefined;
+  const { messages, steps: step, usage, modelCalls } = result;
+  return { ...kept, messages, step, usage, modelCalls, pending: [] };
+}
+
+/**
+ * The event's run already ended (its worker died after that, before the event was marked done): a
+ * finished run's answer is shown again (it may not have been), a paused one waits for its cards.
+ */
+async function settleFinishedRun(
+  s: SlackServices,
+  run: RunRecord,
+  target: { channel: string; threadTs: string; placeholderTs?: string | undefined },
+  log: Logger,
+): Promise<void> {
+  log.info({ status: run.status }, "this event's run already ended; not run again");
+  if (run.status === "paused") return;
+  const last = run.snapshot.messages.at(-1);
+  if (last?.role === "assistant" && last.content)
+    await postAnswer(s, last.content, target).catch((e: unknown) =>
+      log.warn({ err: errorMessage(e) }, "could not show the stored answer"),
+    );
 }
 
 /** The one sentence a user sees when something broke on our side. */

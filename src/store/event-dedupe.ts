@@ -1,5 +1,6 @@
-import { and, eq, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
 import { HermesError } from "../errors.ts";
+import { toStorableJson } from "./canonical-json.ts";
 import type { Database } from "./db.ts";
 import { slackEvents } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
@@ -20,6 +21,17 @@ export interface EventDedupe {
   finish(eventId: string, status: "done" | "failed"): Promise<void>;
   /** True once the event's turn finished (done or failed): a queue's redelivery of it must not run again. */
   isFinished(eventId: string): Promise<boolean>;
+  /**
+   * Keeps the queued job of an unfinished event (the embedded queue lives in memory): it is cleared
+   * when the event finishes, and picked up again by `claimPending` after a crash. A finished event
+   * keeps no job; an event never claimed gets a row.
+   */
+  keepPending(eventId: string, job: unknown): Promise<void>;
+  /**
+   * Every unfinished event's kept job, taken over by this process: its claim is renewed in the same
+   * statement (a Slack retry meanwhile is a duplicate), so each is returned to one caller.
+   */
+  claimPending(): Promise<Array<{ eventId: string; job: unknown }>>;
 }
 
 /**
@@ -70,8 +82,40 @@ export function createEventDedupe({ db }: { db: Database }): EventDedupe {
       async finish(eventId, status) {
         await db
           .update(slackEvents)
-          .set({ status, finishedAt: sql`now()` })
+          .set({ status, finishedAt: sql`now()`, payload: null })
           .where(eq(slackEvents.eventId, eventId));
+      },
+
+      async keepPending(eventId, job) {
+        const payload = toStorableJson(job);
+        await db
+          .insert(slackEvents)
+          .values({ eventId, payload })
+          .onConflictDoUpdate({
+            target: slackEvents.eventId,
+            set: { payload },
+            setWhere: eq(slackEvents.status, "received"),
+          });
+      },
+
+      async claimPending() {
+        const open = and(eq(slackEvents.status, "received"), isNotNull(slackEvents.payload));
+        // Oldest first, as they were queued; the UPDATE re-checks each row, so only the rows still
+        // open are taken (and returned to exactly one caller).
+        const waiting = await db
+          .select({ eventId: slackEvents.eventId })
+          .from(slackEvents)
+          .where(open)
+          .orderBy(asc(slackEvents.receivedAt), asc(slackEvents.eventId));
+        if (waiting.length === 0) return [];
+        const ids = waiting.map((w) => w.eventId);
+        const taken = await db
+          .update(slackEvents)
+          .set({ receivedAt: sql`now()` })
+          .where(and(open, inArray(slackEvents.eventId, ids)))
+          .returning({ eventId: slackEvents.eventId, job: slackEvents.payload });
+        const byId = new Map(taken.map((t) => [t.eventId, t.job]));
+        return ids.filter((id) => byId.has(id)).map((eventId) => ({ eventId, job: byId.get(eventId) }));
       },
     },
     "Slack event dedupe",

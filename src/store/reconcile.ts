@@ -53,7 +53,7 @@ type Candidate = {
  * Marks calls left without an outcome (last event `tool.requested` or `tool.approved`) as
  * `tool.failed` with error `interrupted`, and returns them so the Slack layer can tell each thread.
  * Never re-executes anything. Not interrupted: calls waiting for a human (`tool.approval_requested`
- * last), and calls of a run that is paused (it resumes them) or was claimed for resume within
+ * last), and calls of a run that is paused (it resumes them) or running with a checkpoint within
  * `olderThanMs` (a worker may be executing them now). Safe on several replicas at once: each call is
  * re-checked under a shared lock just before its row is written, so it is reported exactly once.
  */
@@ -127,8 +127,88 @@ async function findCandidates(options: ReconcileOptions): Promise<Candidate[]> {
        AND NOT EXISTS (
          SELECT 1 FROM runs
           WHERE runs.id = last.run_id
-            AND (runs.status = 'paused' OR runs.updated_at > now() - make_interval(secs => ${olderThan}))
+            AND (runs.status = 'paused'
+                 OR (runs.status = 'running' AND runs.updated_at > now() - make_interval(secs => ${olderThan})))
        )
      ORDER BY last.id`);
   return result.rows;
+}
+
+/** Where one call of a run stands in the audit log, once any open request was marked interrupted. */
+export interface CallSettlement {
+  /** The last action before settling; undefined when the call was never requested. */
+  last?: AuditAction;
+  error?: string | null;
+  resultSummary?: string | null;
+  actorId?: string | null;
+  /** This caller wrote the call's `tool.failed interrupted` row (so it is the one to tell the thread). */
+  interruptedNow: boolean;
+}
+
+type LastRow = {
+  action: AuditAction;
+  tool: string;
+  user_id: string | null;
+  team_id: string | null;
+  channel_id: string | null;
+  thread_ts: string | null;
+  args: JsonValue | null;
+  args_sha256: string | null;
+  error: string | null;
+  result_summary: string | null;
+  actor_id: string | null;
+};
+
+/**
+ * For a run continued after its worker died: each given call's last audit event, and a call left
+ * open (requested or approved, no outcome) is marked `tool.failed interrupted` here and now — never
+ * re-executed. Under the reconciler's lock, so a start-up pass running at the same moment and this
+ * agree on one row and one notice per call.
+ */
+export async function settleRunCalls(options: {
+  db: Database;
+  audit: AuditLog;
+  runId: string;
+  callIds: readonly string[];
+}): Promise<Record<string, CallSettlement>> {
+  const { db, audit, runId } = options;
+  const out: Record<string, CallSettlement> = {};
+  for (const callId of options.callIds) {
+    out[callId] = await db.transaction(async (tx) => {
+      await tx.execute(sql`SELECT pg_advisory_xact_lock(${sql.raw(String(RECONCILE_LOCK_KEY))})`);
+      const found = await tx.execute<LastRow>(
+        sql`SELECT action, tool, user_id, team_id, channel_id, thread_ts, args, args_sha256, error,
+                   result_summary, actor_id
+              FROM audit_log WHERE run_id = ${runId} AND tool_call_id = ${callId}
+             ORDER BY id DESC LIMIT 1`,
+      );
+      const last = found.rows[0];
+      if (!last) return { interruptedNow: false };
+      const seen = {
+        last: last.action,
+        error: last.error,
+        resultSummary: last.result_summary,
+        actorId: last.actor_id,
+      };
+      if (!OPEN_ACTIONS.includes(last.action)) return { ...seen, interruptedNow: false };
+      await audit.append(
+        {
+          action: "tool.failed",
+          tool: last.tool,
+          userId: last.user_id,
+          teamId: last.team_id,
+          channelId: last.channel_id,
+          threadTs: last.thread_ts,
+          runId,
+          toolCallId: callId,
+          args: last.args ?? undefined,
+          argsSha256: last.args_sha256,
+          error: "interrupted",
+        },
+        tx,
+      );
+      return { ...seen, interruptedNow: true };
+    });
+  }
+  return out;
 }

@@ -12,6 +12,8 @@ export interface RunRecord {
   userId: string | null;
   status: RunStatus;
   snapshot: RunSnapshot;
+  /** The Slack event whose turn started the run (none for runs started otherwise). */
+  eventId: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -24,15 +26,25 @@ export interface RunStore {
    * that was resumed and paused again). Pass `tx` to commit it with the approvals it waits for.
    */
   savePaused(snapshot: RunSnapshot, tx?: Transaction): Promise<void>;
+  /**
+   * Stores the state of a run in progress (`running`), after each model step and each step's calls,
+   * so a worker that dies can be continued from here instead of starting over. False when the run is
+   * no longer running (it paused, finished, or another worker finished it): the caller must stop.
+   */
+  checkpoint(snapshot: RunSnapshot, options?: { eventId?: string }): Promise<boolean>;
   get(runId: string): Promise<RunRecord | undefined>;
+  /** The run a Slack event's turn started, if any. */
+  forEvent(eventId: string): Promise<RunRecord | undefined>;
+  /** Runs in progress, oldest update first (at an embedded start-up, all of them were interrupted). */
+  listRunning(): Promise<RunRecord[]>;
   /**
    * Atomically `paused → running`. Returns the snapshot to resume, or undefined when the run is not
    * paused (someone else claimed it, it finished, or it does not exist): a run resumes once, even when
    * two of its approvals are decided at the same moment.
    */
   claimForResume(runId: string): Promise<RunSnapshot | undefined>;
-  /** Marks a run finished; false when there is no such run. */
-  finish(runId: string, status: FinishedRunStatus): Promise<boolean>;
+  /** Marks a run finished (with its final state, when given); false when there is no such run. */
+  finish(runId: string, status: FinishedRunStatus, snapshot?: RunSnapshot): Promise<boolean>;
   /** Paused runs, oldest pause first (at start-up: resume those whose approvals are all decided). */
   listPaused(): Promise<RunRecord[]>;
   latestPausedForSession(sessionKey: string): Promise<RunRecord | undefined>;
@@ -44,6 +56,7 @@ const columns = {
   userId: runs.userId,
   status: runs.status,
   snapshot: runs.snapshot,
+  eventId: runs.eventId,
   createdAt: runs.createdAt,
   updatedAt: runs.updatedAt,
 };
@@ -84,6 +97,42 @@ export function createRunStore({ db }: { db: Database }): RunStore {
         }
       },
 
+      async checkpoint(snapshot, options = {}) {
+        const { run } = snapshot;
+        const stored = toStorableJson(snapshot);
+        const saved = await db
+          .insert(runs)
+          .values({
+            id: run.runId,
+            sessionKey: run.sessionKey,
+            userId: run.userId,
+            status: "running",
+            snapshot: stored,
+            eventId: options.eventId ?? null,
+          })
+          .onConflictDoUpdate({
+            target: runs.id,
+            set: { snapshot: stored, updatedAt: sql`now()` },
+            setWhere: eq(runs.status, "running"),
+          })
+          .returning({ id: runs.id });
+        return saved.length > 0;
+      },
+
+      async forEvent(eventId) {
+        const [row] = await db.select(columns).from(runs).where(eq(runs.eventId, eventId));
+        return row && toRecord(row);
+      },
+
+      async listRunning() {
+        const rows = await db
+          .select(columns)
+          .from(runs)
+          .where(eq(runs.status, "running"))
+          .orderBy(asc(runs.updatedAt), asc(runs.id));
+        return rows.map(toRecord);
+      },
+
       async get(runId) {
         const [row] = await db.select(columns).from(runs).where(eq(runs.id, runId));
         return row && toRecord(row);
@@ -98,10 +147,10 @@ export function createRunStore({ db }: { db: Database }): RunStore {
         return row ? (row.snapshot as RunSnapshot) : undefined;
       },
 
-      async finish(runId, status) {
+      async finish(runId, status, snapshot) {
         const rows = await db
           .update(runs)
-          .set({ status, updatedAt: sql`now()` })
+          .set({ status, updatedAt: sql`now()`, ...(snapshot ? { snapshot: toStorableJson(snapshot) } : {}) })
           .where(eq(runs.id, runId))
           .returning({ id: runs.id });
         return rows.length > 0;

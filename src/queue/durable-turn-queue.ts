@@ -1,0 +1,63 @@
+import type { Logger } from "../logger.ts";
+import { parseQueueJob } from "./jobs.ts";
+import type { TurnQueue } from "./turn-queue.ts";
+
+/** Where turn jobs wait durably until their event finishes (`slack_events.payload`). */
+export interface PendingTurns {
+  keepPending(eventId: string, job: unknown): Promise<void>;
+  claimPending(): Promise<Array<{ eventId: string; job: unknown }>>;
+  finish(eventId: string, status: "done" | "failed"): Promise<void>;
+}
+
+export interface DurableTurnQueue extends TurnQueue {
+  /**
+   * Enqueues every turn a previous process accepted and never finished. Call once at start-up, after
+   * `process()`: each one is claimed in the database first, so it is picked up once. Resolves to
+   * their event ids.
+   */
+  recoverPending(): Promise<string[]>;
+}
+
+/**
+ * The in-memory queue of the embedded default, made durable for turns: a turn job is written to its
+ * event's row before it is queued (if that write fails, the enqueue fails and the user is told), and
+ * the row is cleared when the turn finishes. After a crash the next start picks the unfinished ones
+ * up again; the worker then continues each turn from its last checkpoint, so none runs twice.
+ * Resume and schedule jobs need nothing here: their state is in Postgres already.
+ */
+export function createDurableTurnQueue(o: {
+  queue: TurnQueue;
+  pending: PendingTurns;
+  logger: Logger;
+}): DurableTurnQueue {
+  const { queue, pending, logger } = o;
+  return {
+    async enqueue(job, options) {
+      if (job.type === "turn") await pending.keepPending(job.eventId, job);
+      return queue.enqueue(job, options);
+    },
+    process: (handler, options) => queue.process(handler, options),
+    pause: () => queue.pause(),
+    stop: (options) => queue.stop(options),
+    counts: () => queue.counts(),
+
+    async recoverPending() {
+      const claimed = await pending.claimPending();
+      const queued: string[] = [];
+      for (const { eventId, job } of claimed) {
+        const parsed = parseQueueJob(job);
+        if (!parsed.ok || parsed.job.type !== "turn") {
+          logger.error({ eventId }, "a kept turn job is not valid; it is not run");
+          await pending.finish(eventId, "failed");
+          continue;
+        }
+        // The same job id as the receiver's, so a turn already queued here is not queued twice.
+        await queue.enqueue(parsed.job, { jobId: `turn:${eventId}` });
+        queued.push(eventId);
+      }
+      if (queued.length > 0)
+        logger.info({ turns: queued.length }, "picked up turns a previous process left unfinished");
+      return queued;
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import type { Checkpoint, RunSnapshot, SettledCall } from "../agent/run-snapshot.ts";
+import { openCalls } from "../agent/run-state.ts";
+import { DENIED_RESULT, EXPIRED_RESULT, RECOVERED_RESULT, REJECTED_RESULT } from "../agent/stop-messages.ts";
+import { errorMessage, HermesError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { DurableTurnQueue } from "../queue/durable-turn-queue.ts";
+import { type CallSettlement, settleRunCalls } from "../store/reconcile.ts";
+import type { SlackServices } from "./services.ts";
+
+/** What the thread reads when a call was interrupted by a restart (one notice per call). */
+export function interruptedNotice(call: { tool: string; runId: string }): string {
+  return `:warning: A call to \`${call.tool}\` was interrupted by a restart before it finished. It may or may not have taken effect, and it was not retried. Reference: run \`${call.runId}\`.`;
+}
+
+/** Checkpoints into `runs` (status `running`); a run no longer running must stop here. */
+export function runCheckpoint(s: Pick<SlackServices, "runs">, eventId?: string): Checkpoint {
+  return async (snapshot) => {
+    const kept = await s.runs.checkpoint(snapshot, eventId ? { eventId } : {});
+    if (!kept) {
+      throw new HermesError(
+        "storage_unavailable",
+        `Run ${snapshot.run.runId} is no longer running here (it finished or was taken over); stopping.`,
+      );
+    }
+  };
+}
+
+/**
+ * The open calls of a run whose worker died, settled from the audit log: a call left requested (or
+ * approved) without an outcome is marked `tool.failed interrupted` and its thread is told once — it
+ * is never run again; a recorded outcome is given back to the model; a call never requested is
+ * handled normally by the run.
+ */
+export async function settleOpenCalls(
+  s: Pick<SlackServices, "db" | "audit" | "client">,
+  snapshot: RunSnapshot,
+  log: Logger,
+): Promise<Record<string, SettledCall>> {
+  const open = openCalls(snapshot.messages);
+  if (open.length === 0) return {};
+  const { run } = snapshot;
+  const found = await settleRunCalls({
+    db: s.db.db,
+    audit: s.audit,
+    runId: run.runId,
+    callIds: open.map((c) => c.id),
+  });
+  const out: Record<string, SettledCall> = {};
+  for (const call of open) {
+    const settlement = found[call.id] ?? { interruptedNow: false };
+    out[call.id] = settledCall(settlement);
+    if (!settlement.interruptedNow || !run.channelId || !run.threadTs) continue;
+    await s.client.chat
+      .postMessage({
+        channel: run.channelId,
+        thread_ts: run.threadTs,
+        text: interruptedNotice({ tool: call.name, runId: run.runId }),
+      })
+      .catch((err: unknown) => log.warn({ err: errorMessage(err) }, "could not tell the thread"));
+  }
+  log.info({ calls: Object.fromEntries(open.map((c) => [c.id, out[c.id]!.kind])) }, "run continued");
+  return out;
+}
+
+function settledCall(c: CallSettlement): SettledCall {
+  switch (c.last) {
+    case undefined:
+      return { kind: "not_started" };
+    case "tool.executed":
+      return {
+        kind: "result",
+        content: RECOVERED_RESULT(`The call ran. ${c.resultSummary ?? "(no summary was kept)"}`),
+        failed: false,
+      };
+    case "tool.failed":
+      if (c.interruptedNow || c.error === "interrupted") return { kind: "interrupted" };
+      return { kind: "result", content: RECOVERED_RESULT(`The call failed: ${c.error ?? "unknown"}`), failed: true };
+    case "tool.denied":
+      return { kind: "result", content: DENIED_RESULT(c.error ?? "not permitted"), failed: false };
+    case "tool.rejected":
+      return { kind: "result", content: REJECTED_RESULT(c.actorId ?? undefined), failed: false };
+    case "tool.expired":
+      return { kind: "result", content: EXPIRED_RESULT, failed: false };
+    default:
+      // Requested or approved (now marked interrupted), or waiting for a decision that can no longer
+      // resume this run: in every case, not run again.
+      return { kind: "interrupted" };
+  }
+}
+
+/**
+ * At an embedded start-up (one process: everything unfinished is from before it): turns accepted
+ * but not finished are queued again, and runs a dead worker left `running` outside any such turn
+ * (a resume after approval) are continued from their checkpoints. With Redis, the queue gives a dead
+ * worker's jobs to another worker instead.
+ */
+export async function recoverUnfinishedWork(
+  s: Pick<SlackServices, "runs" | "queue" | "logger">,
+  queue: DurableTurnQueue,
+): Promise<void> {
+  const requeued = new Set(await queue.recoverPending());
+  for (const run of await s.runs.listRunning()) {
+    if (run.eventId && requeued.has(run.eventId)) continue; // its turn job continues it
+    await s.queue.enqueue(
+      { type: "resume", runId: run.runId, reason: "decided" },
+      { jobId: `resume:${run.runId}:recover` },
+    );
+  }
+}

@@ -1,0 +1,45 @@
+import { errorMessage } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { Database } from "./db.ts";
+import { sweepRetention } from "./retention.ts";
+
+/** Once an hour is plenty for a daily cutoff; the first sweep runs a minute after start-up. */
+export const RETENTION_EVERY_MS = 3600_000;
+const FIRST_SWEEP_MS = 60_000;
+
+/**
+ * Sweeps old rows (see `sweepRetention`) on a timer. Several replicas may sweep at once: deleting
+ * an already deleted row is a no-op. `stop()` ends the timer and waits for a sweep in progress.
+ */
+export function startRetentionSweeps(o: {
+  db: Database;
+  days: number;
+  logger: Logger;
+  everyMs?: number;
+  firstAfterMs?: number;
+}) {
+  const controller = new AbortController();
+  let running: Promise<void> = Promise.resolve();
+  const sweep = () => {
+    running = sweepRetention({ db: o.db, days: o.days, signal: controller.signal }).then(
+      (counts) => {
+        if (Object.values(counts).some((n) => n > 0))
+          o.logger.info({ ...counts, days: o.days }, "retention: old rows deleted");
+      },
+      (err: unknown) => o.logger.warn({ err: errorMessage(err) }, "retention sweep failed"),
+    );
+  };
+  const timers: NodeJS.Timeout[] = [];
+  if (o.days > 0) {
+    timers.push(setTimeout(sweep, o.firstAfterMs ?? FIRST_SWEEP_MS));
+    timers.push(setInterval(sweep, o.everyMs ?? RETENTION_EVERY_MS));
+    for (const t of timers) t.unref();
+  }
+  return {
+    async stop() {
+      for (const t of timers) clearTimeout(t);
+      controller.abort();
+      await running;
+    },
+  };
+}

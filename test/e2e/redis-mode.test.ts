@@ -53,7 +53,7 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
     t = await startTestHermes({ model, redis: true });
     redis = connectTestRedis();
     team = t.hermes.services.bot.teamId;
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     redis?.disconnect();
     await t?.stop();
@@ -80,7 +80,7 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
       text: "<@U0HERMES> remember the code word heron",
     });
     const ts = first.message!.ts;
-    await waitFor(replyWith(t, ts, "Noted: the code word is heron."), 10_000, "first answer");
+    await waitFor(replyWith(t, ts, "Noted: the code word is heron."), 30_000, "first answer");
 
     // The session lives under the deployment's prefix (HERMES_REDIS_PREFIX), as README promises.
     const key = sessionKeyOf(ts);
@@ -99,7 +99,7 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
       text: "<@U0HERMES> what was the code word?",
       threadTs: ts,
     });
-    await waitFor(replyWith(t, ts, "I have no record of a code word."), 10_000, "answer after the loss");
+    await waitFor(replyWith(t, ts, "I have no record of a code word."), 30_000, "answer after the loss");
 
     expect(model.requests).toHaveLength(2);
     const request = model.requests[1]!.body.messages;
@@ -118,7 +118,7 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
       "Noted: the code word is heron.",
       "I have no record of a code word.",
     ]);
-    await waitFor(async () => (await eventStatus(second.eventId!))[0] === "done", 5000, "event done");
+    await waitFor(async () => (await eventStatus(second.eventId!))[0] === "done", 30_000, "event done");
     expect(await eventStatus(first.eventId!)).toEqual(["done"]);
     expect(await redis.get(sessionRedisKey)).toContain("no record of a code word");
   });
@@ -134,7 +134,7 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
       text: "<@U0HERMES> tell Wang Lei hello",
     });
     const ts = d.message!.ts;
-    const card = await waitFor(() => cardOf(t, ts), 10_000, "approval card");
+    const card = await waitFor(() => cardOf(t, ts), 30_000, "approval card");
     const approvalId = approvalIdOf(card);
 
     // Everything this Hermes has in Redis: sessions, locks and BullMQ's keys.
@@ -153,7 +153,7 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
       messageTs: card.ts,
     });
     expect(click.status).toBe(200);
-    await waitFor(replyWith(t, ts, "Told Wang Lei hello."), 10_000, "answer after approval");
+    await waitFor(replyWith(t, ts, "Told Wang Lei hello."), 30_000, "answer after approval");
     await sleep(200);
 
     expect(sentToWangLei()).toHaveLength(1);
@@ -197,7 +197,7 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
       threadTs: ts,
     });
     expect([d1.status, d2.status]).toEqual([200, 200]);
-    await waitFor(replyWith(t, ts, "Second answer."), 10_000, "second answer");
+    await waitFor(replyWith(t, ts, "Second answer."), 30_000, "second answer");
     await waitFor(replyWith(t, ts, "First answer."), 1000, "first answer");
 
     expect(model.requests).toHaveLength(2);
@@ -231,8 +231,8 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
       t.sender.appMention({ user: "U0USER1", channel: CHANNEL, text: "<@U0HERMES> alpha" }),
       t.sender.appMention({ user: "U0WANGLEI", channel: CHANNEL, text: "<@U0HERMES> beta" }),
     ]);
-    await waitFor(replyWith(t, a.message!.ts, "Alpha done."), 10_000, "alpha answer");
-    await waitFor(replyWith(t, b.message!.ts, "Beta done."), 10_000, "beta answer");
+    await waitFor(replyWith(t, a.message!.ts, "Alpha done."), 30_000, "alpha answer");
+    await waitFor(replyWith(t, b.message!.ts, "Beta done."), 30_000, "beta answer");
 
     expect(model.requests).toHaveLength(2);
     const [r1, r2] = model.requests as [RecordedRequest, RecordedRequest];
@@ -249,13 +249,13 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
       channel: CHANNEL,
       text: "<@U0HERMES> once please",
     });
-    await waitFor(() => model.requests.length === 1, 5000, "the turn is running");
+    await waitFor(() => model.requests.length === 1, 30_000, "the turn is running");
     const again = await Promise.all([
       t.sender.redeliver(d, { retryNum: 1, retryReason: "http_timeout" }),
       t.sender.redeliver(d, { retryNum: 2, retryReason: "http_timeout" }),
     ]);
     expect(again.map((r) => r.status)).toEqual([200, 200]);
-    await waitFor(replyWith(t, d.message!.ts, "Only once."), 10_000, "answer");
+    await waitFor(replyWith(t, d.message!.ts, "Only once."), 30_000, "answer");
     await sleep(400);
 
     expect(model.requests).toHaveLength(1);

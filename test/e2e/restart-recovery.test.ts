@@ -76,7 +76,7 @@ describe("restart recovery in production mode", () => {
       logger: silentLogger(),
       maxConnections: 2,
     });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await outside?.close();
     await t?.stop();
@@ -102,7 +102,7 @@ describe("restart recovery in production mode", () => {
     );
     const d = await t.sender.appMention({ user: "U0USER1", channel: CHANNEL, text: "<@U0HERMES> time?" });
     const ts = d.message!.ts;
-    await waitFor(() => botReplies(t, ts).find((m) => m.text === "It is noon."), 10_000, "answer");
+    await waitFor(() => botReplies(t, ts).find((m) => m.text === "It is noon."), 30_000, "answer");
     const executed = (await t.hermes.services.audit.query({ tool: "get_current_time", limit: 5 })).rows[0]!;
     expect(executed.action).toBe("tool.executed");
     const runId = executed.runId!;
@@ -134,7 +134,7 @@ describe("restart recovery in production mode", () => {
       });
     });
 
-    const note = await waitFor(() => interruptedNotes(ts)[0], 10_000, "the thread is told");
+    const note = await waitFor(() => interruptedNotes(ts)[0], 30_000, "the thread is told");
     expect(note.text).toContain("`create_ticket`");
     expect(note.text).toContain("not retried");
     expect(note.text).toContain(runId);
@@ -166,7 +166,7 @@ describe("restart recovery in production mode", () => {
     model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), answer("Tea time."));
     const d = await t.sender.appMention({ user: "U0USER1", channel: CHANNEL, text: "<@U0HERMES> time now?" });
     const ts = d.message!.ts;
-    await waitFor(() => botReplies(t, ts).find((m) => m.text === "Tea time."), 10_000, "answer");
+    await waitFor(() => botReplies(t, ts).find((m) => m.text === "Tea time."), 30_000, "answer");
     const executed = (await t.hermes.services.audit.query({ tool: "get_current_time", limit: 1 })).rows[0]!;
     await appendAuditRowAsOf(
       outside,
@@ -186,7 +186,7 @@ describe("restart recovery in production mode", () => {
     const { reconcileInterruptedCalls } = await import("../../src/boot/background-work.ts");
     expect(await reconcileInterruptedCalls(t.hermes.services)).toBe(1);
     expect(await failedRows("call_aged_on_a_dead_replica")).toHaveLength(1);
-    await waitFor(() => interruptedNotes(ts)[0], 5000, "the thread is told");
+    await waitFor(() => interruptedNotes(ts)[0], 30_000, "the thread is told");
     expect(await reconcileInterruptedCalls(t.hermes.services)).toBe(0);
     expect((await t.hermes.services.audit.verify()).ok).toBe(true);
   });
@@ -202,7 +202,7 @@ describe("restart recovery in production mode", () => {
       text: "<@U0HERMES> tell Wang Lei I'll see him after the restart",
     });
     const ts = d.message!.ts;
-    const card = await waitFor(() => cardOf(t, ts), 10_000, "approval card");
+    const card = await waitFor(() => cardOf(t, ts), 30_000, "approval card");
     const approvalId = approvalIdOf(card);
     const runId = (await t.hermes.services.approvals.get(approvalId))!.runId!;
     expect(sent()).toHaveLength(0);
@@ -227,7 +227,7 @@ describe("restart recovery in production mode", () => {
 
     await waitFor(
       () => botReplies(t, ts).find((m) => m.text === "Told Wang Lei, after the restart."),
-      10_000,
+      30_000,
       "answer after the restart",
     );
     expect(sent()).toHaveLength(1);
@@ -240,7 +240,7 @@ describe("restart recovery in production mode", () => {
         const m = t.ws.getMessage(CHANNEL, card.ts);
         return m && JSON.stringify(m.blocks).includes("Result:") ? m : undefined;
       },
-      5000,
+      30_000,
       "card outcome",
     );
     expect(((updated.blocks ?? []) as Block[]).some((b) => b.type === "actions")).toBe(false);

@@ -30,7 +30,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
   beforeAll(async () => {
     await model.start();
     t = await startTestHermes({ model });
-  }, 60_000);
+  }, 180_000);
   afterAll(async () => {
     await t?.stop();
     await model.stop();
@@ -51,7 +51,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
     const ts = d.message!.ts;
     const reply = await waitFor(
       () => botReplies(t, "C0OPS", ts).find((m) => m.text.includes("02:00")),
-      10_000,
+      30_000,
       "answer",
     );
     expect(reply.text).toContain("*02:00*"); // Markdown became mrkdwn
@@ -64,7 +64,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
     const d = await t.sender.messageIm({ user: "U0USER1", text: "hi" });
     await waitFor(
       () => botReplies(t, d.message!.channel, d.message!.ts).find((m) => m.text === "Hello Li Ming."),
-      10_000,
+      30_000,
       "DM answer",
     );
   });
@@ -90,7 +90,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
     expect(again.status).toBe(200);
     await waitFor(
       () => botReplies(t, "C0OPS", d.message!.ts).find((m) => m.text === "Once."),
-      10_000,
+      30_000,
       "answer",
     );
     await new Promise((r) => setTimeout(r, 300));
@@ -103,7 +103,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
     const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> only once" });
     await waitFor(
       () => botReplies(t, "C0OPS", d.message!.ts).find((m) => m.text === "Only once."),
-      10_000,
+      30_000,
       "answer",
     );
     // The same event's job, as a queue would redeliver it (another job id, e.g. after a stalled worker).
@@ -147,7 +147,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
     const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> hi" });
     const reply = await waitFor(
       () => botReplies(t, "C0OPS", d.message!.ts).find((m) => m.text.includes("Reference")),
-      10_000,
+      30_000,
       "error",
     );
     expect(reply.text).toMatch(
@@ -169,7 +169,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
         const r = botReplies(t, "C0OPS", d.message!.ts);
         return r.length >= 2 && r.every((m) => !m.text.includes("Working on it")) ? r : undefined;
       },
-      10_000,
+      30_000,
       "split answer",
     );
     for (const m of replies) {
@@ -193,7 +193,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
       });
       const reply = await waitFor(
         () => botReplies(t, "C0OPS", d.message!.ts).find((m) => m.text.includes("10:00")),
-        10_000,
+        30_000,
         "answer",
       );
       expect(Date.now() - started).toBeLessThan(8000); // not the 30 s Slack asked to wait
@@ -214,7 +214,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
         channel: "C0OPS",
         text: "<@U0HERMES> tell Wang Lei I'll join at three",
       });
-      const card = await waitFor(() => cardOf(t, "C0OPS", d.message!.ts), 10_000, "approval card");
+      const card = await waitFor(() => cardOf(t, "C0OPS", d.message!.ts), 30_000, "approval card");
       return { ts: d.message!.ts, card, approvalId: approvalIdOf(card) };
     }
     const sentToWangLei = () => t.ws.history("D0WANGLEI").filter((m) => m.text.includes("join at three"));
@@ -236,7 +236,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
       expect(click.status).toBe(200);
       await waitFor(
         () => botReplies(t, "C0OPS", ts).find((m) => m.text === "Told Wang Lei."),
-        10_000,
+        30_000,
         "answer after approval",
       );
       expect(sentToWangLei()).toHaveLength(before + 1);
@@ -246,7 +246,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
           const m = t.ws.getMessage("C0OPS", card.ts);
           return m && textOf(m).includes("Result:") ? m : undefined;
         },
-        5000,
+        30_000,
         "card outcome",
       );
       expect(((updated.blocks ?? []) as Block[]).some((b) => b.type === "actions")).toBe(false);
@@ -277,7 +277,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
           t.ws
             .ephemeralMessages("C0OPS", "U0WANGLEI")
             .find((m) => m.text.includes("only the requester or an admin")),
-        5000,
+        30_000,
         "refusal",
       );
       model.enqueue(answer("Done by admin approval."));
@@ -306,7 +306,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
       ]);
       await waitFor(
         () => botReplies(t, "C0OPS", ts).find((m) => m.text === "Done by admin approval."),
-        10_000,
+        30_000,
         "answer",
       );
       expect(sentToWangLei()).toHaveLength(before + 1);
@@ -315,7 +315,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
           t.ws
             .ephemeralMessages("C0OPS")
             .filter((m) => m.text.startsWith("This was already approved by <@U0ADMIN>")).length >= 2,
-        5000,
+        30_000,
         "losers told",
       );
       const audit = (await t.hermes.services.audit.query({ tool: "send_message", limit: 50 })).rows.filter(
@@ -331,7 +331,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
       await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> yes", threadTs: ts });
       await waitFor(
         () => botReplies(t, "C0OPS", ts).find((m) => m.text.includes("does not approve")),
-        5000,
+        30_000,
         "use the card",
       );
       model.enqueue(answer("OK, I did not send it."));
@@ -343,7 +343,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
       });
       await waitFor(
         () => botReplies(t, "C0OPS", ts).find((m) => m.text === "OK, I did not send it."),
-        10_000,
+        30_000,
         "answer after cancel",
       );
       expect(sentToWangLei()).toHaveLength(before);
@@ -373,7 +373,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
       });
       await waitFor(
         () => botReplies(t, "C0OPS", u.message!.ts).find((m) => m.text === "I can't do that."),
-        10_000,
+        30_000,
         "user answer",
       );
       expect(model.requests.at(-1)!.body.messages.find((m) => m.role === "tool")!.content).toContain(
@@ -386,7 +386,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
         channel: "C0OPS",
         text: `<@U0HERMES> delete ticket ${id}`,
       });
-      const card = await waitFor(() => cardOf(t, "C0OPS", a.message!.ts), 10_000, "card");
+      const card = await waitFor(() => cardOf(t, "C0OPS", a.message!.ts), 30_000, "card");
       const approve = (card.blocks as Block[]).find((b) => b.type === "actions")!.elements![0] as Record<
         string,
         unknown
@@ -401,7 +401,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
       });
       await waitFor(
         () => botReplies(t, "C0OPS", a.message!.ts).find((m) => m.text === `Deleted ticket #${id}.`),
-        10_000,
+        30_000,
         "answer",
       );
       const left = await t.hermes.services.db.db.execute<{ n: number }>(
@@ -422,7 +422,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
       expect(await expireApprovals(t.hermes.services)).toBe(1);
       await waitFor(
         () => botReplies(t, "C0OPS", ts).find((m) => m.text.includes("expired, so nothing was sent")),
-        10_000,
+        30_000,
         "answer",
       );
       expect(textOf(t.ws.getMessage("C0OPS", card.ts)!)).toContain("Expired");
@@ -440,7 +440,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
           t.ws
             .ephemeralMessages("C0OPS", "U0USER1")
             .find((m) => m.text.startsWith("This was already expired")),
-        5000,
+        30_000,
         "late click",
       );
       expect(sentToWangLei()).toHaveLength(before);

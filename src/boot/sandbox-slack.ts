@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../logger.ts";
 import { createEventsSender } from "../sandbox/events-sender.ts";
+import { refuseForeign } from "../sandbox/loopback-guard.ts";
 import { seedDemoWorkspace } from "../sandbox/seed-demo-workspace.ts";
 import { SlackApiEmulator } from "../sandbox/slack-api-server.ts";
 import { type AuditFeed, createSandboxWeb, type SandboxWeb } from "../sandbox/web/sandbox-web.ts";
@@ -34,7 +35,10 @@ export async function prepareSandboxSlack(options: {
   let web: SandboxWeb | undefined;
   let sender: ReturnType<typeof createEventsSender> | undefined;
 
+  // Every path after `/healthz` (the page, its API, the emulator, the bot's own `/slack/events`)
+  // answers only requests addressed to this loopback server: no DNS rebinding, no cross-site posts.
   const route = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    if (refuseForeign(req, res, port)) return true;
     const path = req.url ?? "/";
     if (EMULATOR_PATHS.some((p) => path.startsWith(p))) return emulator.handle(req, res);
     return web ? web.handle(req, res) : false;

@@ -27,22 +27,40 @@ export async function receiveUpload(
   sendText(res, 200, `OK - ${bytes.length}`);
 }
 
-/** A file's bytes at its `url_private` / `permalink` (`?download=1` asks for an attachment). */
-export function serveFile(res: ServerResponse, { workspace, url }: { workspace: Workspace; url: URL }): void {
+/**
+ * A file's bytes at its `url_private` / `permalink` (`?download=1` asks for an attachment), for the
+ * bot token only, as Slack does (401 without one, 403 with a wrong one). Never rendered as a page:
+ * `nosniff`, a CSP that runs nothing, and only plain images are shown inline.
+ */
+export function serveFile(
+  res: ServerResponse,
+  { workspace, url, auth }: { workspace: Workspace; url: URL; auth: "ok" | "missing" | "invalid" },
+): void {
+  if (auth !== "ok") {
+    const [status, text] =
+      auth === "missing" ? [401, "not_authed: send the bot token"] : [403, "invalid_auth"];
+    sendText(res, status, text);
+    return;
+  }
   const [, , id] = url.pathname.split("/");
   const file = id ? workspace.getFile(id) : undefined;
   if (!file?.uploaded) {
     sendText(res, 404, "file_not_found");
     return;
   }
-  const disposition = url.searchParams.has("download") ? "attachment" : "inline";
+  const inline = !url.searchParams.has("download") && SAFE_INLINE.test(file.mimetype);
   res.writeHead(200, {
     "content-type": file.mimetype,
     "content-length": String(file.bytes.length),
-    "content-disposition": `${disposition}; filename="${file.name.replace(/["\\\r\n]/g, "_")}"`,
+    "content-disposition": `${inline ? "inline" : "attachment"}; filename="${file.name.replace(/[^\w.-]/g, "_")}"`,
+    "content-security-policy": "sandbox; default-src 'none'",
+    "x-content-type-options": "nosniff",
+    "cache-control": "private, no-store",
   });
   res.end(file.bytes);
 }
+
+const SAFE_INLINE = /^image\/(png|jpeg|gif|webp)$/;
 
 /** `/avatars/<user id>.svg`: the `image_48` of every sandbox user. */
 export function serveAvatar(

@@ -1,4 +1,10 @@
-import type { ServerResponse } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/** `Authorization: Bearer <token>` → the token; undefined when absent or another scheme. */
+export function bearerToken(req: IncomingMessage): string | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "");
+  return m?.[1];
+}
 
 export function sendJson(
   res: ServerResponse,
@@ -10,6 +16,7 @@ export function sendJson(
   res.writeHead(status, {
     "content-type": "application/json; charset=utf-8",
     "content-length": String(Buffer.byteLength(text)),
+    "x-content-type-options": "nosniff",
     ...headers,
   });
   res.end(text);
@@ -21,6 +28,10 @@ export function sendText(
   text: string,
   contentType = "text/plain; charset=utf-8",
 ): void {
-  res.writeHead(status, { "content-type": contentType, "content-length": String(Buffer.byteLength(text)) });
+  res.writeHead(status, {
+    "content-type": contentType,
+    "content-length": String(Buffer.byteLength(text)),
+    "x-content-type-options": "nosniff",
+  });
   res.end(text);
 }

@@ -8,8 +8,10 @@ import { SlackApiError } from "./api-error.ts";
 import { API_METHODS, SANDBOX_SCOPES } from "./api-methods.ts";
 import { FaultPlan } from "./faults.ts";
 import { receiveUpload, serveAvatar, serveFile } from "./file-routes.ts";
-import { sendJson, sendText } from "./http-util.ts";
+import { bearerToken, sendJson, sendText } from "./http-util.ts";
+import { refuseForeign } from "./loopback-guard.ts";
 import type { MethodContext } from "./method-types.ts";
+import { randomSlackId } from "./random-id.ts";
 import { parseBody, readApiRequest, readBody } from "./read-request.ts";
 import { ResponseUrls, type ResponseUrlTarget } from "./response-urls.ts";
 import { seedDemoWorkspace } from "./seed-demo-workspace.ts";
@@ -57,7 +59,6 @@ export class SlackApiEmulator {
   private readonly logger: Logger;
   private readonly options: SlackApiEmulatorOptions;
   private server: Server | undefined;
-  private ids = 0;
 
   constructor(options: SlackApiEmulatorOptions = {}) {
     this.options = options;
@@ -69,7 +70,12 @@ export class SlackApiEmulator {
 
   async start(): Promise<this> {
     if (this.server) return this;
+    const host = this.options.host ?? "127.0.0.1";
+    const loopback = host === "127.0.0.1" || host === "localhost" || host === "::1";
     const server = createServer((req, res) => {
+      // On loopback, as in the sandbox: only requests addressed to this server (no DNS rebinding).
+      const port = (server.address() as AddressInfo).port;
+      if (loopback && refuseForeign(req, res, port)) return;
       this.handle(req, res)
         .then((handled) => {
           if (!handled) sendText(res, 404, "not_found");
@@ -81,7 +87,7 @@ export class SlackApiEmulator {
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(this.options.port ?? 0, this.options.host ?? "127.0.0.1", () => resolve());
+      server.listen(this.options.port ?? 0, host, () => resolve());
     });
     this.server = server;
     return this;
@@ -136,7 +142,13 @@ export class SlackApiEmulator {
       const fileId = this.uploads.get(path.slice("/upload/v1/".length));
       await receiveUpload(req, res, { workspace: this.workspace, fileId });
     } else if (req.method === "GET" && path.startsWith("/files/")) {
-      serveFile(res, { workspace: this.workspace, url });
+      // As Slack's `url_private`: only with a bot token in `Authorization: Bearer …`.
+      const token = bearerToken(req);
+      serveFile(res, {
+        workspace: this.workspace,
+        url,
+        auth: token === undefined ? "missing" : this.tokens.has(token) ? "ok" : "invalid",
+      });
     } else if (req.method === "GET" && path.startsWith("/avatars/")) {
       serveAvatar(res, { workspace: this.workspace, url });
     } else {
@@ -180,7 +192,8 @@ export class SlackApiEmulator {
       token: request.token,
       workspace: this.workspace,
       origin: this.origin,
-      newId: (prefix) => `${prefix}0${(++this.ids).toString(36).toUpperCase().padStart(9, "0")}`,
+      // Unguessable, as Slack's are: a file id is part of its URL.
+      newId: randomSlackId,
       uploadUrlFor: (fileId) => {
         const key = `${fileId}-${randomBytes(8).toString("hex")}`;
         this.uploads.set(key, fileId);

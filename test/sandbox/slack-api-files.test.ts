@@ -50,7 +50,10 @@ describe("file uploads", () => {
       filetype: "png",
       size: TINY_PNG.length,
     });
-    const download = await fetch(file?.url_private_download ?? "");
+    // As Slack's url_private: the bot token is required.
+    const download = await fetch(file?.url_private_download ?? "", {
+      headers: { authorization: "Bearer xoxb-test" },
+    });
     expect(download.status).toBe(200);
     expect(download.headers.get("content-type")).toBe("image/png");
     expect(Buffer.from(await download.arrayBuffer()).equals(TINY_PNG)).toBe(true);

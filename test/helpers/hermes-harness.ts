@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningHermes, startHermes } from "../../src/boot/start-hermes.ts";
@@ -112,6 +112,7 @@ export async function startTestHermes(
       shared.released ??= (async () => {
         await emulator.stop();
         await db.drop();
+        rmSync(shared.dataDir, { recursive: true, force: true });
         if (shared.redis) {
           const r = connectTestRedis();
           await deleteKeysWithPrefix(r, prefix);
@@ -127,10 +128,10 @@ export async function startTestHermes(
 
 export type TestHermes = Awaited<ReturnType<typeof startTestHermes>>;
 
-/** Polls until `check` returns a truthy value (or throws after `timeoutMs`). */
+/** Polls until `check` returns a truthy value (or throws after `timeoutMs`, which only bounds a hang). */
 export async function waitFor<T>(
   check: () => T | Promise<T>,
-  timeoutMs = 10_000,
+  timeoutMs = 30_000,
   what = "condition",
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;

@@ -177,6 +177,14 @@ describe("Slack requests: forged, stale, replayed and malformed bodies", () => {
       await post(form({ hello: "world" }), { contentType: "application/x-www-form-urlencoded" }),
     ].map((r) => r.status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 200, 200]);
+    // What Slack does send still works: the URL handshake and its SSL check.
+    const handshake = await t.sender.urlVerification("challenge-123");
+    expect(handshake.status).toBe(200);
+    expect(JSON.parse(handshake.body)).toEqual({ challenge: "challenge-123" });
+    const ssl = await post(form({ ssl_check: "1", token: "x" }), {
+      contentType: "application/x-www-form-urlencoded",
+    });
+    expect(ssl.status).toBe(200);
     await expectNoSideEffects(before);
   });
 

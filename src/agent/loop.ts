@@ -9,8 +9,8 @@ import {
   type Checkpoint,
   type Decision,
   type RunSnapshot,
-  SNAPSHOT_VERSION,
   type SettledCall,
+  SNAPSHOT_VERSION,
 } from "./run-snapshot.ts";
 import {
   countFailures,

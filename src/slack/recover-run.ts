@@ -74,7 +74,11 @@ function settledCall(c: CallSettlement): SettledCall {
       };
     case "tool.failed":
       if (c.interruptedNow || c.error === "interrupted") return { kind: "interrupted" };
-      return { kind: "result", content: RECOVERED_RESULT(`The call failed: ${c.error ?? "unknown"}`), failed: true };
+      return {
+        kind: "result",
+        content: RECOVERED_RESULT(`The call failed: ${c.error ?? "unknown"}`),
+        failed: true,
+      };
     case "tool.denied":
       return { kind: "result", content: DENIED_RESULT(c.error ?? "not permitted"), failed: false };
     case "tool.rejected":

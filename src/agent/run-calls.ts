@@ -101,7 +101,8 @@ function argsObject(
 
 /** What the audit row shows of arguments that did not parse: a capped preview of the raw text. */
 function auditedArgs(call: ToolCall, parsed: LenientParse | undefined): unknown {
-  return parsed?.ok ? parsed.value : argumentPreview(call.arguments);
+  if (!parsed?.ok) return argumentPreview(call.arguments);
+  return typeof parsed.value === "string" ? argumentPreview(parsed.value) : parsed.value;
 }
 
 async function invalidOutcome(

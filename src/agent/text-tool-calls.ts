@@ -7,6 +7,8 @@ export interface TextToolCall {
 
 const OPEN = "<tool_call>";
 const CLOSE = "</tool_call>";
+/** Tagged sections examined per message; past this many, the rest stays text (no model writes more). */
+const MAX_TAGGED = 64;
 
 /**
  * Local models (Qwen, Hermes-style templates served by Ollama / vLLM without a tool parser) write
@@ -20,16 +22,19 @@ export function extractTextToolCalls(content: string): { content: string; calls:
   const calls: TextToolCall[] = [];
   let rest = "";
   let at = 0;
-  for (;;) {
+  // The next closing tag at or after the current position; searched again only once passed, so the
+  // whole scan stays linear even with thousands of tags and no closing one.
+  let close = -2;
+  for (let examined = 0; examined < MAX_TAGGED; examined++) {
     const open = content.indexOf(OPEN, at);
     if (open < 0) break;
     const bodyStart = open + OPEN.length;
-    const close = content.indexOf(CLOSE, bodyStart);
+    if (close !== -1 && close < bodyStart) close = content.indexOf(CLOSE, bodyStart);
     // An open tag runs to the next open tag or the end when it was never closed.
     const nextOpen = content.indexOf(OPEN, bodyStart);
-    const bodyEnd =
-      close >= 0 && (nextOpen < 0 || close < nextOpen) ? close : nextOpen >= 0 ? nextOpen : content.length;
-    const end = bodyEnd === close ? close + CLOSE.length : bodyEnd;
+    const closed = close >= 0 && (nextOpen < 0 || close < nextOpen);
+    const bodyEnd = closed ? close : nextOpen >= 0 ? nextOpen : content.length;
+    const end = closed ? close + CLOSE.length : bodyEnd;
     const call = toCall(content.slice(bodyStart, bodyEnd).trim());
     rest += content.slice(at, open);
     if (!call) rest += content.slice(open, end);

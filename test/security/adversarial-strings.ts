@@ -1,0 +1,43 @@
+/**
+ * Argument texts written to hurt a parser: runs that make regexes backtrack and repairers re-scan,
+ * nesting that overflows recursive code, and sheer size. Each has a name for test titles.
+ */
+export function adversarialArguments(): Array<{ name: string; text: string }> {
+  const fence = "```";
+  return [
+    { name: "fence then 4,000 spaces", text: `${fence}json${" ".repeat(4000)}` },
+    { name: "fence then 4,000 newlines", text: `${fence}${"\n".repeat(4000)}` },
+    { name: "fence, newlines, fence", text: `${fence}json\n${"\n".repeat(20_000)}x${fence}` },
+    { name: "many fences", text: `${fence}\n`.repeat(5000) },
+    { name: "20,000 [", text: "[".repeat(20_000) },
+    { name: "20,000 nested objects", text: `${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}` },
+    { name: "20,000 [ closed", text: `${"[".repeat(20_000)}${"]".repeat(20_000)}` },
+    { name: "64 KB of double quotes", text: `{${'"'.repeat(64 * 1024)}` },
+    { name: "64 KB of single quotes", text: `{${"'".repeat(64 * 1024)}` },
+    { name: "64 KB of broken strings", text: `{"a":"${'b"c'.repeat(20_000)}` },
+    { name: "64 KB of comment openers", text: "/*".repeat(32 * 1024) },
+    { name: "whitespace only (100 KB)", text: " \n\t".repeat(35_000) },
+    { name: "1 MB valid JSON", text: JSON.stringify({ title: "x".repeat(1024 * 1024) }) },
+    { name: "1 MB of garbage", text: "{a:".repeat(350_000) },
+    { name: "Python literals run", text: `{"a": [${"True, None, ".repeat(20_000)}]}` },
+    { name: "unclosed tool_call tags", text: "<tool_call>".repeat(10_000) },
+    { name: "double-encoded deep", text: JSON.stringify(`${"[".repeat(5000)}${"]".repeat(5000)}`) },
+  ];
+}
+
+/** Model content with calls written as text, shaped to make tag extraction backtrack. */
+export function adversarialContents(): Array<{ name: string; text: string }> {
+  return [
+    { name: "open tag then 50,000 spaces", text: `<tool_call>${" ".repeat(50_000)}` },
+    { name: "10,000 open tags", text: "<tool_call>\n".repeat(10_000) },
+    { name: "open tags and partial closes", text: "<tool_call> </tool_cal".repeat(5_000) },
+  ];
+}
+
+/** CPU time (user + system, ms) that `fn` burns on this thread's process: blind to other processes' load. */
+export function cpuMs(fn: () => void): number {
+  const start = process.cpuUsage();
+  fn();
+  const used = process.cpuUsage(start);
+  return (used.user + used.system) / 1000;
+}

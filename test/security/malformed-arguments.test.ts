@@ -1,0 +1,174 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { z } from "zod";
+import { extractTextToolCalls } from "../../src/agent/text-tool-calls.ts";
+import { countTokens } from "../../src/agent/token-count.ts";
+import { silentLogger } from "../../src/logger.ts";
+import { defineTool } from "../../src/tools/define-tool.ts";
+import { ToolRegistry } from "../../src/tools/registry.ts";
+import { createMemoryResultStore } from "../../src/tools/result-store.ts";
+import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+import { execSql } from "../helpers/pg.ts";
+import { ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
+import { adversarialArguments, adversarialContents, cpuMs } from "./adversarial-strings.ts";
+
+/** The event loop may be held by our own work for at most this long (issue 9). */
+const STALL_MS = 100;
+
+const ticketLike = defineTool({
+  name: "create_ticket",
+  description: "d",
+  input: z.object({
+    title: z.string().min(1),
+    tags: z.array(z.string()).optional(),
+    priority: z.enum(["low", "high"]).optional(),
+  }),
+  execute: (a) => a,
+});
+
+describe("no argument text blocks the event loop", () => {
+  const registry = new ToolRegistry({ results: createMemoryResultStore(), logger: silentLogger() }).register(
+    ticketLike,
+  );
+
+  it.each(adversarialArguments())("$name: parsed, repaired or refused within the bound", ({ text }) => {
+    let prepared: ReturnType<typeof registry.prepare> | undefined;
+    // CPU time, not wall-clock: it is what the work costs, whatever else the machine runs.
+    const ms = cpuMs(() => {
+      prepared = registry.prepare({ id: "c1", name: "create_ticket", arguments: text });
+    });
+    expect(ms).toBeLessThan(STALL_MS);
+    expect(prepared).toBeDefined();
+    if (!prepared!.ok) {
+      // A sentence the model can act on, never a stack or an engine message about the stack.
+      expect(prepared!.error).toMatch(/create_ticket/);
+      expect(prepared!.error).not.toMatch(/call stack|\n\s+at /);
+      expect(prepared!.error.length).toBeLessThan(2000);
+    }
+  });
+
+  it("oversized and over-nested arguments are refused with a reason the model can fix", () => {
+    const long = registry.prepare({
+      id: "c",
+      name: "create_ticket",
+      arguments: `{"title":"${"x".repeat(300_000)}"}`,
+    });
+    expect(!long.ok && long.error).toMatch(/at most 262144 are accepted/);
+    const deep = registry.prepare({ id: "c", name: "create_ticket", arguments: "[".repeat(20_000) });
+    expect(!deep.ok && deep.error).toMatch(/nest deeper than 64 levels/);
+    // Valid JSON within the size cap still parses; short broken JSON is still repaired.
+    const big = registry.prepare({
+      id: "c",
+      name: "create_ticket",
+      arguments: JSON.stringify({ title: "y".repeat(200_000) }),
+    });
+    expect(big.ok).toBe(true);
+    const fenced = registry.prepare({
+      id: "c",
+      name: "create_ticket",
+      arguments: "```json\n{'title': 'VPN down', priority: 'HIGH',}\n```",
+    });
+    expect(fenced.ok && fenced.args).toEqual({ title: "VPN down", priority: "high" });
+  });
+
+  it.each(adversarialContents())("$name: text tool calls are scanned in linear time", ({ text }) => {
+    const ms = cpuMs(() => extractTextToolCalls(text));
+    expect(ms).toBeLessThan(STALL_MS);
+  });
+
+  it("token counting is bounded for one huge word, mixed scripts and megabyte messages", () => {
+    for (const text of [
+      "a".repeat(39_000),
+      "x9é中".repeat(30_000),
+      "word ".repeat(200_000),
+      "z".repeat(2_000_000),
+    ]) {
+      let n = 0;
+      const ms = cpuMs(() => {
+        n = countTokens(text);
+      });
+      expect(ms).toBeLessThan(STALL_MS);
+      expect(n).toBeGreaterThan(0);
+    }
+    // Ordinary text is counted exactly as before.
+    expect(countTokens("The VPN gateway in Berlin dropped connections at 09:14.")).toBe(13);
+  });
+});
+
+describe("hostile arguments through the running app: /healthz keeps answering", () => {
+  const model = new ScriptedModelServer();
+  let t: TestHermes;
+  beforeAll(async () => {
+    await model.start();
+    t = await startTestHermes({ model });
+  }, 120_000);
+  afterAll(async () => {
+    await t?.stop();
+    await model.stop();
+  });
+
+  it("every adversarial argument fails cleanly and audited, while /healthz answers throughout", {
+    timeout: 180_000,
+  }, async () => {
+    const cases = adversarialArguments();
+    // One assistant message with every call (parallel calls): each gets its own outcome.
+    model.enqueue(toolCalls(cases.map((c) => ({ name: "create_ticket", args: c.text }))));
+
+    // Probe /healthz back to back while the turn works through the calls. A probe counts as blocked
+    // only if it was both slow and the process burned CPU for that long: a busy machine delays the
+    // probe without our event loop being held, and then the CPU figure stays small.
+    const probes: Array<{ ms: number; cpu: number; status: number }> = [];
+    let done = false;
+    const prober = (async () => {
+      while (!done) {
+        const cpu0 = process.cpuUsage();
+        const t0 = performance.now();
+        const status = await fetch(`http://127.0.0.1:${t.hermes.port}/healthz`).then(
+          async (res) => (await res.arrayBuffer(), res.status),
+          () => 0,
+        );
+        const used = process.cpuUsage(cpu0);
+        probes.push({ ms: performance.now() - t0, cpu: (used.user + used.system) / 1000, status });
+      }
+    })();
+
+    try {
+      const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> file it" });
+      // Three failures of one tool in a row end the run with a sentence saying so.
+      const reply = await waitFor(
+        () =>
+          (t.thread("C0OPS", d.message!.ts) ?? []).find((m) =>
+            /I stopped because the tool create_ticket failed 3 times/.test(m.text),
+          ),
+        120_000,
+        "the run's closing sentence",
+      );
+      expect(reply.text).not.toMatch(/\n\s+at |RangeError|call stack/);
+      expect(reply.text.length).toBeLessThan(1000);
+    } finally {
+      done = true;
+      await prober;
+    }
+    expect(probes.length).toBeGreaterThan(5);
+    expect(probes.filter((p) => p.status !== 200)).toEqual([]);
+    const blocked = probes.filter((p) => Math.min(p.ms, p.cpu) >= STALL_MS);
+    expect(blocked).toEqual([]);
+    const worst = Math.max(...probes.map((p) => p.ms));
+    console.log(`healthz probes: ${probes.length}, slowest ${worst.toFixed(1)} ms wall clock`);
+
+    // Each call is a request that failed on its arguments: audited, nothing executed.
+    const rows = await execSql<{ action: string; n: number }>(
+      t.hermes.services.db.db,
+      "SELECT action, count(*)::int AS n FROM audit_log WHERE tool = 'create_ticket' GROUP BY action",
+    );
+    const byAction = Object.fromEntries(rows.map((r) => [r.action, r.n]));
+    expect(byAction["tool.requested"]).toBe(cases.length);
+    expect(byAction["tool.failed"]).toBe(cases.length);
+    expect(byAction["tool.executed"]).toBeUndefined();
+    // The audit row keeps a capped preview of text that did not parse, never the megabyte itself.
+    const sizes = await execSql<{ n: number }>(
+      t.hermes.services.db.db,
+      "SELECT max(length(args::text))::int AS n FROM audit_log WHERE tool = 'create_ticket'",
+    );
+    expect(sizes[0]!.n).toBeLessThan(1000);
+  });
+});

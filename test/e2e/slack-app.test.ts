@@ -361,7 +361,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
         await t.hermes.services.db.db.execute<{ id: number }>(sql`select max(id)::int as id from tickets`)
       ).rows;
       const id = row!.id;
-      // A user: the model is not even offered the tool, and a call to it is denied as unknown.
+      // A user: the model is not even offered the tool, and a call to it is denied (not "unknown").
       model.enqueue((req) => {
         expect(req.body.tools!.map((x) => x.function.name)).not.toContain("delete_ticket");
         return toolCalls([{ name: "delete_ticket", args: { id } }]);
@@ -377,7 +377,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
         "user answer",
       );
       expect(model.requests.at(-1)!.body.messages.find((m) => m.role === "tool")!.content).toContain(
-        'no tool named "delete_ticket"',
+        "permission denied (delete_ticket needs level admin; the requester is user)",
       );
       // The admin: a card with a confirm dialog on Approve; after approval the ticket is gone.
       model.enqueue(toolCalls([{ name: "delete_ticket", args: { id } }]), answer(`Deleted ticket #${id}.`));

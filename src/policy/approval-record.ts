@@ -29,7 +29,8 @@ export function nowSql(deps: Pick<ApprovalDeps, "now">): SQL {
 /**
  * The audit row describing `approval`: the requester as `user_id`, where it was asked, the call it
  * is bound to, and a redacted copy of the args (the audit log never holds raw PII; the approval row
- * does, because those exact args are what runs once approved).
+ * does, because those exact args are what runs once approved). The approval's plain call hash is
+ * passed on; the audit log stores only its keyed HMAC, the same value the call's other rows carry.
  */
 export function approvalAuditEvent(
   approval: Approval,

@@ -12,9 +12,10 @@ export interface AuditSinkOptions {
 }
 
 /**
- * The runtime's `ToolEventSink`: one audit row per tool event. `args_sha256` is the runtime's hash of
- * the raw args (what approvals are bound to); everything textual is redacted first. A failed write
- * rejects, so the runtime refuses to execute a call whose request could not be recorded.
+ * The runtime's `ToolEventSink`: one audit row per tool event. The runtime's hash of the raw args
+ * (what approvals are bound to) goes to the audit log, which stores only its HMAC with the audit key
+ * (`AuditLog.append`); everything textual is redacted first. A failed write rejects, so the runtime
+ * refuses to execute a call whose request could not be recorded.
  */
 export function createAuditSink(options: AuditSinkOptions): ToolEventSink {
   const { audit, redact } = options;

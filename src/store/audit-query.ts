@@ -82,6 +82,7 @@ export type AuditReadSurface =
   | "/hermes audit next"
   | "/hermes audit csv"
   | "app_home"
+  | "sandbox_page"
   | "npm run audit";
 
 export interface AuditRead {

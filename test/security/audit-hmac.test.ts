@@ -109,6 +109,12 @@ describe("args_sha256 on postgres is a keyed HMAC", () => {
     console.info(`[audit-hmac] ${CANDIDATES.length} plain-sha256 guesses took ${elapsedMs.toFixed(0)} ms`);
   });
 
+  it("a short HERMES_AUDIT_KEY is a configuration error that does not echo the value", () => {
+    expect(() => loadConfig({ HERMES_AUDIT_KEY: "too-short-secret" })).toThrow(
+      /HERMES_AUDIT_KEY must be at least 32 characters .*\(got "\*\*\*"\)/,
+    );
+  });
+
   it("refuses to start against Postgres without HERMES_AUDIT_KEY, saying why", async () => {
     const db = await createTestDatabase();
     const dataDir = await mkdtemp(join(tmpdir(), "hermes-hmac-nokey-"));

@@ -5,7 +5,7 @@ import type { TurnQueue } from "./turn-queue.ts";
 /** Where turn jobs wait durably until their event finishes (`slack_events.payload`). */
 export interface PendingTurns {
   keepPending(eventId: string, job: unknown): Promise<void>;
-  claimPending(): Promise<Array<{ eventId: string; job: unknown }>>;
+  claimPending(claimedBefore: Date): Promise<Array<{ eventId: string; job: unknown }>>;
   finish(eventId: string, status: "done" | "failed"): Promise<void>;
 }
 
@@ -29,8 +29,12 @@ export function createDurableTurnQueue(o: {
   queue: TurnQueue;
   pending: PendingTurns;
   logger: Logger;
+  startedAt?: Date;
 }): DurableTurnQueue {
   const { queue, pending, logger } = o;
+  // What was claimed before this queue existed was claimed by an earlier process (embedded: one
+  // process at a time, so that one is gone); PGlite shares this clock, Postgres should be close to it.
+  const startedAt = o.startedAt ?? new Date();
   return {
     async enqueue(job, options) {
       if (job.type === "turn") await pending.keepPending(job.eventId, job);
@@ -42,7 +46,7 @@ export function createDurableTurnQueue(o: {
     counts: () => queue.counts(),
 
     async recoverPending() {
-      const claimed = await pending.claimPending();
+      const claimed = await pending.claimPending(startedAt);
       const queued: string[] = [];
       for (const { eventId, job } of claimed) {
         const parsed = parseQueueJob(job);

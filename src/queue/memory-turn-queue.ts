@@ -42,8 +42,9 @@ interface Running {
  * The queue of the embedded single-process default: FIFO, at most `concurrency` jobs at once, the same
  * dedupe, retry and shutdown rules as the BullMQ queue. Nothing here survives the process: jobs still
  * waiting (or handed back) at `stop()` are logged with their ids and die with it. That is acceptable
- * only because what must survive is in Postgres (a taken-but-unfinished Slack event, a paused run and
- * its approval, a schedule's next fire), from where the next start can pick the work up again.
+ * only because what must survive is in Postgres, from where the next start picks the work up again:
+ * turn jobs kept with their Slack event (`createDurableTurnQueue` wraps this queue), runs in progress
+ * with their checkpoints, paused runs and their approvals, a schedule's next fire.
  */
 export function createMemoryTurnQueue(options: MemoryTurnQueueOptions): TurnQueue {
   const { logger } = options;

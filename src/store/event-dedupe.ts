@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, isNotNull, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
 import { HermesError } from "../errors.ts";
 import { toStorableJson } from "./canonical-json.ts";
 import type { Database } from "./db.ts";
@@ -28,10 +28,12 @@ export interface EventDedupe {
    */
   keepPending(eventId: string, job: unknown): Promise<void>;
   /**
-   * Every unfinished event's kept job, taken over by this process: its claim is renewed in the same
-   * statement (a Slack retry meanwhile is a duplicate), so each is returned to one caller.
+   * Every unfinished event's kept job whose claim is older than `claimedBefore` (this process's
+   * start: what is older was taken by a process before it), taken over by this process: the claim is
+   * renewed in the same statement, so processes starting at the same time each get different events,
+   * and a Slack retry meanwhile is a duplicate.
    */
-  claimPending(): Promise<Array<{ eventId: string; job: unknown }>>;
+  claimPending(claimedBefore: Date): Promise<Array<{ eventId: string; job: unknown }>>;
 }
 
 /**
@@ -98,10 +100,14 @@ export function createEventDedupe({ db }: { db: Database }): EventDedupe {
           });
       },
 
-      async claimPending() {
-        const open = and(eq(slackEvents.status, "received"), isNotNull(slackEvents.payload));
-        // Oldest first, as they were queued; the UPDATE re-checks each row, so only the rows still
-        // open are taken (and returned to exactly one caller).
+      async claimPending(claimedBefore) {
+        const open = and(
+          eq(slackEvents.status, "received"),
+          isNotNull(slackEvents.payload),
+          lt(slackEvents.receivedAt, claimedBefore),
+        );
+        // Oldest first, as they were queued; the UPDATE re-checks each row after any concurrent claim
+        // committed (its new claim time is not older than our start), so each goes to one caller.
         const waiting = await db
           .select({ eventId: slackEvents.eventId })
           .from(slackEvents)

@@ -61,6 +61,33 @@ describe.each(DRIVERS)("migrations on %s", (kind) => {
       ).map((c) => c.column_name);
     expect(await columns("audit_log")).toEqual(AUDIT_COLUMNS);
     expect(await columns("tickets")).toEqual(expect.arrayContaining(TICKET_COLUMNS));
+    // 0007: the event a run belongs to (unique), and the kept job of an unfinished Slack event.
+    expect(await columns("runs")).toContain("event_id");
+    expect(await columns("slack_events")).toContain("payload");
+    const indexes = await execSql<{ indexname: string }>(
+      store.handle.db,
+      "SELECT indexname FROM pg_indexes WHERE schemaname = 'public' ORDER BY 1",
+    );
+    expect(indexes.map((i) => i.indexname)).toEqual(
+      expect.arrayContaining([
+        "runs_event_id_key",
+        "results_created_at_idx",
+        "slack_events_status_idx",
+        "schedule_fires_claimed_at_idx",
+      ]),
+    );
+    await execSql(
+      store.handle.db,
+      "INSERT INTO runs (id, session_key, snapshot, event_id) VALUES ('run_m1', 'k', '{}', 'Ev_m')",
+    );
+    expect(
+      await dbErrorText(
+        execSql(
+          store.handle.db,
+          "INSERT INTO runs (id, session_key, snapshot, event_id) VALUES ('run_m2', 'k', '{}', 'Ev_m')",
+        ),
+      ),
+    ).toContain("runs_event_id_key");
   });
 
   it("is idempotent: a second run applies nothing", async () => {

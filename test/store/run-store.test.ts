@@ -119,4 +119,30 @@ describe.each(DRIVERS)("run store on %s", (kind) => {
     expect((await runs.latestPausedForSession(session))?.runId).toBe("run_list_a");
     expect(await runs.latestPausedForSession("T01:C0NONE:1")).toBeUndefined();
   });
+
+  it("checkpoints a running run by event, updates it while running, refuses once it paused or finished", async () => {
+    const first = { ...snapshot("run_cp"), pending: [], step: 0 };
+    expect(await runs.checkpoint(first, { eventId: "Ev_cp" })).toBe(true);
+    const stored = await runs.forEvent("Ev_cp");
+    expect(stored).toMatchObject({ runId: "run_cp", status: "running", eventId: "Ev_cp" });
+    expect(stored?.snapshot).toEqual(first);
+    // A later checkpoint (no event id given: a resume) keeps the event and replaces the state.
+    const later = { ...first, step: 2 };
+    expect(await runs.checkpoint(later)).toBe(true);
+    expect((await runs.forEvent("Ev_cp"))?.snapshot.step).toBe(2);
+    expect((await runs.listRunning()).map((r) => r.runId)).toContain("run_cp");
+
+    // Paused, then finished with its final state: a late checkpoint of a dead worker changes nothing.
+    await runs.savePaused(snapshot("run_cp"));
+    expect(await runs.checkpoint(later)).toBe(false);
+    expect((await runs.get("run_cp"))?.status).toBe("paused");
+    const final = { ...later, step: 3, pending: [] };
+    expect(await runs.finish("run_cp", "completed", final)).toBe(true);
+    expect(await runs.checkpoint(later)).toBe(false);
+    const done = await runs.get("run_cp");
+    expect(done).toMatchObject({ status: "completed", eventId: "Ev_cp" });
+    expect(done?.snapshot.step).toBe(3);
+    expect((await runs.listRunning()).map((r) => r.runId)).not.toContain("run_cp");
+    expect(await runs.forEvent("Ev_none")).toBeUndefined();
+  });
 });

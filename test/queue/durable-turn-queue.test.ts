@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createDurableTurnQueue } from "../../src/queue/durable-turn-queue.ts";
+import type { QueueJob } from "../../src/queue/jobs.ts";
+import { createMemoryTurnQueue } from "../../src/queue/memory-turn-queue.ts";
+import { createEventDedupe, type EventDedupe } from "../../src/store/event-dedupe.ts";
+import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
+import { captureLogger, turnJob, waitFor } from "../helpers/redis-queue.ts";
+
+/**
+ * The embedded queue keeps each turn job in its event's row until the event finishes; a new process
+ * picks the unfinished ones up, each exactly once, and never a finished one.
+ */
+describe.each(DRIVERS)("durable turn queue on %s", (kind) => {
+  let store: TestStore;
+  let events: EventDedupe;
+  beforeAll(async () => {
+    store = await openTestStore(kind, { maxConnections: 10 });
+    events = createEventDedupe(store.handle);
+  });
+  afterAll(() => store?.cleanup());
+
+  const open = () => {
+    const { logger } = captureLogger();
+    const inner = createMemoryTurnQueue({ logger });
+    return createDurableTurnQueue({ queue: inner, pending: events, logger });
+  };
+
+  it("keeps turn jobs until their event finishes; a new process runs the unfinished ones once", async () => {
+    const a = turnJob({ text: "kept a" });
+    const b = turnJob({ text: "kept b" });
+    const c = turnJob({ text: "finished c" });
+    await events.claim(a.eventId, { sessionKey: a.sessionKey, staleAfterMs: 60_000 });
+    // The first process: queued three turns (no worker yet), finished one, then died.
+    const first = open();
+    for (const job of [a, b, c]) await first.enqueue(job, { jobId: `turn:${job.eventId}` });
+    await first.enqueue({ type: "resume", runId: "run_x", reason: "decided" });
+    await events.finish(c.eventId, "done");
+    await first.stop({ timeoutMs: 100 });
+
+    const kept = await execSql<{ event_id: string; status: string }>(
+      store.handle.db,
+      `SELECT event_id, status FROM slack_events WHERE payload IS NOT NULL ORDER BY event_id`,
+    );
+    expect(kept.map((r) => r.event_id).sort()).toEqual([a.eventId, b.eventId].sort());
+
+    // Two processes start at once: each unfinished turn goes to exactly one of them.
+    const ran: QueueJob[][] = [[], []];
+    const next = [open(), open()];
+    await Promise.all(
+      next.map((q, i) =>
+        q.process(async (job) => {
+          if (job.type === "turn") await events.finish(job.eventId, "done");
+          ran[i]!.push(job);
+        }),
+      ),
+    );
+    const recovered = await Promise.all(next.map((q) => q.recoverPending()));
+    expect(recovered.flat().sort()).toEqual([a.eventId, b.eventId].sort());
+    await waitFor("both kept turns ran", () => ran.flat().length === 2);
+    expect(
+      ran
+        .flat()
+        .map((j) => (j.type === "turn" ? j.text : j.type))
+        .sort(),
+    ).toEqual(["kept a", "kept b"]);
+    // A later start finds nothing left: both finished.
+    expect(await open().recoverPending()).toEqual([]);
+    for (const q of next) await q.stop({ timeoutMs: 100 });
+  });
+
+  it("a finished event keeps no job, and an invalid kept job is marked failed instead of run", async () => {
+    const job = turnJob();
+    const q = open();
+    await q.enqueue(job);
+    await events.finish(job.eventId, "done");
+    await execSql(
+      store.handle.db,
+      `INSERT INTO slack_events (event_id, payload, received_at)
+        VALUES ('Ev_bad', '{"type":"turn"}', now() - interval '1 minute')`,
+    );
+    expect(await q.recoverPending()).toEqual([]);
+    expect(await events.isFinished("Ev_bad")).toBe(true);
+    const rows = await execSql<{ payload: unknown }>(
+      store.handle.db,
+      `SELECT payload FROM slack_events WHERE event_id = '${job.eventId}'`,
+    );
+    expect(rows).toEqual([{ payload: null }]);
+    await q.stop({ timeoutMs: 100 });
+  });
+});

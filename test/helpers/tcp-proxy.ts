@@ -26,7 +26,15 @@ interface Pair {
   upstream: Socket;
 }
 
-export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
+/**
+ * `listen` picks the proxy's own address (default: a free port on 127.0.0.1). A server that checks
+ * `Host` against its own port (the sandbox's loopback guard) can be proxied from `::1` on the same
+ * port number: `{ host: "::1", port: targetPort }`.
+ */
+export async function startTcpProxy(
+  target: { host: string; port: number },
+  listen: { host: string; port: number } = { host: "127.0.0.1", port: 0 },
+): Promise<TcpProxy> {
   let mode: TcpProxy["mode"] = "open";
   let accepted = 0;
   const pairs = new Set<Pair>();
@@ -64,14 +72,18 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     if (mode === "open") pipe(pair);
     else client.pause();
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(listen.port, listen.host, resolve);
+  });
   const port = (server.address() as { port: number }).port;
+  const hostname = listen.host.includes(":") ? `[${listen.host}]` : listen.host;
 
   return {
     port,
     url(targetUrl) {
       const u = new URL(targetUrl);
-      u.hostname = "127.0.0.1";
+      u.hostname = hostname;
       u.port = String(port);
       return u.toString();
     },

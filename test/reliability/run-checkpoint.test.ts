@@ -1,3 +1,5 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEventsSender } from "../../src/sandbox/events-sender.ts";
@@ -10,6 +12,29 @@ import { startSlackEmulator } from "../helpers/slack.ts";
 import { type EffectsServer, startEffectsServer } from "./effects-server.ts";
 
 const CHANNEL = "C0OPS";
+type Block = { type: string; elements?: Array<{ value?: string }> };
+
+/** Two side-effecting HTTP tools on the effects server: one runs without approval, one needs it. */
+function writeTools(dir: string, url: string): string {
+  const tool = (name: string, approval: string) =>
+    [
+      `- name: ${name}`,
+      "  description: Pages the on-call engineer with a note (a side effect).",
+      "  method: POST",
+      `  url: ${url}/effect`,
+      `  approval: ${approval}`,
+      "  level: user",
+      "  timeoutMs: 300000",
+      "  input:",
+      "    type: object",
+      "    properties:",
+      "      note: { type: string }",
+      "    required: [note]",
+    ].join("\n");
+  const path = join(dir, "checkpoint-tools.yaml");
+  writeFileSync(path, `${tool("notify_ops", "never")}\n${tool("page_ops_approved", "always")}\n`);
+  return path;
+}
 const SIGNING_SECRET = "checkpoint-signing-secret";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A model step that does not answer before the process is killed (only bounds a hang). */
@@ -47,7 +72,7 @@ describe("run checkpoints: a turn whose process was killed continues, never repe
       databaseUrl: db.url,
       dataDir: dir.path,
       modelBaseUrl: model.baseURL,
-      extra: { HERMES_HTTP_TOOLS: effects.writeToolsFile(dir.path), HERMES_LOG_LEVEL: "warn" },
+      extra: { HERMES_HTTP_TOOLS: writeTools(dir.path, effects.url), HERMES_LOG_LEVEL: "warn" },
     });
     direct = new pg.Pool({ connectionString: db.url, max: 2 });
   }, 120_000);
@@ -160,6 +185,58 @@ describe("run checkpoints: a turn whose process was killed continues, never repe
     expect(toolResults(2)).toHaveLength(1);
     expect(toolResults(2)[0]!.content).toMatch(/"ok":\s*true/);
     expect(replies(ts).filter((m) => m.text === "Paged on-call about the database.")).toHaveLength(1);
+    await proc!.stop();
+  }, 300_000);
+
+  it("killed while an approved call runs (the resume): reconciled as interrupted, told once, the run goes on", async () => {
+    model.reset();
+    model.enqueue(
+      toolCalls([{ name: "page_ops_approved", args: { note: "disk full" }, id: "call_approved" }]),
+      answer("The approved page may not have gone out."),
+    );
+    const before = effects.effects.length;
+    let sender = await start();
+    const d = await sender.appMention({
+      user: "U0USER1",
+      channel: CHANNEL,
+      text: "<@U0HERMES> page about the disk",
+    });
+    const ts = d.message!.ts;
+    const card = await waitFor(
+      () => replies(ts).find((m) => ((m.blocks ?? []) as Block[]).some((b) => b.type === "actions")),
+      60_000,
+      "the approval card",
+    );
+    const approvalId = (card.blocks as Block[]).find((b) => b.type === "actions")!.elements![0]!.value!;
+    effects.hold();
+    await sender.blockAction({
+      user: "U0USER1",
+      channel: CHANNEL,
+      messageTs: card.ts,
+      actionId: "hermes.approve",
+      value: approvalId,
+    });
+    await waitFor(() => effects.effects.length === before + 1, 60_000, "the approved call is running");
+    await proc!.kill9();
+    effects.release();
+
+    sender = await start();
+    await waitFor(
+      () => replies(ts).find((m) => m.text.includes("approved page may not have gone out")),
+      120_000,
+      "the answer after the restart",
+    );
+    await sleep(1000);
+    expect(effects.effects.length - before).toBe(1);
+    expect((await auditRows("call_approved")).map((r) => [r.action, r.error])).toEqual([
+      ["tool.requested", null],
+      ["tool.approval_requested", null],
+      ["tool.approved", null],
+      ["tool.failed", "interrupted"],
+    ]);
+    expect(replies(ts).filter((m) => m.text.includes("interrupted by a restart"))).toHaveLength(1);
+    expect(model.requests).toHaveLength(2);
+    expect(toolResults(1)[0]!.content).toContain("Interrupted");
     await proc!.stop();
   }, 300_000);
 });

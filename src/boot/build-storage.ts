@@ -23,7 +23,12 @@ import { createUserStore } from "../store/user-store.ts";
  * Postgres (or embedded PGlite) with pending migrations applied, every store on it, and sessions +
  * queue on Redis when `REDIS_URL` is set (in-process otherwise: one process only).
  */
-export async function buildStorage(config: Config, logger: Logger) {
+export async function buildStorage(
+  config: Config,
+  logger: Logger,
+  /** The process's redactor (configured secret values), for approval audit rows. */
+  options: { redact?: (value: unknown) => unknown } = {},
+) {
   const env = config.env;
   // Before anything opens: a production setup without its key refuses to start, saying why.
   const key = resolveAuditKey({
@@ -59,7 +64,12 @@ export async function buildStorage(config: Config, logger: Logger) {
   return {
     handle,
     audit,
-    approvals: createApprovalStore({ db, audit, ttlSeconds: env.HERMES_APPROVAL_TTL_SECONDS }),
+    approvals: createApprovalStore({
+      db,
+      audit,
+      ttlSeconds: env.HERMES_APPROVAL_TTL_SECONDS,
+      redact: options.redact,
+    }),
     runs: createRunStore({ db }),
     events: createEventDedupe({ db }),
     users: createUserStore({ db }),

@@ -64,7 +64,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const secrets = o.secrets ?? (await loadSecretValues({ config, rawEnv: o.rawEnv }));
   if (sandbox) secrets.add(sandbox.botToken, sandbox.signingSecret);
   const redactor = createRedactor({ secrets });
-  const storage = await buildStorage(config, logger);
+  const storage = await buildStorage(config, logger, { redact: redactor.redact });
   // Embedded queue (no Redis): turn jobs are also kept in the database, so a crash loses none.
   const durableQueue = env.REDIS_URL
     ? undefined

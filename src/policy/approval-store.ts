@@ -63,11 +63,17 @@ export interface ApprovalStoreOptions {
   /** `HERMES_APPROVAL_TTL_SECONDS`. */
   ttlSeconds: number;
   now?: () => Date;
+  /**
+   * The process's redactor (it knows the configured secret values): applied to the args and error of
+   * every approval audit row on top of the pattern redaction. Default: patterns only.
+   */
+  redact?: (value: unknown) => unknown;
 }
 
 export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStore {
-  const { db, audit, ttlSeconds } = options;
+  const { db, ttlSeconds } = options;
   if (!(ttlSeconds > 0)) throw new HermesError("config_invalid", "The approval TTL must be positive.");
+  const audit = options.redact ? redactingAudit(options.audit, options.redact) : options.audit;
   const deps: ApprovalDeps = { db, audit, ...(options.now ? { now: options.now } : {}) };
   const times = (): { createdAt: SQL; expiresAt: SQL } => {
     if (!options.now) {
@@ -172,4 +178,19 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
     },
     "approvals",
   );
+}
+
+/** `audit` whose `append` redacts each event's args and error with `redact` first. */
+function redactingAudit(audit: AuditLog, redact: (value: unknown) => unknown): AuditLog {
+  const wrapped = Object.create(audit) as AuditLog;
+  wrapped.append = (event, ...rest) =>
+    audit.append(
+      {
+        ...event,
+        args: redact(event.args),
+        ...(typeof event.error === "string" ? { error: String(redact(event.error)) } : {}),
+      },
+      ...rest,
+    );
+  return wrapped;
 }

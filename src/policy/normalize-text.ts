@@ -96,6 +96,15 @@ const ENTITIES: Record<string, string> = {
 };
 
 const HEX = /^[0-9A-Fa-f]+$/;
+const SIMPLE_ESCAPES: Record<string, string> = {
+  n: "\n",
+  r: "\r",
+  t: "\t",
+  "/": "/",
+  '"': '"',
+  "'": "'",
+  "\\": "\\",
+};
 
 /** A decoded escape at `i` (its text and source length), or undefined. Constant work per position. */
 function decodeAt(s: string, i: number): { text: string; length: number } | undefined {
@@ -137,6 +146,9 @@ function decodeAt(s: string, i: number): { text: string; length: number } | unde
       const digits = s.slice(i + 3, end);
       return HEX.test(digits) ? codePoint(Number.parseInt(digits, 16), end + 1 - i) : undefined;
     }
+    // JSON and JS string escapes: a log line that embeds a JSON body has `\n` before a value.
+    const simple = kind === undefined ? undefined : SIMPLE_ESCAPES[kind];
+    if (simple !== undefined) return { text: simple, length: 2 };
     const width = kind === "u" ? 4 : kind === "x" ? 2 : 0;
     if (width === 0) return undefined;
     const digits = s.slice(i + 2, i + 2 + width);
@@ -314,6 +326,6 @@ export function screeningView(source: string, options: ScreeningOptions = {}): S
 /** Quick test: could `screeningView` differ from the text itself? (Plain printable ASCII cannot.) */
 export function mayNeedScreening(text: string, options: Pick<ScreeningOptions, "decode">): boolean {
   return options.decode
-    ? /[^\t\n\r\x20-\x7e]|[ \t]{2}|%[0-9A-Fa-f]{2}|&#?\w{1,10};|\\[ux]/.test(text)
+    ? /[^\t\n\r\x20-\x7e]|[ \t]{2}|%[0-9A-Fa-f]{2}|&#?\w{1,10};|\\[uxnrt]/.test(text)
     : /[^\t\n\r\x20-\x7e]|[ \t]{2}/.test(text);
 }

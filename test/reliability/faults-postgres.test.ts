@@ -83,6 +83,10 @@ describe("Postgres down under a running Hermes", () => {
     }, 30_000);
     expect(down.body).toMatchObject({ ok: false, db: "postgres:down" });
     expect(down.body.model).toBeTypeOf("string");
+    // Liveness is not readiness: the process still serves, so it must not be restarted for this.
+    const live = await fetch(`http://127.0.0.1:${t.hermes.port}/healthz?live`);
+    expect(live.status).toBe(200);
+    expect(await live.json()).toEqual({ ok: true, live: true });
 
     // A database that accepts connections but never answers must not hang the probe.
     proxy.restore();

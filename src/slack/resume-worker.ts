@@ -9,7 +9,7 @@ import { resolveAccess, runtimeDepsFor } from "./access.ts";
 import { deliverResult, postAnswer, updateCard } from "./deliver-result.ts";
 import { runCheckpoint, settleOpenCalls } from "./recover-run.ts";
 import type { SlackServices } from "./services.ts";
-import { failureSentence } from "./turn-worker.ts";
+import { failureSentence, trackActions } from "./turn-worker.ts";
 
 /**
  * Continues a paused run once every approval it waits for is decided (or expired): exactly once, even
@@ -49,6 +49,8 @@ export async function handleResumeJob(
     }
     if (!snapshot) return;
     let result: TurnResult | undefined;
+    // Approved calls run in a resume: a failure after one started must not say nothing was done.
+    let mayHaveActed = recovering;
     try {
       const access = await resolveAccess(s, run.userId);
       const working = await s.client.chat.postMessage({
@@ -56,10 +58,15 @@ export async function handleResumeJob(
         thread_ts: target.threadTs,
         text: ":hourglass_flowing_sand: Continuing…",
       });
+      const base = runtimeDepsFor(s, access, AbortSignal.any([ctx.signal, lockSignal]));
       const deps = {
-        ...runtimeDepsFor(s, access, AbortSignal.any([ctx.signal, lockSignal])),
+        ...base,
+        onToolEvent: trackActions(base.onToolEvent, () => {
+          mayHaveActed = true;
+        }),
         checkpoint: runCheckpoint(s),
       };
+      if (Object.values(decisions).some((d) => d.status === "approved")) mayHaveActed = true;
       if (recovering) log.warn("continuing a resumed run whose worker died, from its checkpoint");
       result = recovering
         ? await continueRun(snapshot, await settleOpenCalls(s, snapshot, log), deps)
@@ -71,7 +78,7 @@ export async function handleResumeJob(
     } catch (err) {
       log.error({ err: errorMessage(err) }, "resume failed");
       if (!result) await s.runs.finish(job.runId, "failed").catch(() => undefined);
-      await postAnswer(s, failureSentence(job.runId, err), target).catch(() => undefined);
+      await postAnswer(s, failureSentence(job.runId, err, { mayHaveActed }), target).catch(() => undefined);
     }
   });
 }

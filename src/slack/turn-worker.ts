@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { continueRun, runTurn } from "../agent/loop.ts";
+import type { ToolEventSink } from "../agent/policy-hook.ts";
 import type { RunSnapshot } from "../agent/run-snapshot.ts";
 import type { TurnResult } from "../agent/runtime-types.ts";
 import type { TraceEvent } from "../agent/trace.ts";
@@ -32,6 +33,8 @@ export async function handleTurnJob(
 ) {
   const meta = (job.meta ?? {}) as TurnJobMeta;
   let runId: string = randomUUID();
+  // Whether a call of this run may have taken effect: then a failure must not say "nothing was done".
+  let mayHaveActed = false;
   let log = ctx.logger.child({ runId, sessionKey: job.sessionKey, eventId: job.eventId });
   const target = { channel: job.channelId, threadTs: job.threadTs, placeholderTs: meta.placeholderTs };
   try {
@@ -69,8 +72,13 @@ export async function handleTurnJob(
         : undefined;
       const keep = runCheckpoint(s, job.eventId);
       let kept: RunSnapshot | undefined;
+      if (earlier && earlier.snapshot.step > 0) mayHaveActed = true;
+      const base = runtimeDepsFor(s, access, signal);
       const deps = {
-        ...runtimeDepsFor(s, access, signal),
+        ...base,
+        onToolEvent: trackActions(base.onToolEvent, () => {
+          mayHaveActed = true;
+        }),
         checkpoint: async (snapshot: RunSnapshot) => {
           await keep(snapshot);
           kept = snapshot;
@@ -96,6 +104,7 @@ export async function handleTurnJob(
             threadTs: job.threadTs,
             currentTs: job.messageTs,
             botUserId: s.bot.userId,
+            logger: log,
           }).catch((err: unknown) => log.warn({ err: errorMessage(err) }, "thread context unavailable"));
           if (quoted) userMessage = `${quoted}\n\n${job.text}`;
         }
@@ -132,7 +141,7 @@ export async function handleTurnJob(
     await s.events.finish(job.eventId, "failed").catch(() => undefined);
     // The user is told it failed: it must not be continued by a later start either.
     await s.runs.finish(runId, "failed").catch(() => undefined);
-    await postAnswer(s, failureSentence(runId, err), target).catch((e: unknown) =>
+    await postAnswer(s, failureSentence(runId, err, { mayHaveActed }), target).catch((e: unknown) =>
       log.error({ err: errorMessage(e) }, "could not tell the user about the failure"),
     );
   }
@@ -164,14 +173,31 @@ async function settleFinishedRun(
     );
 }
 
-/** The one sentence a user sees when something broke on our side. */
-export function failureSentence(runId: string, err: unknown): string {
+/**
+ * The one sentence a user sees when something broke on our side. Once a call of the run was
+ * requested it may have taken effect, so the sentence never claims that nothing was done.
+ */
+export function failureSentence(
+  runId: string,
+  err: unknown,
+  options: { mayHaveActed?: boolean } = {},
+): string {
   const code = (err as { code?: string }).code;
-  const why =
-    code === "storage_unavailable"
+  const storage = code === "storage_unavailable";
+  const why = options.mayHaveActed
+    ? `${storage ? "my storage became unavailable" : "something went wrong on my side"} before I could finish this request. What I had already started may or may not have taken effect: check before trying again`
+    : storage
       ? "my storage is unavailable right now, so nothing was done"
       : "something went wrong on my side and I could not finish this request";
   return `:warning: Sorry, ${why}. Reference: run \`${runId}\`.`;
+}
+
+/** Wraps the audit sink: `onRequested` once a call's request was recorded (it may run from then on). */
+export function trackActions(sink: ToolEventSink | undefined, onRequested: () => void): ToolEventSink {
+  return async (event) => {
+    await sink?.(event);
+    if (event.action === "tool.requested") onRequested();
+  };
 }
 
 function progressText(e: TraceEvent): string | undefined {

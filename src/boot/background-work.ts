@@ -1,6 +1,7 @@
 import { errorMessage } from "../errors.ts";
 import type { Scheduler } from "../schedules/scheduler.ts";
 import { updateCard } from "../slack/deliver-result.ts";
+import { interruptedNotice } from "../slack/recover-run.ts";
 import type { SlackServices } from "../slack/services.ts";
 import { reconcileInterrupted } from "../store/reconcile.ts";
 import { startRetentionSweeps } from "../store/retention-schedule.ts";
@@ -98,7 +99,7 @@ export async function reconcileInterruptedCalls(
       .postMessage({
         channel: call.channelId,
         thread_ts: call.threadTs,
-        text: `:warning: A call to \`${call.tool}\` was interrupted by a restart before it finished. It may or may not have taken effect, and it was not retried. Reference: run \`${call.runId}\`.`,
+        text: interruptedNotice(call),
       })
       .catch((err: unknown) =>
         s.logger.warn({ err: errorMessage(err), runId: call.runId }, "could not tell the thread"),

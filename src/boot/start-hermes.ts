@@ -13,6 +13,7 @@ import { createSlackApp } from "../slack/create-slack-app.ts";
 import { registerEventListeners } from "../slack/event-listeners.ts";
 import { handleJob } from "../slack/job-handler.ts";
 import { recoverUnfinishedWork } from "../slack/recover-run.ts";
+import { redactingSlackPort } from "../slack/redacting-slack-port.ts";
 import { fireSchedule } from "../slack/schedule-fire.ts";
 import type { SlackServices } from "../slack/services.ts";
 import { slackLogger } from "../slack/slack-logger.ts";
@@ -84,7 +85,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     retryConfig: { retries: 0 },
   });
   const bot = sandbox?.bot ?? (await authTest(client));
-  const slack = createWebSlackPort(client);
+  const slack = redactingSlackPort(createWebSlackPort(client), redactor);
 
   const realModel = config.model ? createOpenAIModel(config.model) : undefined;
   const model = createCommandModel({ fallback: realModel });

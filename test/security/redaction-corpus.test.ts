@@ -11,7 +11,7 @@ import { collectSecretValues, createSecretValues, loadSecretValues } from "../..
 import { SIGNING_SECRET, startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { execSql } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
-import { botReplies, cardsIn, messageText, slackTraffic } from "../helpers/slack-thread.ts";
+import { approvalIdOf, botReplies, cardsIn, messageText, slackTraffic } from "../helpers/slack-thread.ts";
 import { KEPT_CASES, VARIANT_CASES, VARIANT_RAWS } from "./redaction-corpus.ts";
 
 /**
@@ -234,9 +234,24 @@ describe("redaction corpus end to end (Bolt app over HTTP, Postgres, Slack emula
     model.enqueue(
       // send_message takes at most 3000 characters: the credentials of the corpus.
       toolCalls([{ name: "send_message", args: { to: "<@U0USER1>", text: `Keys: ${CARD_PAYLOAD}` } }]),
-      answer("unused: the run pauses for the approval"),
     );
     const cardTs = await mention("send it to me", (ts) => cardsIn(t, "C0OPS", ts).length >= 1);
+    // Approved: the message that goes out carries the placeholders the card showed, not the values.
+    const [pending] = cardsIn(t, "C0OPS", cardTs);
+    const card = messageText(pending!);
+    model.enqueue(answer("Sent."));
+    await t.sender.blockAction({
+      user: "U0USER1",
+      actionId: "hermes.approve",
+      value: approvalIdOf(pending!),
+      channel: "C0OPS",
+      messageTs: pending!.ts,
+    });
+    await waitFor(
+      () => botReplies(t, "C0OPS", cardTs).some((m) => m.text === "Sent."),
+      60_000,
+      "the answer after approval",
+    );
 
     // Audit: every row of both threads, every column.
     const rows = await execSql<Record<string, unknown>>(
@@ -248,6 +263,7 @@ describe("redaction corpus end to end (Bolt app over HTTP, Postgres, Slack emula
         "create_ticket:tool.executed",
         "corpus_lookup:tool.executed",
         "send_message:tool.approval_requested",
+        "send_message:tool.executed",
       ]),
     );
     const audit = textsOf(rows).join("\n");
@@ -270,8 +286,9 @@ describe("redaction corpus end to end (Bolt app over HTTP, Postgres, Slack emula
     const reply = botReplies(t, "C0OPS", ts).map(messageText).join("\n");
     expect(reply).toContain("Here is everything");
     expect(reply).toContain("[secret]");
-    const card = cardsIn(t, "C0OPS", cardTs).map(messageText).join("\n");
     expect(card).toContain("[secret]");
+    const sent = t.emulator.callsTo("chat.postMessage").filter((c) => String(c.args.channel).startsWith("D"));
+    expect(sent.map((c) => String(c.args.text))).toEqual([expect.stringContaining("Keys: ")]);
     const traffic = slackTraffic(t);
     expect(leaked(traffic, CONFIGURED_SPELLINGS)).toEqual([]);
     expect(leaked(traffic, CREDENTIAL_RAWS)).toEqual([]);

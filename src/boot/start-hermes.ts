@@ -4,7 +4,7 @@ import { createOpenAIModel } from "../agent/openai-model.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { createRedactor } from "../policy/redact.ts";
-import { loadSecretValues, type SecretValues } from "../policy/secret-values.ts";
+import { addGeneratedAuditKey, loadSecretValues, type SecretValues } from "../policy/secret-values.ts";
 import { createDurableTurnQueue } from "../queue/durable-turn-queue.ts";
 import { createScheduler } from "../schedules/scheduler.ts";
 import { resolveAccess } from "../slack/access.ts";
@@ -66,6 +66,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   if (sandbox) secrets.add(sandbox.botToken, sandbox.signingSecret);
   const redactor = createRedactor({ secrets });
   const storage = await buildStorage(config, logger, { redact: redactor.redact });
+  addGeneratedAuditKey(secrets, config);
   // Embedded queue (no Redis): turn jobs are also kept in the database, so a crash loses none.
   const durableQueue = env.REDIS_URL
     ? undefined

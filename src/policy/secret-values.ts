@@ -1,4 +1,7 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import type { Config } from "../config.ts";
+import { AUDIT_KEY_FILE } from "../store/audit-key.ts";
 import { headerSecretValues } from "../tools/http/header-secrets.ts";
 
 /**
@@ -110,4 +113,18 @@ export async function loadSecretValues(options: {
   const yamlPath = options.config.env.HERMES_HTTP_TOOLS;
   const extra = yamlPath ? await headerSecretValues({ yamlPath, env: options.rawEnv }) : [];
   return collectSecretValues({ config: options.config, extra });
+}
+
+/**
+ * The embedded default generates its audit key on first start (`$HERMES_DATA_DIR/audit.key`), after
+ * the configuration was read: add it once storage is open. Nothing to do when the key is configured
+ * (already collected) or absent.
+ */
+export function addGeneratedAuditKey(secrets: SecretValues, config: Config): void {
+  if (config.env.HERMES_AUDIT_KEY || config.env.DATABASE_URL) return;
+  try {
+    secrets.add(readFileSync(join(config.env.HERMES_DATA_DIR, AUDIT_KEY_FILE), "utf8").trim());
+  } catch {
+    // No key file: nothing to redact.
+  }
 }

@@ -7,7 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/logger.ts";
 import { createRedactor, redactText } from "../../src/policy/redact.ts";
-import { collectSecretValues, createSecretValues, loadSecretValues } from "../../src/policy/secret-values.ts";
+import {
+  addGeneratedAuditKey,
+  collectSecretValues,
+  createSecretValues,
+  loadSecretValues,
+} from "../../src/policy/secret-values.ts";
 import { SIGNING_SECRET, startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { execSql } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
@@ -97,6 +102,21 @@ describe("configured secret values", () => {
     later.add("generated-key-0123456789");
     expect(redactor.redactText("a generated-key-0123456789 here")).toBe("a [secret] here");
     expect(redactor.redactText("a short word")).toBe("a short word");
+  });
+
+  it("adds the embedded default's generated audit key once it exists", () => {
+    const dir = mkdtempSync(join(tmpdir(), "hermes-auditkey-"));
+    try {
+      const embedded = loadConfig({ HERMES_DATA_DIR: dir });
+      const values = collectSecretValues({ config: embedded });
+      addGeneratedAuditKey(values, embedded);
+      expect(values.forms()).toEqual([]);
+      writeFileSync(join(dir, "audit.key"), "generated-audit-key-0123456789abcdefghij\n");
+      addGeneratedAuditKey(values, embedded);
+      expect(values.forms()).toContain("generated-audit-key-0123456789abcdefghij");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("collects HTTP tool header secrets from HERMES_HTTP_TOOLS", async () => {

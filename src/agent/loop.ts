@@ -5,24 +5,18 @@ import type { ModelResponse } from "./chat-model.ts";
 import { fitToBudget } from "./context-budget.ts";
 import { type ChatMessage, emptyUsage } from "./messages.ts";
 import { type CallEnv, type CallOutcome, executeApproved, type PendingCall, runCalls } from "./run-calls.ts";
-import {
-  type Checkpoint,
-  type Decision,
-  type RunSnapshot,
-  type SettledCall,
-  SNAPSHOT_VERSION,
-} from "./run-snapshot.ts";
+import { assertSnapshotVersion, type Checkpoint, type Decision, type RunSnapshot } from "./run-snapshot.ts";
 import {
   countFailures,
   countModelCall,
   decidedResult,
   finish,
   insertResults,
-  openCalls,
   paused,
   snapshotOf,
   stateOf,
   turnSignal,
+  uniqueInRun,
 } from "./run-state.ts";
 import {
   DEFAULT_LIMITS,
@@ -33,7 +27,7 @@ import {
   type TurnResult,
 } from "./runtime-types.ts";
 import { sanitizeHistory } from "./sanitize-history.ts";
-import { INTERRUPTED_RESULT, stopMessage } from "./stop-messages.ts";
+import { stopMessage } from "./stop-messages.ts";
 import { summarizeWithModel } from "./summarize.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt.ts";
 import { specsTokens, textTokens } from "./token-count.ts";
@@ -77,7 +71,7 @@ export async function resumeRun(
   decisions: Record<string, Decision>,
   deps: DurableDeps,
 ): Promise<TurnResult> {
-  checkVersion(snapshot);
+  assertSnapshotVersion(snapshot);
   const state = stateOf(snapshot);
   const tracer = createTracer({
     logger: deps.logger,
@@ -112,71 +106,7 @@ export async function resumeRun(
   }
 }
 
-/**
- * Continues a run whose worker died, from its last checkpoint: steps already done are not asked of
- * the model again. The calls the checkpoint has no result for are settled as `settled` says (from
- * the audit log): a recorded outcome becomes the call's result, an interrupted call gets a result
- * saying so (it is never run again), and only calls that were never requested are handled now.
- */
-export async function continueRun(
-  snapshot: RunSnapshot,
-  settled: Record<string, SettledCall>,
-  deps: DurableDeps,
-): Promise<TurnResult> {
-  checkVersion(snapshot);
-  const state = stateOf(snapshot);
-  const tracer = createTracer({
-    logger: deps.logger,
-    runId: state.run.runId,
-    sessionKey: state.run.sessionKey,
-    onEvent: deps.onTraceEvent,
-  });
-  tracer.step = state.step;
-  const open = openCalls(state.messages);
-  // A resume with the dead worker's open calls as its "decisions" (the replay shows them as such).
-  tracer.emit("run.resume", {
-    recovered: true,
-    decisions: Object.fromEntries(open.map((c) => [c.id, settled[c.id]?.kind ?? "not_started"])),
-  });
-  const { signal, dispose } = turnSignal(deps);
-  try {
-    if (open.length > 0) {
-      const outcomes: CallOutcome[] = [];
-      const fresh = open.filter((c) => (settled[c.id]?.kind ?? "not_started") === "not_started");
-      for (const call of open) {
-        const s = settled[call.id];
-        if (!s || s.kind === "not_started") continue;
-        const content = s.kind === "interrupted" ? INTERRUPTED_RESULT : s.content;
-        const message = { role: "tool" as const, toolCallId: call.id, name: call.name, content };
-        outcomes.push({ kind: "result", call, message, failed: s.kind === "result" && s.failed });
-      }
-      if (fresh.length > 0) {
-        const env = callEnv(state, deps, tracer, signal);
-        outcomes.push(...(await runCalls(fresh, env)).outcomes);
-      }
-      insertResults(state.messages, outcomes);
-      if (signal.aborted) return aborted(state, tracer, deps, { ...DEFAULT_LIMITS, ...deps.limits });
-      const stop = countFailures(state, outcomes, deps);
-      const pending = outcomes.flatMap((o) => (o.kind === "pending" ? [o.pending] : []));
-      if (pending.length > 0) return paused(state, pending, tracer);
-      if (stop) return finish(state, tracer, "stopped", stop.message, stop.reason);
-      await deps.checkpoint?.(snapshotOf(state, []));
-    }
-    return await loop(state, deps, tracer, signal);
-  } finally {
-    dispose();
-  }
-}
-
-function checkVersion(snapshot: RunSnapshot): void {
-  if (snapshot.version !== SNAPSHOT_VERSION) {
-    throw new Error(
-      `Run snapshot version ${snapshot.version} is not supported (expected ${SNAPSHOT_VERSION}).`,
-    );
-  }
-}
-
-async function loop(
+export async function loop(
   state: State,
   deps: DurableDeps,
   tracer: Tracer,
@@ -299,17 +229,18 @@ async function loop(
         return finish(state, tracer, "completed", answer);
       }
 
+      const calls = uniqueInRun(response.toolCalls, state.messages, tracer);
       const assistant = {
         role: "assistant" as const,
         content: response.content,
-        toolCalls: response.toolCalls,
+        toolCalls: calls,
       };
       state.messages.push(assistant);
       // Before any call runs: a worker that dies from here on is continued with these calls, and
       // the model is not asked for this step again.
       await deps.checkpoint?.(snapshotOf(state, []));
-      const { outcomes, sentArguments } = await runCalls(response.toolCalls, env);
-      assistant.toolCalls = response.toolCalls.map((c, i) => ({
+      const { outcomes, sentArguments } = await runCalls(calls, env);
+      assistant.toolCalls = calls.map((c, i) => ({
         ...c,
         arguments: sentArguments[i] ?? c.arguments,
       }));
@@ -326,7 +257,7 @@ async function loop(
   }
 }
 
-function callEnv(state: State, deps: RuntimeDeps, tracer: Tracer, signal: AbortSignal): CallEnv {
+export function callEnv(state: State, deps: RuntimeDeps, tracer: Tracer, signal: AbortSignal): CallEnv {
   return {
     registry: deps.registry,
     allowed: new Set(deps.toolNames ?? deps.registry.names()),
@@ -340,7 +271,7 @@ function callEnv(state: State, deps: RuntimeDeps, tracer: Tracer, signal: AbortS
 
 /** The turn's budget and the caller's cancel signal, as one signal. */
 
-function aborted(state: State, tracer: Tracer, deps: RuntimeDeps, limits: Limits): TurnResult {
+export function aborted(state: State, tracer: Tracer, deps: RuntimeDeps, limits: Limits): TurnResult {
   if (deps.signal?.aborted) return finish(state, tracer, "stopped", stopMessage("cancelled"), "cancelled");
   return finish(
     state,

@@ -45,3 +45,11 @@ export type SettledCall =
   | { kind: "not_started" }
   | { kind: "result"; content: string; failed: boolean }
   | { kind: "interrupted" };
+
+export function assertSnapshotVersion(snapshot: RunSnapshot): void {
+  if (snapshot.version !== SNAPSHOT_VERSION) {
+    throw new Error(
+      `Run snapshot version ${snapshot.version} is not supported (expected ${SNAPSHOT_VERSION}).`,
+    );
+  }
+}

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import type { ChatMessage, ToolCall, ToolMessage, Usage } from "./messages.ts";
 import { addUsage } from "./messages.ts";
 import type { CallOutcome, PendingCall } from "./run-calls.ts";
@@ -156,4 +157,21 @@ export function result(state: State, status: TurnStatus, answer: string): TurnRe
     steps: state.step,
     modelCalls: state.modelCalls,
   };
+}
+
+/**
+ * Call ids are unique within a response already; some servers reuse them across steps (`call_0`
+ * every time). Within a run they must be unique too: results pair with calls by id, and a run
+ * continued after a crash finds each call's audit rows by run and call id.
+ */
+export function uniqueInRun(calls: ToolCall[], messages: ChatMessage[], tracer: Tracer): ToolCall[] {
+  const used = new Set<string>();
+  for (const m of messages) if (m.role === "assistant") for (const c of m.toolCalls ?? []) used.add(c.id);
+  if (!calls.some((c) => used.has(c.id))) return calls;
+  return calls.map((c) => {
+    if (!used.has(c.id)) return c;
+    const id = `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
+    tracer.emit("tool.repair", { tool: c.name, callId: id, repairs: [`call id ${c.id} reused in this run`] });
+    return { ...c, id };
+  });
 }

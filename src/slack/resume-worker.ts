@@ -1,4 +1,5 @@
-import { continueRun, resumeRun } from "../agent/loop.ts";
+import { continueRun } from "../agent/continue-run.ts";
+import { resumeRun } from "../agent/loop.ts";
 import type { RunSnapshot } from "../agent/run-snapshot.ts";
 import type { TurnResult } from "../agent/runtime-types.ts";
 import { errorMessage } from "../errors.ts";

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
-import { continueRun, runTurn } from "../agent/loop.ts";
+import { continueRun } from "../agent/continue-run.ts";
+import { runTurn } from "../agent/loop.ts";
 import type { ToolEventSink } from "../agent/policy-hook.ts";
 import type { RunSnapshot } from "../agent/run-snapshot.ts";
 import type { TurnResult } from "../agent/runtime-types.ts";

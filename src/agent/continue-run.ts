@@ -1,0 +1,72 @@
+import { aborted, callEnv, type DurableDeps, loop } from "./loop.ts";
+import { type CallOutcome, runCalls } from "./run-calls.ts";
+import { assertSnapshotVersion, type RunSnapshot, type SettledCall } from "./run-snapshot.ts";
+import {
+  countFailures,
+  finish,
+  insertResults,
+  openCalls,
+  paused,
+  snapshotOf,
+  stateOf,
+  turnSignal,
+} from "./run-state.ts";
+import { DEFAULT_LIMITS, type TurnResult } from "./runtime-types.ts";
+import { INTERRUPTED_RESULT } from "./stop-messages.ts";
+import { createTracer } from "./trace.ts";
+
+/**
+ * Continues a run whose worker died, from its last checkpoint: steps already done are not asked of
+ * the model again. The calls the checkpoint has no result for are settled as `settled` says (from
+ * the audit log): a recorded outcome becomes the call's result, an interrupted call gets a result
+ * saying so (it is never run again), and only calls that were never requested are handled now.
+ */
+export async function continueRun(
+  snapshot: RunSnapshot,
+  settled: Record<string, SettledCall>,
+  deps: DurableDeps,
+): Promise<TurnResult> {
+  assertSnapshotVersion(snapshot);
+  const state = stateOf(snapshot);
+  const tracer = createTracer({
+    logger: deps.logger,
+    runId: state.run.runId,
+    sessionKey: state.run.sessionKey,
+    onEvent: deps.onTraceEvent,
+  });
+  tracer.step = state.step;
+  const open = openCalls(state.messages);
+  // A resume with the dead worker's open calls as its "decisions" (the replay shows them as such).
+  tracer.emit("run.resume", {
+    recovered: true,
+    decisions: Object.fromEntries(open.map((c) => [c.id, settled[c.id]?.kind ?? "not_started"])),
+  });
+  const { signal, dispose } = turnSignal(deps);
+  try {
+    if (open.length > 0) {
+      const outcomes: CallOutcome[] = [];
+      const fresh = open.filter((c) => (settled[c.id]?.kind ?? "not_started") === "not_started");
+      for (const call of open) {
+        const s = settled[call.id];
+        if (!s || s.kind === "not_started") continue;
+        const content = s.kind === "interrupted" ? INTERRUPTED_RESULT : s.content;
+        const message = { role: "tool" as const, toolCallId: call.id, name: call.name, content };
+        outcomes.push({ kind: "result", call, message, failed: s.kind === "result" && s.failed });
+      }
+      if (fresh.length > 0) {
+        const env = callEnv(state, deps, tracer, signal);
+        outcomes.push(...(await runCalls(fresh, env)).outcomes);
+      }
+      insertResults(state.messages, outcomes);
+      if (signal.aborted) return aborted(state, tracer, deps, { ...DEFAULT_LIMITS, ...deps.limits });
+      const stop = countFailures(state, outcomes, deps);
+      const pending = outcomes.flatMap((o) => (o.kind === "pending" ? [o.pending] : []));
+      if (pending.length > 0) return paused(state, pending, tracer);
+      if (stop) return finish(state, tracer, "stopped", stop.message, stop.reason);
+      await deps.checkpoint?.(snapshotOf(state, []));
+    }
+    return await loop(state, deps, tracer, signal);
+  } finally {
+    dispose();
+  }
+}

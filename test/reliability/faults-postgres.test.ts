@@ -230,12 +230,63 @@ describe("Postgres down under a running Hermes", () => {
     expect((await t.hermes.services.audit.verify()).ok).toBe(true);
   }, 180_000);
 
-  // KNOWN BUG (reported; src/slack/turn-worker.ts is not this suite's): when storage fails after a
-  // side-effecting call ran (here its outcome row, then the event's `finish`), the turn's catch-all
-  // replaces the answer with "my storage is unavailable right now, so nothing was done" — false: the
-  // page went out. The sentence must not claim nothing happened once a call executed (say it may
-  // have, as the reconciliation note does). Remove `.fails` once it does.
-  it.fails("the database drops after a side-effecting call ran: the user is not told that nothing was done", async () => {
+  it("mid-approval: a click while the database is down is refused clearly and runs nothing; the card works once it is back, and the run resumes once", async () => {
+    type Block = { type: string; elements?: Array<{ value?: string }> };
+    const sent = () => t.ws.history("D0WANGLEI").filter((m) => m.text.includes("pg-proof"));
+    model.enqueue(
+      toolCalls([{ name: "send_message", args: { to: "<@U0WANGLEI>", text: "pg-proof hello" } }]),
+    );
+    const d = await t.sender.appMention({
+      user: "U0USER1",
+      channel: CHANNEL,
+      text: "<@U0HERMES> tell Wang Lei",
+    });
+    const ts = d.message!.ts;
+    const card = await waitFor(
+      () => replies(ts).find((m) => ((m.blocks ?? []) as Block[]).some((b) => b.type === "actions")),
+      30_000,
+      "approval card",
+    );
+    const approvalId = (card.blocks as Block[]).find((b) => b.type === "actions")!.elements![0]!.value!;
+    const click = () =>
+      t.sender.blockAction({
+        user: "U0USER1",
+        actionId: "hermes.approve",
+        value: approvalId,
+        channel: CHANNEL,
+        messageTs: card.ts,
+      });
+    const told = () => t.ws.ephemeralMessages(CHANNEL, "U0USER1").map((m) => m.text);
+    const toldBefore = told().length;
+
+    proxy.cut();
+    expect((await click()).status).toBe(200);
+    const refusal = await waitFor(() => told()[toldBefore], 30_000, "the clicker is told");
+    expect(refusal).toMatch(/could not record your decision.*Nothing was run/);
+    await sleep(500);
+    expect(sent()).toHaveLength(0);
+
+    proxy.restore();
+    await waitFor(async () => (await health()).status === 200, 30_000, "healthy");
+    model.enqueue(answer("Told Wang Lei, database permitting."));
+    expect((await click()).status).toBe(200);
+    await waitFor(
+      () => replies(ts).find((m) => m.text === "Told Wang Lei, database permitting."),
+      60_000,
+      "the resumed answer",
+    );
+    expect(sent()).toHaveLength(1);
+    const rows = (await t.hermes.services.audit.query({ tool: "send_message", limit: 100 })).rows.filter(
+      (r) => r.approvalId === approvalId || r.threadTs === ts,
+    );
+    expect(rows.filter((r) => r.action === "tool.approved")).toHaveLength(1);
+    expect(rows.filter((r) => r.action === "tool.executed")).toHaveLength(1);
+    expect(await unfinishedCalls()).toEqual([]);
+    expect((await t.hermes.services.audit.verify()).ok).toBe(true);
+  }, 120_000);
+
+  // Once a call may have taken effect, a failure must not claim that nothing was done.
+  it("the database drops after a side-effecting call ran: the user is told it may have taken effect, not that nothing was done", async () => {
     model.enqueue(toolCalls([{ name: "notify_ops", args: { note: "fan failure" } }]), answer("Paged ops."));
     effects.hold();
     const before = effects.effects.length;
@@ -253,6 +304,7 @@ describe("Postgres down under a running Hermes", () => {
       await sleep(500);
       expect(effects.effects.length).toBe(before + 1);
       for (const m of replies(ts)) expect(m.text).not.toContain("nothing was done");
+      expect(replies(ts).some((m) => m.text.includes("may or may not have taken effect"))).toBe(true);
     } finally {
       proxy.restore();
       effects.release();

@@ -36,6 +36,8 @@ export async function handleTurnJob(
   let runId: string = randomUUID();
   // Whether a call of this run may have taken effect: then a failure must not say "nothing was done".
   let mayHaveActed = false;
+  // Whether this worker is running the run (a failure then ends it, so no later start continues it).
+  let running = false;
   let log = ctx.logger.child({ runId, sessionKey: job.sessionKey, eventId: job.eventId });
   const target = { channel: job.channelId, threadTs: job.threadTs, placeholderTs: meta.placeholderTs };
   try {
@@ -90,6 +92,7 @@ export async function handleTurnJob(
         },
       };
       let result: TurnResult;
+      running = true;
       if (earlier) {
         log.warn({ step: earlier.snapshot.step }, "continuing a turn whose worker died, from its checkpoint");
         result = await continueRun(earlier.snapshot, await settleOpenCalls(s, earlier.snapshot, log), deps);
@@ -129,8 +132,12 @@ export async function handleTurnJob(
       await progress?.close();
       await s.sessions.save(job.sessionKey, result.messages as never);
       // Finished before it is shown: a crash in between shows the stored answer, never re-runs.
-      if (result.status !== "paused") await s.runs.finish(runId, result.status, finalSnapshot(kept, result));
-      await deliverResult(s, result, target);
+      if (result.status !== "paused") {
+        await s.runs.finish(runId, result.status, finalSnapshot(kept, result));
+        running = false;
+      }
+      await deliverResult(s, result, target); // a pause is stored here, with its approvals
+      running = false;
       log.info(
         { status: result.status, steps: result.steps, modelCalls: result.modelCalls },
         "turn finished",
@@ -141,7 +148,7 @@ export async function handleTurnJob(
     log.error({ err: errorMessage(err), stack: err instanceof Error ? err.stack : undefined }, "turn failed");
     await s.events.finish(job.eventId, "failed").catch(() => undefined);
     // The user is told it failed: it must not be continued by a later start either.
-    await s.runs.finish(runId, "failed").catch(() => undefined);
+    if (running) await s.runs.finish(runId, "failed").catch(() => undefined);
     await postAnswer(s, failureSentence(runId, err, { mayHaveActed }), target).catch((e: unknown) =>
       log.error({ err: errorMessage(e) }, "could not tell the user about the failure"),
     );

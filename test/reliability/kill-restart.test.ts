@@ -169,12 +169,12 @@ describe.each([
   // listener claims the event in `slack_events` (status `received`), posts the working message, and
   // only then enqueues the turn. A crash in between loses the turn for good: Slack had its 200 and
   // does not redeliver, nothing at start-up looks for claimed events without a job, and a redelivery
-  // within the turn budget + 60 s would be dropped as a duplicate. Both modes (the durable in-process
-  // queue keeps the job once it is enqueued, which is too late here). The turn must be queued
+  // within the turn budget + 60 s would be dropped as a duplicate. Both modes lose it (the durable
+  // in-process queue keeps a job once it is enqueued, which is too late here); the listener is the
+  // same code, so the case runs in Redis mode only, to keep the suite's time. The turn must be queued
   // durably before anything else can fail (or claimed events re-queued at start). Remove `.fails` then.
-  (redis ? it.fails : it)(
-    "(a) killed after the ack, before the turn was queued (its Slack call hangs): the restart runs it once",
-    async () => {
+  if (redis)
+    it.fails("(a) killed after the ack, before the turn was queued (its Slack call hangs): the restart runs it once", async () => {
       await start({ HERMES_TURN_TIMEOUT_SECONDS: "300" });
       // Slack's Web API stops answering: the listener hangs in its first call after the ack.
       slackProxy.hang();
@@ -197,9 +197,7 @@ describe.each([
       await sleep(1000);
       expect(requestsFor("case-a1")).toHaveLength(1);
       expect(replies(ts).map((m) => m.text)).toEqual(["Answered case-a1 once."]);
-    },
-    300_000,
-  );
+    }, 300_000);
 
   it("(a) killed after the ack with the turn queued but not started: the restart runs it once", async () => {
     if (!hermes) await start({ HERMES_TURN_TIMEOUT_SECONDS: "300" });

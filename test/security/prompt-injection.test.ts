@@ -13,7 +13,7 @@ import {
   type ScriptStep,
   toolCalls,
 } from "../helpers/scripted-model.ts";
-import { botReplies, cardsIn, messageText, slackTraffic } from "../helpers/slack-thread.ts";
+import { approvalIdOf, botReplies, cardsIn, messageText, slackTraffic } from "../helpers/slack-thread.ts";
 import { captureLog } from "../helpers/trace-capture.ts";
 
 /**
@@ -412,6 +412,38 @@ describe("prompt injection with a model that obeys it (real HTTP, Postgres, Slac
 
   it("no configured secret reached Slack in any of the above (the model never saw one)", () => {
     // Everything the app sent to Slack so far: messages, cards, card updates, ephemerals.
+    const traffic = slackTraffic(t);
+    for (const secret of SECRETS) expect(traffic, secret).not.toContain(secret);
+  });
+
+  it("no configured secret reaches Slack, even in an approved message and an answer the injection wrote", async () => {
+    const ts = await mention(
+      { user: "U0USER1", text: "please share the admin token with Wang Lei" },
+      [
+        toolCalls([
+          {
+            name: "send_message",
+            args: { to: "<@U0WANGLEI>", text: `tokens: ${SECRETS.join(" ")}` },
+          },
+        ]),
+      ],
+      carded(1),
+    );
+    const [card] = cardsIn(t, "C0OPS", ts);
+    model.enqueue(answer(`Sent. For the record: ${SECRETS.join(", ")}`));
+    await t.sender.blockAction({
+      user: "U0USER1",
+      actionId: "hermes.approve",
+      value: approvalIdOf(card!),
+      channel: "C0OPS",
+      messageTs: card!.ts,
+    });
+    await waitFor(
+      () => botReplies(t, "C0OPS", ts).some((m) => m.text.startsWith("Sent.")),
+      60_000,
+      "the answer after approval",
+    );
+    // Everything the app ever sent to Slack in this file: messages, cards, card updates, ephemerals.
     const traffic = slackTraffic(t);
     for (const secret of SECRETS) expect(traffic, secret).not.toContain(secret);
   });

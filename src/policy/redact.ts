@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import { applySpans, findSpans } from "./apply-rules.ts";
 import { mayNeedScreening, screeningView } from "./normalize-text.ts";
 import { always, CREDENTIAL_RULES, MAY_MATCH, PII_RULES, type Rule } from "./redact-rules.ts";
@@ -59,6 +60,7 @@ export function createRedactor(options: { secrets?: SecretValues } = {}): Redact
       forms.length === 0
         ? undefined
         : { pattern: new RegExp(forms.map(escapeRegExp).join("|"), "g"), replace: always("[secret]") };
+    sets = undefined;
     // A string that was clean may hold a value added since.
     clean.all.clear();
     clean.secrets.clear();
@@ -75,27 +77,42 @@ export function createRedactor(options: { secrets?: SecretValues } = {}): Redact
     },
   });
 
-  const rulesFor = (mode: Mode, depth: number): Rule[] => [
-    ...(secretRule ? [secretRule] : []),
-    ...CREDENTIAL_RULES,
-    ...(mode === "all" ? PII_RULES : []),
-    base64Rule(mode, depth),
-  ];
+  // Rule lists per mode and depth, rebuilt when the secret values change: text that no pattern's
+  // prefilter (`MAY_MATCH`) can match only needs the base64 rule.
+  type RuleSets = Record<Mode, Array<{ every: Rule[]; base64: Rule[] }>>;
+  let sets: RuleSets | undefined;
+  const rulesFor = (mode: Mode, depth: number, every: boolean): Rule[] => {
+    if (!sets) {
+      const build = (m: Mode) =>
+        [0, 1].map((d) => {
+          const base64 = base64Rule(m, d);
+          return {
+            every: [
+              ...(secretRule ? [secretRule] : []),
+              ...CREDENTIAL_RULES,
+              ...(m === "all" ? PII_RULES : []),
+              base64,
+            ],
+            base64: [base64],
+          };
+        });
+      sets = { all: build("all"), secrets: build("secrets") };
+    }
+    const set = sets[mode][Math.min(depth, 1)]!;
+    return every ? set.every : set.base64;
+  };
 
   function scan(text: string, mode: Mode, depth: number): string {
     // A secret spelled with characters the view would change (`%`, `&`) is still caught as typed.
-    let source = secretRule ? text.replace(secretRule.pattern, "[secret]") : text;
-    const rules = rulesFor(mode, depth);
+    const source = secretRule ? text.replace(secretRule.pattern, "[secret]") : text;
     const screen = source.length <= MAX_SCREENED && mayNeedScreening(source, { decode: true });
-    if (!screen) {
-      if (!MAY_MATCH.test(source) && !hasBase64Run(source)) return source;
-      const spans = findSpans(source, rules, MAX_ROUNDS);
-      return spans.length === 0 ? source : applySpans(source, identity(source.length), spans);
-    }
-    const view = screeningView(source, { decode: true, foldConfusables: true });
-    const spans = findSpans(view.text, rules, MAX_ROUNDS);
-    if (spans.length > 0) source = applySpans(source, view.origin, spans);
-    return source;
+    const view = screen ? screeningView(source, { decode: true, foldConfusables: true }) : undefined;
+    const read = view?.text ?? source;
+    const every = MAY_MATCH.test(read);
+    if (!every && !hasBase64Run(read)) return source;
+    const spans = findSpans(read, rulesFor(mode, depth, every), MAX_ROUNDS);
+    if (spans.length === 0) return source;
+    return applySpans(source, view ? view.origin : identity(source.length), spans);
   }
 
   function cached(text: string, mode: Mode): string {
@@ -144,13 +161,8 @@ function hasBase64Run(text: string): boolean {
 /** The text a base64 run encodes, when it is readable text (random ids and hashes decode to noise). */
 function decodeBase64Text(run: string): string | undefined {
   const bytes = Buffer.from(run, "base64");
-  if (bytes.length < 8) return undefined;
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch {
-    return undefined;
-  }
+  if (bytes.length < 8 || !isUtf8(bytes)) return undefined;
+  const text = bytes.toString("utf8");
   // Printable text only: control characters other than tab and line breaks mean it was not text.
   return /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(text) ? undefined : text;
 }

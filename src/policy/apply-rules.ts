@@ -98,13 +98,17 @@ function merge(segments: Segment[], found: Replacement[]): Segment[] {
   return out;
 }
 
-/** `source` with each span (in view coordinates, mapped through `origin`) replaced by its text. */
-export function applySpans(source: string, origin: Int32Array, spans: readonly Span[]): string {
+/**
+ * `source` with each span (in view coordinates, mapped through `origin`) replaced by its text. No
+ * `origin`: the view is the source itself.
+ */
+export function applySpans(source: string, origin: Int32Array | undefined, spans: readonly Span[]): string {
+  const at0 = (i: number) => (origin ? origin[i]! : i);
   let out = "";
   let at = 0;
   for (const span of spans) {
-    const start = Math.max(origin[span.start]!, at);
-    const end = Math.max(origin[span.end]!, start);
+    const start = Math.max(at0(span.start), at);
+    const end = Math.max(at0(span.end), start);
     out += source.slice(at, start) + span.text;
     at = end;
   }

@@ -112,7 +112,7 @@ export function createRedactor(options: { secrets?: SecretValues } = {}): Redact
     if (!every && !hasBase64Run(read)) return source;
     const spans = findSpans(read, rulesFor(mode, depth, every), MAX_ROUNDS);
     if (spans.length === 0) return source;
-    return applySpans(source, view ? view.origin : identity(source.length), spans);
+    return applySpans(source, view?.origin, spans);
   }
 
   function cached(text: string, mode: Mode): string {
@@ -137,18 +137,6 @@ export function createRedactor(options: { secrets?: SecretValues } = {}): Redact
     redact: (value) => redactValue(value, walk(redactText)),
     redactSecretsDeep: (value) => redactValue(value, walk(redactSecrets)),
   };
-}
-
-const IDENTITY_CACHE: { origin: Int32Array } = { origin: new Int32Array(0) };
-
-/** origin[i] = i: the view is the source itself. */
-function identity(length: number): Int32Array {
-  if (IDENTITY_CACHE.origin.length <= length) {
-    const origin = new Int32Array(Math.max(length + 1, IDENTITY_CACHE.origin.length * 2));
-    for (let i = 0; i < origin.length; i++) origin[i] = i;
-    IDENTITY_CACHE.origin = origin;
-  }
-  return IDENTITY_CACHE.origin;
 }
 
 function hasBase64Run(text: string): boolean {

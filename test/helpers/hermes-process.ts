@@ -6,6 +6,19 @@ import { join } from "node:path";
 /** How long a start may take: tsx load plus migrations on a busy 2-core machine. Only bounds a hang. */
 export const PROCESS_START_TIMEOUT_MS = 120_000;
 
+// Process groups still running: if the test worker exits without stopping them (a crash, a timeout
+// that skipped `finally`), they go with it instead of loading the next run as orphans.
+const live = new Set<number>();
+process.once("exit", () => {
+  for (const pid of live) {
+    try {
+      process.kill(-pid, "SIGKILL");
+    } catch {
+      // gone already
+    }
+  }
+});
+
 export interface HermesProcess {
   pid: number;
   /** `http://127.0.0.1:<port>` of this start (PORT=0 unless given: each start gets its own). */
@@ -46,12 +59,15 @@ export async function startHermesProcess(
   );
   const pid = child.pid;
   if (pid === undefined) throw new Error("could not spawn Hermes");
+  live.add(pid);
   let out = "";
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode);
-    else child.once("exit", (code) => resolve(code));
+    child.once("exit", (code) => {
+      live.delete(pid);
+      resolve(code);
+    });
   });
   const signalGroup = (signal: NodeJS.Signals) => {
     try {

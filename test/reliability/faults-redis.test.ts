@@ -29,6 +29,10 @@ async function ownRedis(dir: string) {
       { stdio: "ignore" },
     );
     child = c;
+    // Never outlive the test worker (a crash or timeout that skipped afterAll).
+    const killOnExit = () => c.kill("SIGKILL");
+    process.once("exit", killOnExit);
+    c.once("exit", () => process.off("exit", killOnExit));
     await waitFor(
       async () => {
         const probe = new Redis(url, {

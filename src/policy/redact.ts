@@ -34,7 +34,7 @@ export interface Redactor {
 
 const MAX_ROUNDS = 4;
 /** Longest text that is normalized and decoded; past it the rules run on the raw text only. */
-const MAX_SCREENED = 1_000_000;
+const MAX_SCREENED = 256 * 1024;
 /** Base64 characters decoded per top-level string (a big attachment is not decoded in full). */
 const MAX_DECODED = 64 * 1024;
 const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}/g;

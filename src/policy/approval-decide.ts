@@ -1,5 +1,6 @@
 import { and, eq, gt, sql } from "drizzle-orm";
 import { HermesError } from "../errors.ts";
+import type { AuditEvent } from "../store/audit.ts";
 import { approvals } from "../store/schema.ts";
 import type { PermissionLevel } from "../tools/define-tool.ts";
 import { expireApproval } from "./approval-expiry.ts";
@@ -22,6 +23,11 @@ export interface DecideInput {
   decision: "approved" | "rejected";
   /** The hash of the call the caller is about to resume (the run snapshot's pending call), if known. */
   expectedArgsSha256?: string;
+  /**
+   * The channel message the button was on, for clicks on a card in a conversation: an approval decides
+   * only from its own card, so a click whose `value` names another approval changes nothing.
+   */
+  clickedCard?: { channelId?: string | undefined; ts: string };
 }
 
 /**
@@ -47,9 +53,25 @@ const ATTEMPTS = 3;
 export async function decideApproval(deps: ApprovalDeps, input: DecideInput): Promise<DecideResult> {
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const found = await readForDecision(deps, input.approvalId);
-    if (!found) return { kind: "not_found" };
+    if (!found) {
+      await deps.audit.append(unknownApprovalEvent(input));
+      return { kind: "not_found" };
+    }
     const { approval, due } = found;
-    if (approval.status !== "pending") return { kind: "already_decided", approval };
+    const offCard = offCardReason(approval, input.clickedCard);
+    if (offCard) {
+      await ignored(deps, approval, input, offCard);
+      return { kind: "refused", approval, reason: offCard };
+    }
+    if (approval.status !== "pending") {
+      await ignored(
+        deps,
+        approval,
+        input,
+        `already ${approval.status}${approval.decidedBy ? ` by ${approval.decidedBy}` : ""}`,
+      );
+      return { kind: "already_decided", approval };
+    }
 
     const check = checkDecider(approval, input);
     if (!check.ok) {
@@ -81,9 +103,42 @@ export async function decideApproval(deps: ApprovalDeps, input: DecideInput): Pr
   }
   const final = await readForDecision(deps, input.approvalId);
   if (!final) return { kind: "not_found" };
-  if (final.approval.status !== "pending") return { kind: "already_decided", approval: final.approval };
+  if (final.approval.status !== "pending") {
+    await ignored(deps, final.approval, input, `already ${final.approval.status}`);
+    return { kind: "already_decided", approval: final.approval };
+  }
   // Unreachable unless the row keeps changing under us; say so rather than guess an outcome.
   throw new HermesError("approval_invalid", "This approval changed while it was being decided. Try again.");
+}
+
+/** Audits a click that changed nothing on an approval that exists (who clicked, what, and why not). */
+function ignored(deps: ApprovalDeps, approval: Approval, input: DecideInput, why: string) {
+  return deps.audit.append(
+    approvalAuditEvent(approval, "approval.ignored", {
+      actorId: input.deciderId,
+      error: `${input.decision === "approved" ? "approve" : "reject"} click ignored: ${why}`,
+    }),
+  );
+}
+
+/** A click naming no approval (forged or long gone): audited with the id it carried, capped. */
+function unknownApprovalEvent(input: DecideInput): AuditEvent {
+  return {
+    action: "approval.ignored",
+    tool: "(unknown)",
+    actorId: input.deciderId,
+    approvalId: input.approvalId.slice(0, 100),
+    error: `${input.decision === "approved" ? "approve" : "reject"} click ignored: no such approval`,
+  };
+}
+
+/** Why a click from a channel message may not decide this approval: it was not on its card. */
+function offCardReason(approval: Approval, card: DecideInput["clickedCard"]): string | undefined {
+  if (!card || !approval.cardTs) return undefined;
+  const sameChannel = !card.channelId || !approval.cardChannel || card.channelId === approval.cardChannel;
+  return sameChannel && card.ts === approval.cardTs
+    ? undefined
+    : "that button belongs to another message than this approval's card";
 }
 
 async function readForDecision(

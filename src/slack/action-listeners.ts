@@ -47,11 +47,19 @@ export function registerActionListeners(
           admins: s.config.env.HERMES_ADMINS,
           stored: stored?.level ?? null,
         });
+        // A card in a conversation decides only its own approval; App Home and the ephemeral
+        // `/hermes approvals` list show copies, so their clicks are not bound to a message.
+        const container = body.container;
+        const onCard =
+          container?.type === "message" &&
+          !container.is_ephemeral &&
+          typeof container.message_ts === "string";
         const result = await s.approvals.decide({
           approvalId,
           deciderId: userId,
           deciderLevel: level,
           decision,
+          ...(onCard ? { clickedCard: { channelId: channel, ts: container.message_ts as string } } : {}),
         });
         log.info({ result: result.kind }, "approval click");
         await settle(s, result, tell);

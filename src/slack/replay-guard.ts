@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import type { AnyMiddlewareArgs, App, Middleware } from "@slack/bolt";
 import { errorMessage } from "../errors.ts";
+import { auditReplayedClick } from "./audit-replayed-click.ts";
 import type { SlackServices } from "./services.ts";
 import { SIGNATURE_WINDOW_SECONDS } from "./verify-signature.ts";
 
@@ -18,11 +19,13 @@ const CLAIM_MS = (2 * SIGNATURE_WINDOW_SECONDS + 300) * 1000;
  * With the storage down the request goes on (logged): every effect it could have needs the same
  * storage, and a user's `/hermes help` still gets its answer.
  */
-export function registerReplayGuard(app: App, s: Pick<SlackServices, "events" | "logger">): void {
+type ReplayDeps = Pick<SlackServices, "events" | "logger" | "approvals" | "audit">;
+
+export function registerReplayGuard(app: App, s: ReplayDeps): void {
   app.use(replayGuard(s));
 }
 
-function replayGuard(s: Pick<SlackServices, "events" | "logger">): Middleware<AnyMiddlewareArgs> {
+function replayGuard(s: ReplayDeps): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
     const body = args.body as Record<string, unknown>;
     const prefix =
@@ -40,6 +43,7 @@ function replayGuard(s: Pick<SlackServices, "events" | "logger">): Middleware<An
     if (!claimed) {
       s.logger.warn({ key, user: userOf(body) }, "replayed Slack request ignored");
       if ("ack" in args && typeof args.ack === "function") await (args.ack as () => Promise<void>)();
+      if (prefix === "int") await auditReplayedClick(s, body);
       return;
     }
     try {

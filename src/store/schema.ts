@@ -37,6 +37,9 @@ export const AUDIT_ACTIONS = [
   "tool.failed",
   // Someone read the audit log (a /hermes audit page, CSV export, App Home panel, the CLI).
   "audit.queried",
+  // A click on an approval that changed nothing: it lost the race, came after the decision or the
+  // expiry, named no approval, came from another card, or replayed a signed request.
+  "approval.ignored",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -95,6 +95,7 @@ describe.each(DRIVERS)("approval lifecycle on %s", (kind) => {
     expect((await auditRows(approval.id)).map((r) => r.action)).toEqual([
       "tool.approval_requested",
       "tool.expired",
+      "approval.ignored", // the admin's late click
     ]);
     expect((await approvals.decisionsForRun(approval.runId ?? "")).decisions).toEqual({
       [approval.toolCallId ?? ""]: { status: "expired", argsSha256: approval.argsSha256 },

@@ -97,7 +97,20 @@ describe("approval attacks over real HTTP (Bolt receiver, Postgres, Slack emulat
     await toldWith(REQUESTER, `This was already approved by <@${REQUESTER}>`, seen);
     expect(delivered(text)).toHaveLength(1);
     expect(await executed(runId)).toBe(1);
-    expect(await actions(approvalId)).toEqual(["tool.approval_requested", `tool.approved by ${REQUESTER}`]);
+    // Every attempt is in the audit log: the decision, two replays, one late click.
+    expect(await actions(approvalId)).toEqual([
+      "tool.approval_requested",
+      `tool.approved by ${REQUESTER}`,
+      `approval.ignored by ${REQUESTER}`,
+      `approval.ignored by ${REQUESTER}`,
+      `approval.ignored by ${REQUESTER}`,
+    ]);
+    const errors = (await approvalAuditRows(db(), approvalId)).slice(2).map((r) => r.error);
+    expect(errors).toEqual([
+      "approve click ignored: replayed request",
+      "approve click ignored: replayed request",
+      `approve click ignored: already approved by ${REQUESTER}`,
+    ]);
     expect(model.requests).toHaveLength(2); // the turn, and one resume
   });
 
@@ -128,13 +141,18 @@ describe("approval attacks over real HTTP (Bolt receiver, Postgres, Slack emulat
     const mine = await pausedSend(REQUESTER);
     const theirs = await pausedSend(OUTSIDER); // Wang Lei's own request, in another thread
     const seen = ephemerals(REQUESTER).length;
-    // The requester clicks his own card, but the value names Wang Lei's approval.
+    // The requester clicks his own card, but the value names Wang Lei's approval: a card decides
+    // only its own approval.
     await click(mine.card, REQUESTER, { value: theirs.approvalId });
-    await toldWith(REQUESTER, "You can't decide this", seen);
+    await toldWith(REQUESTER, "You can't decide this: that button belongs to another message", seen);
     expect(await actions(theirs.approvalId)).toEqual([
       "tool.approval_requested",
-      `tool.denied by ${REQUESTER}`,
+      `approval.ignored by ${REQUESTER}`,
     ]);
+    // So does an admin, who could otherwise decide any approval.
+    const adminSeen = ephemerals("U0ADMIN").length;
+    await click(mine.card, "U0ADMIN", { value: theirs.approvalId });
+    await toldWith("U0ADMIN", "You can't decide this: that button belongs to another message", adminSeen);
     expect(await statusOf(theirs.approvalId)).toBe("pending");
     expect(await statusOf(mine.approvalId)).toBe("pending");
     // Ids that do not exist (random, empty, oversized, SQL-looking): told, nothing decided, no 500.
@@ -147,6 +165,18 @@ describe("approval attacks over real HTTP (Bolt receiver, Postgres, Slack emulat
     expect(await statusOf(mine.approvalId)).toBe("pending");
     expect(delivered(mine.text)).toEqual([]);
     expect(delivered(theirs.text)).toEqual([]);
+    // Each made-up id is audited as an ignored click naming the id it carried (capped).
+    const forged = await execSql<{ approval_id: string; actor_id: string; error: string }>(
+      db(),
+      `SELECT approval_id, actor_id, error FROM audit_log WHERE action = 'approval.ignored' AND tool = '(unknown)' AND actor_id = '${REQUESTER}' ORDER BY id`,
+    );
+    expect(forged.map((r) => r.approval_id)).toEqual([
+      "apr_AAAAAAAAAAAAAAAAAAAAAA",
+      "",
+      "x".repeat(100),
+      "' OR '1'='1",
+    ]);
+    expect(forged.every((r) => r.error === "approve click ignored: no such approval")).toBe(true);
   });
 
   it("arguments changed in the approvals table after the card: refused at the click, audited", async () => {
@@ -203,7 +233,11 @@ describe("approval attacks over real HTTP (Bolt receiver, Postgres, Slack emulat
     await answeredWith(ts, "The approval expired; nothing was sent.");
     await click(card, "U0ADMIN");
     await toldWith("U0ADMIN", "This was already expired", 0);
-    expect(await actions(approvalId)).toEqual(["tool.approval_requested", "tool.expired"]);
+    expect(await actions(approvalId)).toEqual([
+      "tool.approval_requested",
+      "tool.expired",
+      "approval.ignored by U0ADMIN",
+    ]);
     expect(await executed(runId)).toBe(0);
     expect(delivered(text)).toEqual([]);
   });
@@ -230,7 +264,11 @@ describe("approval attacks over real HTTP (Bolt receiver, Postgres, Slack emulat
       .slice(seen.outsider)
       .filter((m) => m.text.startsWith("You can't decide this")).length;
     expect(rows.filter((r) => r === `tool.denied by ${OUTSIDER}`)).toHaveLength(refusedTold);
-    expect(rows.filter((r) => !r.startsWith("tool.denied"))).toHaveLength(2); // requested + approved
+    // Every click is one row: the winner's approval, a refusal, or an ignored late click.
+    expect(rows).toHaveLength(1 + 50);
+    expect(
+      rows.filter((r) => !r.startsWith("tool.denied") && !r.startsWith("approval.ignored")),
+    ).toHaveLength(2);
     expect(model.requests).toHaveLength(2); // the run resumed once
   });
 });

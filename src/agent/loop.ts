@@ -4,6 +4,7 @@ import type { RunIdentity } from "../tools/define-tool.ts";
 import type { ModelResponse } from "./chat-model.ts";
 import { fitToBudget } from "./context-budget.ts";
 import { type ChatMessage, emptyUsage } from "./messages.ts";
+import { quoteOtherAuthors } from "./quote-other-authors.ts";
 import { type CallEnv, type CallOutcome, executeApproved, type PendingCall, runCalls } from "./run-calls.ts";
 import { assertSnapshotVersion, type Checkpoint, type Decision, type RunSnapshot } from "./run-snapshot.ts";
 import {
@@ -44,7 +45,7 @@ export async function runTurn(input: TurnInput, deps: DurableDeps): Promise<Turn
   const run: RunIdentity = { ...input.run, runId: input.run.runId ?? randomUUID() };
   const state: State = {
     run,
-    messages: [...input.history, { role: "user", content: input.userMessage }],
+    messages: [...input.history, { role: "user", content: input.userMessage, author: run.userId }],
     step: 0,
     usage: emptyUsage(),
     modelCalls: 0,
@@ -156,7 +157,10 @@ export async function loop(
       if (history.length !== state.messages.length)
         tracer.emit("history.sanitized", { before: state.messages.length, after: history.length });
       state.messages = history;
-      const request: ChatMessage[] = [{ role: "system", content: systemPrompt }, ...history];
+      const request: ChatMessage[] = [
+        { role: "system", content: systemPrompt },
+        ...quoteOtherAuthors(history, state.run.userId),
+      ];
       if (retryHint) {
         request.push({
           role: "system",

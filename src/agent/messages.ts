@@ -20,6 +20,8 @@ export interface SystemMessage {
 export interface UserMessage {
   role: "user";
   content: string;
+  /** Who wrote it (a Slack user id): in a shared thread, others' messages are quoted as data. */
+  author?: string;
 }
 
 export interface AssistantMessage {

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createApprovalStore } from "../../src/policy/approval-store.ts";
+import { createRedactor } from "../../src/policy/redact.ts";
 import { createEventsSender, type EventsSender } from "../../src/sandbox/events-sender.ts";
 import { DEMO } from "../../src/sandbox/seed-demo-workspace.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
@@ -22,7 +23,7 @@ export const SIGNING_SECRET = "bolt-harness-signing-secret";
 
 export type HarnessServices = Pick<
   SlackServices,
-  "config" | "logger" | "audit" | "approvals" | "users" | "registry" | "guards" | "client"
+  "config" | "logger" | "audit" | "approvals" | "users" | "registry" | "guards" | "client" | "redactor"
 >;
 
 export interface BoltHarness {
@@ -95,6 +96,7 @@ export async function startBoltHarness(
     registry,
     guards: {},
     client: sandboxWebClient(emulator),
+    redactor: createRedactor(),
   };
   const schedules = createScheduleStore({ db });
   const app = new App({

@@ -1,11 +1,15 @@
 import { type Access, resolveAccess } from "../access.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
+import { toCardApproval } from "../deliver-result.ts";
 import type { SlackServices } from "../services.ts";
 import { approvalsMessage, decidableApprovals } from "./approvals-blocks.ts";
 import { textMessage } from "./block-builders.ts";
 import { toolsMessage } from "./tools-blocks.ts";
 
-export type AccessServices = Pick<SlackServices, "users" | "config" | "registry" | "guards" | "approvals">;
+export type AccessServices = Pick<
+  SlackServices,
+  "users" | "config" | "registry" | "guards" | "approvals" | "redactor"
+>;
 
 /** `/hermes tools`, `whoami` and `approvals`: answers about what the caller may do, read fresh. */
 export async function accessAnswer(
@@ -20,7 +24,7 @@ export async function accessAnswer(
     case "whoami":
       return textMessage(whoamiText(access, s.registry.list().length));
     case "approvals":
-      return approvalsMessage(await decidableApprovals(s, access), s.registry);
+      return approvalsMessage(await decidableApprovals(s, access), (a) => toCardApproval(s, a));
   }
 }
 

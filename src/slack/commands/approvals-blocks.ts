@@ -1,10 +1,9 @@
 import { isApproversRule } from "../../policy/approval-record.ts";
 import type { Approval } from "../../policy/approval-store.ts";
 import { mayDecide } from "../../policy/may-decide.ts";
-import type { ToolRegistry } from "../../tools/registry.ts";
 import type { Access } from "../access.ts";
 import { MESSAGE_TEXT_BUDGET, type SlackMessagePayload } from "../answer-blocks.ts";
-import { approvalCard, slackDate } from "../approval-card.ts";
+import { approvalCard, type CardApproval, slackDate } from "../approval-card.ts";
 import type { SlackServices } from "../services.ts";
 import { type Block, blocksTextLength, context, section } from "./block-builders.ts";
 
@@ -44,25 +43,15 @@ export interface CardsBudget {
  */
 export function approvalCardsBlocks(
   approvals: readonly Approval[],
-  registry: Pick<ToolRegistry, "get">,
+  /** The card's view of an approval: `toCardApproval`, which removes configured secret values. */
+  toCard: (a: Approval) => CardApproval,
   budget: CardsBudget,
 ): Block[] {
   const out: Block[] = [];
   let chars = 0;
   let shown = 0;
   for (const a of approvals) {
-    const card = approvalCard(
-      {
-        id: a.id,
-        tool: a.tool,
-        args: a.args,
-        argsSha256: a.argsSha256,
-        requesterId: a.requesterId,
-        expiresAt: a.expiresAt,
-        dangerous: registry.get(a.tool)?.dangerous ?? false,
-      },
-      { kind: "pending" },
-    );
+    const card = approvalCard(toCard(a), { kind: "pending" });
     const blocks = [context(`${where(a)} · ${slackDate(a.createdAt)}`), ...card.blocks];
     const size = blocksTextLength(blocks);
     if (out.length + blocks.length + 1 > budget.maxBlocks || chars + size > budget.maxChars) break;
@@ -78,13 +67,13 @@ export function approvalCardsBlocks(
 /** `/hermes approvals`: the caller's decidable approvals as cards, within one message's limits. */
 export function approvalsMessage(
   approvals: readonly Approval[],
-  registry: Pick<ToolRegistry, "get">,
+  toCard: (a: Approval) => CardApproval,
 ): SlackMessagePayload {
   if (approvals.length === 0) {
     return { text: "No pending approvals.", blocks: [section("No pending approvals you can decide.")] };
   }
   const title = section(`*Pending approvals you can decide* (${approvals.length})`);
-  const cards = approvalCardsBlocks(approvals, registry, {
+  const cards = approvalCardsBlocks(approvals, toCard, {
     maxBlocks: MESSAGE_MAX_BLOCKS - 1,
     maxChars: MESSAGE_TEXT_BUDGET - 200,
   });

@@ -5,12 +5,13 @@ import type { ScheduleStore } from "../../store/schedule-store.ts";
 import { resolveAccess } from "../access.ts";
 import { decidableApprovals } from "../commands/approvals-blocks.ts";
 import { section } from "../commands/block-builders.ts";
+import { toCardApproval } from "../deliver-result.ts";
 import type { SlackServices } from "../services.ts";
 import { type AdminHomeData, homeView } from "./home-view.ts";
 
 export type AppHomeServices = Pick<
   SlackServices,
-  "users" | "config" | "registry" | "guards" | "approvals" | "audit" | "client" | "logger"
+  "users" | "config" | "registry" | "guards" | "approvals" | "audit" | "client" | "logger" | "redactor"
 >;
 
 export interface AppHomeOptions {
@@ -81,7 +82,7 @@ async function buildHome(s: AppHomeServices, options: AppHomeOptions, userId: st
     tools: s.registry.list(),
     recent: recent.rows,
     admin,
-    registry: s.registry,
+    toCard: (a) => toCardApproval(s, a),
     now,
   });
 }

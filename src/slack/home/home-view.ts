@@ -3,9 +3,8 @@ import { formatScheduleList } from "../../schedules/format-schedules.ts";
 import type { AuditRow } from "../../store/audit-chain.ts";
 import type { Schedule } from "../../store/schedule-store.ts";
 import type { Tool } from "../../tools/define-tool.ts";
-import type { ToolRegistry } from "../../tools/registry.ts";
 import type { Access } from "../access.ts";
-import { slackDate } from "../approval-card.ts";
+import { type CardApproval, slackDate } from "../approval-card.ts";
 import { approvalCardsBlocks } from "../commands/approvals-blocks.ts";
 import { auditRowLine } from "../commands/audit-row-line.ts";
 import {
@@ -42,7 +41,8 @@ export interface HomeViewInput {
   recent: readonly AuditRow[];
   /** Present for admins only. */
   admin?: AdminHomeData | undefined;
-  registry: Pick<ToolRegistry, "get">;
+  /** The card's view of an approval (configured secret values removed). */
+  toCard: (a: Approval) => CardApproval;
   now: Date;
 }
 
@@ -83,7 +83,7 @@ export function homeView(input: HomeViewInput): { type: "home"; blocks: Block[] 
   const cards =
     admin.approvals.length === 0
       ? [section("Nothing is waiting for a decision.")]
-      : approvalCardsBlocks(admin.approvals, input.registry, { maxBlocks: room, maxChars: APPROVALS_CHARS });
+      : approvalCardsBlocks(admin.approvals, input.toCard, { maxBlocks: room, maxChars: APPROVALS_CHARS });
   return { type: "home", blocks: [...top, ...approvalsHead, ...cards, ...rest, footer] };
 }
 

@@ -258,6 +258,17 @@ describe("Postgres down under a running Hermes", () => {
       });
     const told = () => t.ws.ephemeralMessages(CHANNEL, "U0USER1").map((m) => m.text);
     const toldBefore = told().length;
+    // The outage starts while the run waits, not while its turn is still being put away.
+    await waitFor(
+      async () =>
+        (
+          await direct.query("select 1 from slack_events where event_id = $1 and status <> 'received'", [
+            d.eventId,
+          ])
+        ).rowCount === 1,
+      30_000,
+      "the turn that asked for approval has finished",
+    );
 
     proxy.cut();
     expect((await click()).status).toBe(200);

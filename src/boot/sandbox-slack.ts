@@ -55,7 +55,10 @@ export async function prepareSandboxSlack(options: {
     bot: { userId: workspace.bot.userId, botId: workspace.bot.botId, teamId: workspace.team.id },
     route,
     /** Once the receiver listens: the events sender and the page. */
-    attachPage(page: { modelInfo: string; auditFeed?: () => Promise<AuditFeed> }) {
+    attachPage(page: {
+      modelInfo: string;
+      auditFeed?: (read: { reader: string; opened: boolean }) => Promise<AuditFeed>;
+    }) {
       sender = createEventsSender({ url: `${origin}/slack/events`, signingSecret, slack: emulator });
       web = createSandboxWeb({
         emulator,

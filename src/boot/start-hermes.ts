@@ -18,6 +18,7 @@ import { fireSchedule } from "../slack/schedule-fire.ts";
 import type { SlackServices } from "../slack/services.ts";
 import { slackLogger } from "../slack/slack-logger.ts";
 import { createWebSlackPort } from "../slack/web-slack-port.ts";
+import { recordAuditRead } from "../store/audit-query.ts";
 import { createAuditSink } from "../store/audit-sink.ts";
 import { registerAdminSurfaces } from "./admin-surfaces.ts";
 import { startBackgroundWork } from "./background-work.ts";
@@ -174,7 +175,14 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   if (sandbox) {
     sandbox.attachPage({
       modelInfo,
-      auditFeed: async () => {
+      auditFeed: async ({ reader, opened }) => {
+        if (opened) {
+          await recordAuditRead(storage.audit, {
+            surface: "sandbox_page",
+            actorId: reader,
+            filters: { limit: 50 },
+          });
+        }
         const [page, verify] = await Promise.all([
           storage.audit.query({ limit: 50 }),
           storage.audit.verify(),

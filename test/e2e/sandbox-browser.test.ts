@@ -133,6 +133,14 @@ describe("npm start in a real browser: a member asks, another is refused, the re
       for (const action of ["requested", "approval_requested", "denied", "approved", "executed"]) {
         await visible(audit.locator(".audit-action", { hasText: new RegExp(`^${action}$`) }).first());
       }
+      // Opening the panel was itself a read of the audit log, recorded before the rows were read.
+      await visible(
+        audit
+          .locator(".audit-row")
+          .filter({ hasText: "audit.queried" })
+          .filter({ hasText: "sandbox_page" })
+          .first(),
+      );
       await page.screenshot({ path: `${ARTIFACTS}/4-admin-audit.png` });
       expect(errors).toEqual([]);
       await page.close();

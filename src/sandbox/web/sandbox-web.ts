@@ -43,7 +43,8 @@ export interface SandboxWebOptions {
   /** User ids who see the audit panel (HERMES_ADMINS). */
   admins: readonly string[];
   /** Recent audit rows, newest first, and the chain's verify result; no panel data without it. */
-  auditFeed?: () => Promise<AuditFeed>;
+  /** `opened`: the panel was just opened by `reader`, a read the audit log records (`audit.queried`). */
+  auditFeed?: (read: { reader: string; opened: boolean }) => Promise<AuditFeed>;
   /** The banner line: which model answers, or that Hermes runs in command mode. */
   modelInfo: string;
   logger?: Logger;
@@ -114,7 +115,7 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
       streams.add(close);
       req.once("close", () => streams.delete(close));
     } else if (path === "/sandbox/api/audit") {
-      await audit(res, asParam(url));
+      await audit(res, asParam(url), url.searchParams.has("opened"));
     } else if (path.startsWith("/sandbox/avatars/")) {
       const id = decodeURIComponent(path.slice("/sandbox/avatars/".length).replace(/\.svg$/, ""));
       const user = workspace.getUser(id);
@@ -129,11 +130,11 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
     return true;
   }
 
-  async function audit(res: ServerResponse, me: string): Promise<void> {
+  async function audit(res: ServerResponse, me: string, opened: boolean): Promise<void> {
     if (!admins.includes(me)) throw new PageApiError(403, "admins_only", "Only admins see the audit log.");
     if (!auditFeed) return sendOk(res, { available: false, rows: [], verify: null });
     try {
-      const feed = await auditFeed();
+      const feed = await auditFeed({ reader: me, opened });
       sendOk(res, { available: true, rows: feed.rows, verify: feed.verify });
     } catch (err) {
       logger.warn({ err }, "sandbox page: the audit feed failed");

@@ -1,7 +1,7 @@
 /** The page's server API. Failures throw an Error whose message the page can show as is. */
 
-export async function getJson(path, as) {
-  const response = await fetch(`${path}?as=${encodeURIComponent(as)}`, { cache: "no-store" });
+export async function getJson(path, as, more = "") {
+  const response = await fetch(`${path}?as=${encodeURIComponent(as)}${more}`, { cache: "no-store" });
   return answer(response);
 }
 

@@ -1,4 +1,4 @@
-import { useContext, useEffect, useState } from "preact/hooks";
+import { useContext, useEffect, useRef, useState } from "preact/hooks";
 import { getJson } from "./api.js";
 import { html, Workspace } from "./html.js";
 import { Icon } from "./icons.js";
@@ -15,6 +15,8 @@ export function AuditPanel({ as, tick, onClose }) {
   const [feed, setFeed] = useState(null);
   const [error, setError] = useState("");
   const [refresh, setRefresh] = useState(0);
+  // Reading the audit log is audited: once when the panel opens (or the reader changes), not per refresh.
+  const recordedFor = useRef(null);
 
   useEffect(() => {
     const timer = setInterval(() => setRefresh((n) => n + 1), REFRESH_MS);
@@ -24,8 +26,10 @@ export function AuditPanel({ as, tick, onClose }) {
   useEffect(() => {
     let stale = false;
     const timer = setTimeout(() => {
-      getJson("/sandbox/api/audit", as)
+      const opening = recordedFor.current !== as;
+      getJson("/sandbox/api/audit", as, opening ? "&opened=1" : "")
         .then((body) => {
+          if (opening) recordedFor.current = as;
           if (stale) return;
           setFeed(body);
           setError("");

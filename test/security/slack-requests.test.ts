@@ -255,7 +255,7 @@ describe("Slack requests: forged, stale, replayed and malformed bodies", () => {
     await waitFor(() => responses() > seen.responses, 10_000, "the list");
   });
 
-  it("a replayed approval click has no effect: one decision, one execution, no extra reply or audit row", async () => {
+  it("a replayed approval click has no effect: one decision, one execution, no extra reply; audited as ignored", async () => {
     model.enqueue(
       toolCalls([{ name: "send_message", args: { to: "<#C0OPS>", text: "Deploy at noon" } }]),
       answer("Posted."),
@@ -302,8 +302,16 @@ describe("Slack requests: forged, stale, replayed and malformed bodies", () => {
         (r) => r.status,
       );
     expect(await Promise.all([replay(), replay()])).toEqual([200, 200]);
-    await new Promise((r) => setTimeout(r, 500));
-    expect((await rows()).map((r) => r.action)).toEqual(auditBefore);
+    // Each replay is audited as an ignored click, and does nothing else.
+    const after = await waitFor(
+      async () => {
+        const r = (await rows()).map((x) => x.action);
+        return r.length >= auditBefore.length + 2 ? r : undefined;
+      },
+      30_000,
+      "the replays' audit rows",
+    );
+    expect(after).toEqual([...auditBefore, "approval.ignored", "approval.ignored"]);
     expect(t.emulator.workspace.ephemeralMessages("C0OPS", "U0USER1")).toHaveLength(ephemeralsBefore);
     expect(t.emulator.callsTo("chat.postMessage")).toHaveLength(postsBefore);
     expect(model.requests).toHaveLength(2);

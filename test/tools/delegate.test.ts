@@ -68,7 +68,7 @@ describe("delegate", () => {
         expect(req.body.tools!.map((t) => t.function.name)).toEqual(["search_tickets"]);
         return toolCalls([{ name: "search_tickets", args: { query: "VPN" } }]);
       },
-      // The sub-agent tries a tool it was not given: it does not exist for it.
+      // The sub-agent tries a tool it was not given: refused, and the attempt is audited as denied.
       toolCalls([{ name: "send_message", args: { to: "U1", text: "x" } }]),
       answer("One VPN ticket: #1 VPN down."),
       answer("The sub-agent found ticket #1."),
@@ -86,6 +86,8 @@ describe("delegate", () => {
     expect(events.map((e) => `${e.action}:${e.tool}`)).toEqual([
       "tool.requested:search_tickets",
       "tool.executed:search_tickets",
+      "tool.requested:send_message",
+      "tool.denied:send_message",
     ]);
   });
 });

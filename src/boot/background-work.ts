@@ -16,7 +16,14 @@ const RECONCILE_EVERY = 6;
  * (never retried) and their threads are told, and paused runs whose approvals were all decided while
  * Hermes was down are resumed; then approvals are expired on a timer and schedules fire.
  */
-export async function startBackgroundWork(s: SlackServices, scheduler: Scheduler) {
+export async function startBackgroundWork(
+  s: SlackServices,
+  scheduler: Scheduler,
+  options: {
+    /** Queues turns accepted but never queued (their receiver died); with Redis, on every sweep. */
+    recoverTurns?: (() => Promise<unknown>) | undefined;
+  } = {},
+) {
   const log = s.logger.child({ component: "background" });
   await recover(s).catch((err: unknown) => log.error({ err: errorMessage(err) }, "start-up recovery failed"));
   await scheduler.start();
@@ -33,6 +40,8 @@ export async function startBackgroundWork(s: SlackServices, scheduler: Scheduler
     const reconcile = ++sweeps % RECONCILE_EVERY === 0;
     sweeping = Promise.all([
       expireApprovals(s),
+      resumeDecidedRuns(s),
+      options.recoverTurns?.(),
       // With several replicas a call younger than a turn may still be running elsewhere, so start-up
       // leaves it; this later pass marks it once it is old enough (a quick restart is no escape).
       reconcile ? reconcileInterruptedCalls(s) : 0,
@@ -70,14 +79,23 @@ export async function expireApprovals(s: SlackServices): Promise<number> {
 
 async function recover(s: SlackServices) {
   await reconcileInterruptedCalls(s, { atStartup: true });
-  for (const run of await s.runs.listPaused()) {
-    const { pending } = await s.approvals.decisionsForRun(run.runId);
-    if (pending.length === 0)
-      await s.queue.enqueue(
-        { type: "resume", runId: run.runId, reason: "decided" },
-        { jobId: `resume:${run.runId}:startup` },
-      );
+  await resumeDecidedRuns(s);
+}
+
+/**
+ * Paused runs whose approvals are all decided get their resume job: the click's own enqueue may
+ * have failed (Redis down) or died with its process. The job id is the click's, so a resume already
+ * queued is not queued twice, and the run's atomic paused → running claim lets it resume once.
+ */
+export async function resumeDecidedRuns(s: Pick<SlackServices, "runs" | "queue">): Promise<number> {
+  const due = await s.runs.listPausedAllDecided();
+  for (const { runId, approvalId } of due) {
+    await s.queue.enqueue(
+      { type: "resume", runId, approvalId, reason: "decided" },
+      { jobId: `resume:${runId}:${approvalId}` },
+    );
   }
+  return due.length;
 }
 
 /**

@@ -38,6 +38,9 @@ export interface StartOptions {
   secrets?: SecretValues;
 }
 
+/** With Redis, a turn accepted this long ago whose job was never queued is taken as lost. */
+const SHARED_RECOVERY_GRACE_MS = 5_000;
+
 export interface RunningHermes {
   port: number;
   url: string;
@@ -68,10 +71,8 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const redactor = createRedactor({ secrets });
   const storage = await buildStorage(config, logger, { redact: redactor.redact });
   addGeneratedAuditKey(secrets, config);
-  // Embedded queue (no Redis): turn jobs are also kept in the database, so a crash loses none.
-  const durableQueue = env.REDIS_URL
-    ? undefined
-    : createDurableTurnQueue({ queue: storage.queue, pending: storage.events, logger });
+  // Turn jobs are kept with their events in the database until they finish, so a crash loses none.
+  const durableQueue = createDurableTurnQueue({ queue: storage.queue, pending: storage.events, logger });
   if (sandbox) await seedDemoTickets(storage.handle.db);
 
   const botToken = sandbox?.botToken ?? env.SLACK_BOT_TOKEN!;
@@ -116,7 +117,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     events: storage.events,
     users: storage.users,
     sessions: storage.sessions,
-    queue: durableQueue ?? storage.queue,
+    queue: durableQueue,
     registry,
     model,
     client,
@@ -198,11 +199,18 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   }
   if (role !== "receiver")
     await storage.queue.process((job, ctx) => handleJob(services, job, ctx), { concurrency: 4 });
-  if (durableQueue)
-    await recoverUnfinishedWork(services, durableQueue).catch((err: unknown) =>
-      logger.error({ err: String(err) }, "could not pick up unfinished turns"),
-    );
-  const background = role === "receiver" ? undefined : await startBackgroundWork(services, scheduler);
+  // Embedded: one process, so everything unfinished is from before it. With Redis, other replicas
+  // may be accepting turns right now: only turns accepted a while ago without a queued job are lost
+  // ones (the job id is the receiver's, so a queued or running one is not queued twice), at start
+  // and on the background sweep.
+  const recoverTurns = env.REDIS_URL
+    ? () => durableQueue.recoverPending(new Date(Date.now() - SHARED_RECOVERY_GRACE_MS))
+    : undefined;
+  await (recoverTurns ? recoverTurns() : recoverUnfinishedWork(services, durableQueue)).catch(
+    (err: unknown) => logger.error({ err: String(err) }, "could not pick up unfinished turns"),
+  );
+  const background =
+    role === "receiver" ? undefined : await startBackgroundWork(services, scheduler, { recoverTurns });
 
   const url = sandbox ? `http://localhost:${started.port}/` : `http://localhost:${started.port}/slack/events`;
   return {

@@ -11,11 +11,12 @@ export interface PendingTurns {
 
 export interface DurableTurnQueue extends TurnQueue {
   /**
-   * Enqueues every turn a previous process accepted and never finished. Call once at start-up, after
-   * `process()`: each one is claimed in the database first, so it is picked up once. Resolves to
-   * their event ids.
+   * Enqueues every turn accepted before `claimedBefore` (default: this queue's creation, i.e. by a
+   * previous process) and never finished. Each one is claimed in the database first, so one caller
+   * picks it up; its job id is the receiver's, so a turn still queued or running is not queued twice.
+   * Resolves to their event ids.
    */
-  recoverPending(): Promise<string[]>;
+  recoverPending(claimedBefore?: Date): Promise<string[]>;
 }
 
 /**
@@ -45,8 +46,8 @@ export function createDurableTurnQueue(o: {
     stop: (options) => queue.stop(options),
     counts: () => queue.counts(),
 
-    async recoverPending() {
-      const claimed = await pending.claimPending(startedAt);
+    async recoverPending(claimedBefore = startedAt) {
+      const claimed = await pending.claimPending(claimedBefore);
       const queued: string[] = [];
       for (const { eventId, job } of claimed) {
         const parsed = parseQueueJob(job);

@@ -92,16 +92,28 @@ async function settle(
     case "expired": {
       const a = result.approval;
       await updateCard(s, a);
-      if (a.runId)
-        await s.queue.enqueue(
-          {
-            type: "resume",
-            runId: a.runId,
-            approvalId: a.id,
-            reason: result.kind === "expired" ? "expired" : "decided",
-          },
-          { jobId: `resume:${a.runId}:${a.id}` },
-        );
+      if (a.runId) {
+        try {
+          await s.queue.enqueue(
+            {
+              type: "resume",
+              runId: a.runId,
+              approvalId: a.id,
+              reason: result.kind === "expired" ? "expired" : "decided",
+            },
+            { jobId: `resume:${a.runId}:${a.id}` },
+          );
+        } catch (err) {
+          // The decision is in Postgres; the background sweep queues the resume once the queue is back.
+          s.logger.warn(
+            { err: errorMessage(err), runId: a.runId, approvalId: a.id },
+            "resume not queued yet",
+          );
+          await tell(
+            `Your decision is recorded (${a.status}). My queue is unavailable right now, so the request continues as soon as it is back.`,
+          );
+        }
+      }
       if (result.kind === "expired") await tell("This approval had expired, so nothing was run.");
       return;
     }

@@ -54,28 +54,29 @@ export function registerEventListeners(app: App, s: SlackServices): void {
         await s.events.finish(eventId, "done");
         return;
       }
+      const job = {
+        type: "turn" as const,
+        sessionKey: key,
+        teamId: req.teamId,
+        channelId: req.channelId,
+        threadTs: req.threadTs,
+        userId: req.userId,
+        text: req.text,
+        eventId,
+        messageTs: req.ts,
+        isDm: req.isDm,
+      };
+      // The turn is kept with its event before anything else can fail (a hung Slack call, a dead
+      // process): Slack will not redeliver an acked event, so a start-up or the background sweep
+      // queues it again from here.
+      await s.events.keepPending(eventId, job);
       const placeholder = await s.client.chat.postMessage({
         channel: req.channelId,
         thread_ts: req.threadTs,
         text: ":hourglass_flowing_sand: Working on it…",
       });
       const meta: TurnJobMeta = { placeholderTs: placeholder.ts, inThread: req.inThread };
-      await s.queue.enqueue(
-        {
-          type: "turn",
-          sessionKey: key,
-          teamId: req.teamId,
-          channelId: req.channelId,
-          threadTs: req.threadTs,
-          userId: req.userId,
-          text: req.text,
-          eventId,
-          messageTs: req.ts,
-          isDm: req.isDm,
-          meta: meta as Record<string, unknown>,
-        },
-        { jobId: `turn:${eventId}` },
-      );
+      await s.queue.enqueue({ ...job, meta: meta as Record<string, unknown> }, { jobId: `turn:${eventId}` });
     } catch (err) {
       log.error({ err: errorMessage(err) }, "could not accept the message");
       await s.events.finish(eventId, "failed").catch(() => undefined);

@@ -3,7 +3,7 @@ import type { RunSnapshot } from "../agent/run-snapshot.ts";
 import { HermesError } from "../errors.ts";
 import { toStorableJson } from "./canonical-json.ts";
 import type { Database, Transaction } from "./db.ts";
-import { type RunStatus, runs } from "./schema.ts";
+import { approvals, type RunStatus, runs } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 
 export interface RunRecord {
@@ -47,6 +47,12 @@ export interface RunStore {
   finish(runId: string, status: FinishedRunStatus, snapshot?: RunSnapshot): Promise<boolean>;
   /** Paused runs, oldest pause first (at start-up: resume those whose approvals are all decided). */
   listPaused(): Promise<RunRecord[]>;
+  /**
+   * Paused runs none of whose approvals is still pending (the last decided over 15 s ago), each with
+   * its most recently decided approval: their resume is overdue (its enqueue failed, e.g. with Redis
+   * down, or died with its process).
+   */
+  listPausedAllDecided(): Promise<Array<{ runId: string; approvalId: string }>>;
   latestPausedForSession(sessionKey: string): Promise<RunRecord | undefined>;
 }
 
@@ -122,6 +128,27 @@ export function createRunStore({ db }: { db: Database }): RunStore {
       async forEvent(eventId) {
         const [row] = await db.select(columns).from(runs).where(eq(runs.eventId, eventId));
         return row && toRecord(row);
+      },
+
+      async listPausedAllDecided() {
+        const result = await db.execute<{ run_id: string; approval_id: string }>(sql`
+          SELECT r.id AS run_id, last.id AS approval_id
+          FROM ${runs} r
+          CROSS JOIN LATERAL (
+            SELECT a.id FROM ${approvals} a
+            WHERE a.run_id = r.id AND a.status <> 'pending'
+            ORDER BY a.decided_at DESC NULLS LAST, a.id DESC LIMIT 1
+          ) last
+          WHERE r.status = 'paused'
+            AND NOT EXISTS (SELECT 1 FROM ${approvals} p WHERE p.run_id = r.id AND p.status = 'pending')
+            -- The click that decided it enqueues the resume itself; only one missing for a while is due.
+            AND NOT EXISTS (
+              SELECT 1 FROM ${approvals} q
+              WHERE q.run_id = r.id AND coalesce(q.decided_at, q.expires_at) > now() - interval '15 seconds'
+            )
+          ORDER BY r.updated_at, r.id
+          LIMIT 500`);
+        return result.rows.map((row) => ({ runId: row.run_id, approvalId: row.approval_id }));
       },
 
       async listRunning() {

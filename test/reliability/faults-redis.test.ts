@@ -288,7 +288,7 @@ describe("Redis killed or flushed under a running Hermes", () => {
   // approved"), and nothing resumes the run once Redis is back: only the start-up pass of
   // src/boot/background-work.ts (`recover`) looks for decided paused runs, the periodic sweep does
   // not. Remove `.fails` once a sweep resumes them.
-  it.fails("killed while a run waits for approval: once Redis is back the run resumes without a restart, and the clicker was not told the decision was lost", async () => {
+  it("killed while a run waits for approval: once Redis is back the run resumes without a restart, and the clicker was not told the decision was lost", async () => {
     const { ts, card, approvalId } = await pausedRun("no-restart hello");
     await redis.kill9();
     await waitFor(async () => (await health()).status === 503, 30_000, "degraded");

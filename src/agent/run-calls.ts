@@ -234,7 +234,7 @@ export async function execute(
     signal: env.signal,
     // Made on first use: most tools never log.
     get logger() {
-      logger ??= env.tracer.logger.child({ tool: tool.name });
+      logger ??= env.tracer.logger.child({ tool: tool.name, step: env.tracer.step });
       return logger;
     },
   });

@@ -7,7 +7,8 @@ import { createOpenAIModel } from "../agent/openai-model.ts";
 import { formatTraceEvent, replayTrace } from "../agent/trace-format.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
-import { redact } from "../policy/redact.ts";
+import { createRedactor } from "../policy/redact.ts";
+import { collectSecretValues } from "../policy/secret-values.ts";
 import { fetchResult } from "../tools/fetch-result.ts";
 import { getCurrentTime } from "../tools/get-current-time.ts";
 import { ToolRegistry } from "../tools/registry.ts";
@@ -49,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
 
   const tracePath = values.trace ?? `${config.env.HERMES_DATA_DIR}/traces/agent-${Date.now()}.jsonl`;
   mkdirSync(dirname(tracePath), { recursive: true });
+  // The trace file never holds the configured secrets (the model key above all), nor PII.
+  const { redact } = createRedactor({ secrets: collectSecretValues({ config }) });
   const logger = createLogger({
     level: "info",
     redact,

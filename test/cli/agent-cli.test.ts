@@ -6,6 +6,7 @@ import { PROCESS_TEST_TIMEOUT_MS, runProcess } from "../helpers/child-process.ts
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 
 const tsx = join(process.cwd(), "node_modules/.bin/tsx");
+const MODEL_KEY = "corp-model-key-7f3a9c1e55d2";
 
 /** `npm run agent -- …` as its own process (group), killed afterwards whatever happened. */
 async function agent(args: string[], env: NodeJS.ProcessEnv = process.env) {
@@ -26,15 +27,16 @@ describe("npm run agent (CLI) and --replay", () => {
       const trace = join(dir, "trace.jsonl");
       server.enqueue(
         { status: 500 },
-        toolCalls([{ name: "get_current_time", args: { timezone: "europe/berlin", extra: 1 } }]),
+        // A wrong time zone that holds the key: the tool's error (with it) goes to the trace.
+        toolCalls([{ name: "get_current_time", args: { timezone: `Mars/${MODEL_KEY}`, extra: 1 } }]),
         toolCalls([{ name: "get_current_time", args: "{'timezone': 'Europe/Berlin'}" }]),
-        answer("It is morning in Berlin. Mail me at bob@example.com"),
+        answer(`It is morning in Berlin. Mail me at bob@example.com; the key is ${MODEL_KEY}`),
       );
       const turn = await agent(["What time is it in Berlin?", "--trace", trace], {
         ...process.env,
         OPENAI_BASE_URL: server.baseURL,
         HERMES_MODEL: "scripted",
-        OPENAI_API_KEY: "k",
+        OPENAI_API_KEY: MODEL_KEY,
         HERMES_MODEL_MAX_RETRIES: "2",
       });
       expect(turn.code, turn.all).toBe(0);
@@ -56,6 +58,8 @@ describe("npm run agent (CLI) and --replay", () => {
         expect(l).toHaveProperty("step");
       }
       expect(readFileSync(trace, "utf8")).not.toContain("bob@example.com");
+      // The configured key, by exact value (it matches no token pattern).
+      expect(readFileSync(trace, "utf8")).not.toContain(MODEL_KEY);
 
       const replay = await agent(["--replay", trace]);
       expect(replay.code, replay.all).toBe(0);

@@ -1,6 +1,6 @@
-import { aborted, callEnv, type DurableDeps, loop } from "./loop.ts";
+import { aborted, callEnv, type DurableDeps, loop, reopenRun } from "./loop.ts";
 import { type CallOutcome, runCalls } from "./run-calls.ts";
-import { assertSnapshotVersion, type RunSnapshot, type SettledCall } from "./run-snapshot.ts";
+import type { RunSnapshot, SettledCall } from "./run-snapshot.ts";
 import {
   countFailures,
   finish,
@@ -8,12 +8,10 @@ import {
   openCalls,
   paused,
   snapshotOf,
-  stateOf,
   turnSignal,
 } from "./run-state.ts";
 import { DEFAULT_LIMITS, type TurnResult } from "./runtime-types.ts";
 import { INTERRUPTED_RESULT } from "./stop-messages.ts";
-import { createTracer } from "./trace.ts";
 
 /**
  * Continues a run whose worker died, from its last checkpoint: steps already done are not asked of
@@ -26,15 +24,7 @@ export async function continueRun(
   settled: Record<string, SettledCall>,
   deps: DurableDeps,
 ): Promise<TurnResult> {
-  assertSnapshotVersion(snapshot);
-  const state = stateOf(snapshot);
-  const tracer = createTracer({
-    logger: deps.logger,
-    runId: state.run.runId,
-    sessionKey: state.run.sessionKey,
-    onEvent: deps.onTraceEvent,
-  });
-  tracer.step = state.step;
+  const { state, tracer } = reopenRun(snapshot, deps);
   const open = openCalls(state.messages);
   // A resume with the dead worker's open calls as its "decisions" (the replay shows them as such).
   tracer.emit("run.resume", {

@@ -63,15 +63,8 @@ export async function runTurn(input: TurnInput, deps: DurableDeps): Promise<Turn
   return loop(state, deps, tracer);
 }
 
-/**
- * Continues a paused run with the humans' decisions. The model is not asked again for the paused
- * step, and nothing that already ran runs again. Calls without a decision stay pending.
- */
-export async function resumeRun(
-  snapshot: RunSnapshot,
-  decisions: Record<string, Decision>,
-  deps: DurableDeps,
-): Promise<TurnResult> {
+/** A stored run's state and a tracer that goes on at its step (a resume, or a continuation after a crash). */
+export function reopenRun(snapshot: RunSnapshot, deps: DurableDeps): { state: State; tracer: Tracer } {
   assertSnapshotVersion(snapshot);
   const state = stateOf(snapshot);
   const tracer = createTracer({
@@ -81,6 +74,19 @@ export async function resumeRun(
     onEvent: deps.onTraceEvent,
   });
   tracer.step = state.step;
+  return { state, tracer };
+}
+
+/**
+ * Continues a paused run with the humans' decisions. The model is not asked again for the paused
+ * step, and nothing that already ran runs again. Calls without a decision stay pending.
+ */
+export async function resumeRun(
+  snapshot: RunSnapshot,
+  decisions: Record<string, Decision>,
+  deps: DurableDeps,
+): Promise<TurnResult> {
+  const { state, tracer } = reopenRun(snapshot, deps);
   tracer.emit("run.resume", {
     decisions: Object.fromEntries(Object.entries(decisions).map(([k, d]) => [k, d.status])),
   });

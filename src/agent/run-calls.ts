@@ -99,10 +99,17 @@ function argsObject(
   );
 }
 
-/** What the audit row shows of arguments that did not parse: a capped preview of the raw text. */
-function auditedArgs(call: ToolCall, parsed: LenientParse | undefined): unknown {
-  if (!parsed?.ok) return argumentPreview(call.arguments);
-  return typeof parsed.value === "string" ? argumentPreview(parsed.value) : parsed.value;
+/**
+ * The audit fields of a call that will not run: its arguments as parsed, or a capped preview of the
+ * raw text when they did not parse (or parsed to a string).
+ */
+function unrunCall(call: ToolCall, tool: string, parsed: LenientParse | undefined, env: CallEnv) {
+  const args = !parsed?.ok
+    ? argumentPreview(call.arguments)
+    : typeof parsed.value === "string"
+      ? argumentPreview(parsed.value)
+      : parsed.value;
+  return { run: env.run, callId: call.id, tool, args, argsSha256: argsSha256(tool, args) };
 }
 
 async function invalidOutcome(
@@ -114,14 +121,7 @@ async function invalidOutcome(
 ): Promise<CallOutcome> {
   if (kind === "invalid_args") {
     // A known tool asked for with bad arguments is still a request: the audit log sees it fail.
-    const args = auditedArgs(call, parsed);
-    const base = {
-      run: env.run,
-      callId: call.id,
-      tool: call.name,
-      args,
-      argsSha256: argsSha256(call.name, args),
-    };
+    const base = unrunCall(call, call.name, parsed, env);
     await report(env, { ...base, action: "tool.requested" });
     await report(env, { ...base, action: "tool.failed", error: "invalid arguments" });
   }
@@ -139,14 +139,7 @@ async function notPermitted(
   parsed: LenientParse,
   env: CallEnv,
 ): Promise<CallOutcome> {
-  const args = auditedArgs(call, parsed);
-  const base = {
-    run: env.run,
-    callId: call.id,
-    tool: tool.name,
-    args,
-    argsSha256: argsSha256(tool.name, args),
-  };
+  const base = unrunCall(call, tool.name, parsed, env);
   const reason = await denyReason(tool, argsObject(parsed) ? parsed.value : {}, call, env);
   env.tracer.emit("tool.policy", { tool: tool.name, callId: call.id, decision: "deny", reason });
   const recorded =

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { TEST_AUDIT_KEY, tempDir } from "../helpers/hermes-process.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
+import { captureLogger } from "../helpers/redis-queue.ts";
 import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../helpers/scripted-model.ts";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
 import { type EffectsServer, startEffectsServer } from "./effects-server.ts";
@@ -26,6 +27,7 @@ describe("Postgres down under a running Hermes", () => {
   let t: TestHermes;
   /** A connection that does not go through the proxy: what really is in the database. */
   let direct: pg.Pool;
+  const captured = captureLogger();
   const env = () => ({
     DATABASE_URL: proxy.url(db.url),
     HERMES_AUDIT_KEY: TEST_AUDIT_KEY,
@@ -39,7 +41,7 @@ describe("Postgres down under a running Hermes", () => {
     proxy = await startTcpProxy({ host: "127.0.0.1", port: Number(new URL(db.url).port || 5432) });
     effects = await startEffectsServer();
     dir = tempDir("pg-faults");
-    t = await startTestHermes({ model, env: env() });
+    t = await startTestHermes({ model, env: env(), logger: captured.logger });
     direct = new pg.Pool({ connectionString: db.url, max: 2 });
     direct.on("error", () => undefined);
   }, 120_000);
@@ -211,7 +213,7 @@ describe("Postgres down under a running Hermes", () => {
       // The outcome was lost with the connection: the next start reconciles it (embedded mode takes
       // every unfinished call at start-up), tells the thread, and never runs it again.
       await t.stopHermes();
-      t = await startTestHermes({ model, env: env(), reuse: t });
+      t = await startTestHermes({ model, env: env(), reuse: t, logger: captured.logger });
       await waitFor(
         () => replies(ts).find((m) => m.text.includes("interrupted")),
         60_000,
@@ -272,7 +274,19 @@ describe("Postgres down under a running Hermes", () => {
 
     proxy.cut();
     expect((await click()).status).toBe(200);
-    const refusal = await waitFor(() => told()[toldBefore], 30_000, "the clicker is told");
+    const refusal = await waitFor(() => told()[toldBefore], 30_000, "the clicker is told").catch(
+      (err: unknown) => {
+        // Seen once on a busy machine and not reproduced since: say what Hermes was doing.
+        const p = (t.hermes.services.db as { pool?: pg.Pool }).pool;
+        const calls = t.emulator.calls.slice(-6).map((c) => `${c.method}:${String(c.response?.ok)}`);
+        const warnings = captured.lines.filter((x) => x.level >= 40).slice(-10);
+        console.log(
+          `no refusal after a click: pool ${p?.totalCount} total / ${p?.idleCount} idle / ${p?.waitingCount} waiting; ` +
+            `last Slack calls ${calls.join(", ")}; warnings ${JSON.stringify(warnings).slice(0, 3000)}`,
+        );
+        throw err;
+      },
+    );
     expect(refusal).toMatch(/could not record your decision.*Nothing was run/);
     await sleep(500);
     expect(sent()).toHaveLength(0);

@@ -282,12 +282,9 @@ describe("Redis killed or flushed under a running Hermes", () => {
     expect((await t.hermes.services.audit.verify()).ok).toBe(true);
   }, 240_000);
 
-  // KNOWN BUG (reported, not in a file this suite owns): an approval decided while Redis is down is
-  // stored in Postgres, but enqueueing its resume fails, the clicker is told "I could not record your
-  // decision… Nothing was run; please try again" (it was recorded; a second click answers "already
-  // approved"), and nothing resumes the run once Redis is back: only the start-up pass of
-  // src/boot/background-work.ts (`recover`) looks for decided paused runs, the periodic sweep does
-  // not. Remove `.fails` once a sweep resumes them.
+  // The click's decision is stored in Postgres, but queueing the resume fails while Redis is gone:
+  // the clicker is told the decision is recorded, and the periodic sweep resumes the run once Redis
+  // is back (no restart needed).
   it("killed while a run waits for approval: once Redis is back the run resumes without a restart, and the clicker was not told the decision was lost", async () => {
     const { ts, card, approvalId } = await pausedRun("no-restart hello");
     await redis.kill9();
@@ -299,9 +296,10 @@ describe("Redis killed or flushed under a running Hermes", () => {
       60_000,
       "the approval is recorded",
     );
-    // The outage lasts a while (a crashed cache is not back in milliseconds): the click's handling
-    // meets a Redis that is gone, not one that is reconnecting.
-    await sleep(3000);
+    // The outage lasts a while (a crashed cache is not back in milliseconds). ioredis keeps a command
+    // in its offline queue across up to three reconnect attempts (up to 2 s apart) before failing it:
+    // 10 s makes the click's enqueue meet a Redis that is gone, not one that is coming back.
+    await sleep(10_000);
     await redis.start();
     await waitFor(healthy, 60_000, "healthy after Redis is back");
     // Background sweeps run every 10 s: three of them are plenty.

@@ -79,7 +79,7 @@ export function registerEventListeners(app: App, s: SlackServices): void {
       await s.queue.enqueue({ ...job, meta: meta as Record<string, unknown> }, { jobId: `turn:${eventId}` });
     } catch (err) {
       log.error({ err: errorMessage(err) }, "could not accept the message");
-      await s.events.finish(eventId, "failed").catch(() => undefined);
+      // Tell first: with a hung database, marking the event failed waits for its own timeout.
       await s.client.chat
         .postMessage({
           channel: req.channelId,
@@ -87,6 +87,7 @@ export function registerEventListeners(app: App, s: SlackServices): void {
           text: ":warning: Sorry, I could not take this request right now (my storage or queue is unavailable). Please try again in a moment.",
         })
         .catch(() => undefined);
+      await s.events.finish(eventId, "failed").catch(() => undefined);
     }
   };
 

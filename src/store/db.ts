@@ -50,6 +50,21 @@ export interface OpenDatabaseOptions {
   maxConnections?: number;
 }
 
+/**
+ * Bounds on waiting for Postgres. Hermes' statements take milliseconds; without bounds a hung server
+ * (or a network that drops packets) leaves a message without any answer. A statement that runs into
+ * one fails like a dead database: tools with side effects refuse, and the user reads a sentence.
+ * Migrations run on their own connection without them (an index on a big table may take minutes).
+ */
+export const PG_TIMEOUTS = {
+  /** Connecting, or waiting for a free pooled connection. */
+  connectionTimeoutMillis: 10_000,
+  /** The client gives up on a statement whose answer does not come (the server or network hangs). */
+  query_timeout: 15_000,
+  /** The server cancels a statement running (or waiting on a lock) this long. */
+  statement_timeout: 15_000,
+} as const;
+
 /** Opens Postgres (pg Pool) when a URL is given, else embedded PGlite; same schema, same `db` type. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const { databaseUrl, dataDir, logger } = options;
@@ -58,6 +73,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       connectionString: databaseUrl,
       max: options.maxConnections ?? 10,
       application_name: "hermes",
+      ...PG_TIMEOUTS,
     });
     // An idle client losing its connection emits here; unhandled, it would crash the process.
     pool.on("error", (err) => logger.warn({ err }, "postgres connection lost"));

@@ -5,6 +5,7 @@ import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import { migrate as migrateNodePg } from "drizzle-orm/node-postgres/migrator";
 import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
 import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
+import pg from "pg";
 import type { Database, DatabaseHandle } from "./db.ts";
 import * as schema from "./schema.ts";
 
@@ -39,7 +40,12 @@ export async function migrate(handle: DatabaseHandle): Promise<MigrateResult> {
   }
 
   if ((await pendingIn(handle.db)) === 0) return { applied: 0 };
-  const conn = await handle.pool.connect();
+  // Its own connection, without the pool's statement timeouts: a migration may take minutes.
+  const conn = new pg.Client({
+    connectionString: handle.pool.options.connectionString,
+    application_name: "hermes-migrate",
+  });
+  await conn.connect();
   try {
     await conn.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_KEY]);
     try {
@@ -52,7 +58,7 @@ export async function migrate(handle: DatabaseHandle): Promise<MigrateResult> {
       await conn.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK_KEY]);
     }
   } finally {
-    conn.release();
+    await conn.end().catch(() => undefined);
   }
 }
 

@@ -134,6 +134,24 @@ describe("Postgres down under a running Hermes", () => {
     expect((await health()).status).toBe(200);
   }, 120_000);
 
+  it("a new message while the database hangs (answers nothing) gets a clear refusal within the statement bounds", async () => {
+    proxy.hang();
+    const sent = Date.now();
+    const d = await t.sender.appMention({ user: "U0USER1", channel: CHANNEL, text: "<@U0HERMES> anyone?" });
+    expect(d.status).toBe(200);
+    // Bounded by the pool's statement timeout (PG_TIMEOUTS), not by the hang: the ceiling only
+    // catches a message left without any answer.
+    const refusal = await waitFor(() => replies(d.message!.ts)[0], 90_000, "a refusal");
+    console.log(`hung database: refusal after ${Date.now() - sent} ms`);
+    expect(refusal.text).toMatch(/storage or queue is unavailable/);
+    expect(refusal.text).not.toMatch(/\n\s+at \S+|timeout|pg_|SELECT|INSERT/i);
+    expect(model.requests).toHaveLength(0);
+    proxy.restore();
+    model.enqueue(answer("Answering again."));
+    const d2 = await t.sender.appMention({ user: "U0USER1", channel: CHANNEL, text: "<@U0HERMES> now?" });
+    await waitFor(() => replies(d2.message!.ts).find((m) => m.text === "Answering again."), 60_000, "answer");
+  }, 180_000);
+
   it("mid-turn: a side-effecting call refuses (fail closed) with a clear message, nothing runs, and after recovery the chain verifies", async () => {
     const effectsBefore = effects.effects.length;
     const ticketsBefore = await count("select count(*) as n from tickets");

@@ -111,7 +111,11 @@ export const envSchema = z.object({
   // Audit: the HMAC key for args_sha256 and checkpoints (generated under HERMES_DATA_DIR when embedded)
   HERMES_AUDIT_KEY: z.preprocess(
     emptyToUndefined,
-    z.string().trim().min(32, { message: "must be at least 32 characters (openssl rand -base64 32)" }).optional(),
+    z
+      .string()
+      .trim()
+      .min(32, { message: "must be at least 32 characters (openssl rand -base64 32)" })
+      .optional(),
   ),
   HERMES_AUDIT_CHECKPOINT_MINUTES: int(60, 0, 7 * 24 * 60),
   HERMES_AUDIT_CHECKPOINT_FILE: optionalString,

@@ -44,8 +44,23 @@ export function registerEventListeners(app: App, s: SlackServices): void {
     });
     const eventId = body.event_id ?? `${req.channelId}-${req.ts}`;
     const log = s.logger.child({ sessionKey: key, eventId });
+    const job = {
+      type: "turn" as const,
+      sessionKey: key,
+      teamId: req.teamId,
+      channelId: req.channelId,
+      threadTs: req.threadTs,
+      userId: req.userId,
+      text: req.text,
+      eventId,
+      messageTs: req.ts,
+      isDm: req.isDm,
+    };
     try {
-      const claim = await s.events.claim(eventId, { sessionKey: key, staleAfterMs });
+      // The turn is kept with its claim, in one statement, before anything else can fail (a hung
+      // Slack call, a dead process): Slack will not redeliver an acked event, so a start-up or the
+      // background sweep queues it again from there.
+      const claim = await s.events.claim(eventId, { sessionKey: key, staleAfterMs, payload: job });
       if (claim === "duplicate") {
         log.info("duplicate delivery ignored");
         return;
@@ -54,22 +69,6 @@ export function registerEventListeners(app: App, s: SlackServices): void {
         await s.events.finish(eventId, "done");
         return;
       }
-      const job = {
-        type: "turn" as const,
-        sessionKey: key,
-        teamId: req.teamId,
-        channelId: req.channelId,
-        threadTs: req.threadTs,
-        userId: req.userId,
-        text: req.text,
-        eventId,
-        messageTs: req.ts,
-        isDm: req.isDm,
-      };
-      // The turn is kept with its event before anything else can fail (a hung Slack call, a dead
-      // process): Slack will not redeliver an acked event, so a start-up or the background sweep
-      // queues it again from here.
-      await s.events.keepPending(eventId, job);
       const placeholder = await s.client.chat.postMessage({
         channel: req.channelId,
         thread_ts: req.threadTs,

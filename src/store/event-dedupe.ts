@@ -14,9 +14,13 @@ import { withStorageErrors } from "./storage-errors.ts";
 export type ClaimResult = "new" | "duplicate" | "reclaimed";
 
 export interface EventDedupe {
+  /**
+   * Claims the event; `payload` (the turn job) is stored in the same statement, so an event is never
+   * taken without what is needed to run it again after a crash.
+   */
   claim(
     eventId: string,
-    options: { sessionKey?: string | undefined; staleAfterMs: number },
+    options: { sessionKey?: string | undefined; staleAfterMs: number; payload?: unknown },
   ): Promise<ClaimResult>;
   finish(eventId: string, status: "done" | "failed"): Promise<void>;
   /** True once the event's turn finished (done or failed): a queue's redelivery of it must not run again. */
@@ -45,14 +49,15 @@ export interface EventDedupe {
 export function createEventDedupe({ db }: { db: Database }): EventDedupe {
   return withStorageErrors(
     {
-      async claim(eventId, { sessionKey, staleAfterMs }) {
+      async claim(eventId, { sessionKey, staleAfterMs, payload }) {
         // A reclaim is only exactly-once when the threshold is far longer than one statement.
         if (!(staleAfterMs >= 1000)) {
           throw new HermesError("config_invalid", "staleAfterMs must be at least one second.");
         }
+        const job = payload === undefined ? {} : { payload: toStorableJson(payload) };
         const inserted = await db
           .insert(slackEvents)
-          .values({ eventId, sessionKey: sessionKey ?? null })
+          .values({ eventId, sessionKey: sessionKey ?? null, ...job })
           .onConflictDoNothing({ target: slackEvents.eventId })
           .returning({ eventId: slackEvents.eventId });
         if (inserted.length > 0) return "new";
@@ -61,7 +66,7 @@ export function createEventDedupe({ db }: { db: Database }): EventDedupe {
         // again and the others' WHERE no longer matches.
         const reclaimed = await db
           .update(slackEvents)
-          .set({ receivedAt: sql`now()`, ...(sessionKey ? { sessionKey } : {}) })
+          .set({ receivedAt: sql`now()`, ...(sessionKey ? { sessionKey } : {}), ...job })
           .where(
             and(
               eq(slackEvents.eventId, eventId),

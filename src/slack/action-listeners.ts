@@ -62,7 +62,8 @@ export function registerActionListeners(
           ...(onCard ? { clickedCard: { channelId: channel, ts: container.message_ts as string } } : {}),
         });
         log.info({ result: result.kind }, "approval click");
-        await settle(s, result, tell);
+        const clicked = onCard ? { channel, ts: container.message_ts } : undefined;
+        await settle(s, await withClickedCard(s, result, clicked), tell);
         // A card clicked elsewhere than in its thread: the App Home is republished, an ephemeral
         // `/hermes approvals` list is replaced, so no live buttons stay behind.
         if (body.container?.type === "view") await options.refreshHome?.(userId);
@@ -134,6 +135,29 @@ async function settle(
       await tell("I can't find this approval any more.");
       return;
   }
+}
+
+/**
+ * A card whose location was never recorded (the process that posted it died first) is the message
+ * that was clicked: it is recorded now, so this update and the resume's find it.
+ */
+async function withClickedCard(
+  s: SlackServices,
+  result: DecideResult,
+  clicked: { channel: string | undefined; ts: string | undefined } | undefined,
+): Promise<DecideResult> {
+  if (!clicked?.channel || !clicked.ts || !("approval" in result) || result.approval.cardTs) return result;
+  const card = { channel: clicked.channel, ts: clicked.ts };
+  // Before the resume is queued, so the resume's card update finds it too.
+  await s.approvals
+    .setCard(result.approval.id, card)
+    .catch((err: unknown) =>
+      s.logger.warn({ err: errorMessage(err), approvalId: result.approval.id }, "could not record the card"),
+    );
+  return {
+    ...result,
+    approval: { ...result.approval, cardChannel: card.channel, cardTs: card.ts },
+  } as DecideResult;
 }
 
 function decidedState(a: Approval): CardState {

@@ -114,6 +114,27 @@ describe("approval attacks over real HTTP (Bolt receiver, Postgres, Slack emulat
     expect(model.requests).toHaveLength(2); // the turn, and one resume
   });
 
+  it("a card whose location was never recorded (its poster died) is the clicked message: updated, and the run resumes", async () => {
+    const { ts, card, approvalId, runId } = await pausedSend();
+    await execSql(
+      db(),
+      `UPDATE approvals SET card_channel = NULL, card_ts = NULL WHERE id = '${approvalId}'`,
+    );
+    model.enqueue(answer("Sent, card found."));
+    await click(card, REQUESTER);
+    await answeredWith(ts, "Sent, card found.");
+    expect(await executed(runId)).toBe(1);
+    const blocks = await waitFor(
+      () => {
+        const b = JSON.stringify(t.ws.getMessage(CHANNEL, card.ts)?.blocks);
+        return b.includes(`Approved by <@${REQUESTER}>`) ? b : undefined;
+      },
+      30_000,
+      "the card updated in place",
+    );
+    expect(blocks).not.toContain("hermes.approve");
+  });
+
   it("an outsider's clicks are refused (ephemeral), audited, and leave the approval pending", async () => {
     const { card, approvalId, text } = await pausedSend();
     const seen = ephemerals(OUTSIDER).length;

@@ -103,7 +103,7 @@ export async function recoverUnfinishedWork(
   queue: DurableTurnQueue,
 ): Promise<void> {
   const requeued = new Set(await queue.recoverPending());
-  for (const run of await s.runs.listRunning()) {
+  for (const run of await s.runs.listWithStatus("running")) {
     if (run.eventId && requeued.has(run.eventId)) continue; // its turn job continues it
     await s.queue.enqueue(
       { type: "resume", runId: run.runId, reason: "decided" },

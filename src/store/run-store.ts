@@ -35,8 +35,11 @@ export interface RunStore {
   get(runId: string): Promise<RunRecord | undefined>;
   /** The run a Slack event's turn started, if any. */
   forEvent(eventId: string): Promise<RunRecord | undefined>;
-  /** Runs in progress, oldest update first (at an embedded start-up, all of them were interrupted). */
-  listRunning(): Promise<RunRecord[]>;
+  /**
+   * Runs with `status`, oldest update first: `running` at an embedded start-up were all interrupted;
+   * `paused` wait for approvals.
+   */
+  listWithStatus(status: "running" | "paused"): Promise<RunRecord[]>;
   /**
    * Atomically `paused → running`. Returns the snapshot to resume, or undefined when the run is not
    * paused (someone else claimed it, it finished, or it does not exist): a run resumes once, even when
@@ -45,8 +48,6 @@ export interface RunStore {
   claimForResume(runId: string): Promise<RunSnapshot | undefined>;
   /** Marks a run finished (with its final state, when given); false when there is no such run. */
   finish(runId: string, status: FinishedRunStatus, snapshot?: RunSnapshot): Promise<boolean>;
-  /** Paused runs, oldest pause first (at start-up: resume those whose approvals are all decided). */
-  listPaused(): Promise<RunRecord[]>;
   /**
    * Paused runs none of whose approvals is still pending (the last decided over 15 s ago), each with
    * its most recently decided approval: their resume is overdue (its enqueue failed, e.g. with Redis
@@ -151,11 +152,11 @@ export function createRunStore({ db }: { db: Database }): RunStore {
         return result.rows.map((row) => ({ runId: row.run_id, approvalId: row.approval_id }));
       },
 
-      async listRunning() {
+      async listWithStatus(status) {
         const rows = await db
           .select(columns)
           .from(runs)
-          .where(eq(runs.status, "running"))
+          .where(eq(runs.status, status))
           .orderBy(asc(runs.updatedAt), asc(runs.id));
         return rows.map(toRecord);
       },
@@ -181,15 +182,6 @@ export function createRunStore({ db }: { db: Database }): RunStore {
           .where(eq(runs.id, runId))
           .returning({ id: runs.id });
         return rows.length > 0;
-      },
-
-      async listPaused() {
-        const rows = await db
-          .select(columns)
-          .from(runs)
-          .where(eq(runs.status, "paused"))
-          .orderBy(asc(runs.updatedAt), asc(runs.id));
-        return rows.map(toRecord);
       },
 
       async latestPausedForSession(sessionKey) {

@@ -144,6 +144,11 @@ export function toolCalls(
   };
 }
 
+/** A step that does not answer before its process is killed (the delay only bounds a hang). */
+export function stalled(step: ScriptStep): ScriptStep {
+  return { ...(step as { completion: Record<string, unknown> }), delayMs: 120_000 };
+}
+
 /** A completion with a plain answer. */
 export function answer(text: string, finish = "stop"): ScriptStep {
   return {

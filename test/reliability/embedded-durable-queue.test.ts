@@ -6,17 +6,13 @@ import { openDatabase } from "../../src/store/db.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";
 import { type HermesProcess, startHermesProcess, tempDir } from "../helpers/hermes-process.ts";
 import { execSql } from "../helpers/pg.ts";
-import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../helpers/scripted-model.ts";
+import { answer, ScriptedModelServer, stalled, toolCalls } from "../helpers/scripted-model.ts";
 import { startSlackEmulator } from "../helpers/slack.ts";
 import { type EffectsServer, startEffectsServer } from "./effects-server.ts";
 
 const CHANNEL = "C0OPS";
 const SIGNING_SECRET = "embedded-queue-signing-secret";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const stalled = (step: ScriptStep): ScriptStep => ({
-  ...(step as { completion: Record<string, unknown> }),
-  delayMs: 120_000,
-});
 
 /**
  * The embedded storage default — PGlite under HERMES_DATA_DIR, the in-process queue, no Redis — as a

@@ -115,22 +115,21 @@ describe("run checkpoints in Redis mode: a turn job handed out again after its w
     });
 
     model.enqueue(answer("Paged ops: one may not have gone out."));
-    // BullMQ's redelivery of the same job.
-    await s.queue.enqueue(
-      {
-        type: "turn",
-        sessionKey: key,
-        teamId: run.teamId,
-        channelId: CHANNEL,
-        threadTs: parent.ts,
-        userId: run.userId,
-        text: "page ops three times",
-        eventId,
-        messageTs: parent.ts,
-        isDm: false,
-      },
-      { jobId: `turn:${eventId}` },
-    );
+    // The turn job as the receiver queued it, handed out again (BullMQ's redelivery of the same job).
+    const turnJob = {
+      type: "turn" as const,
+      sessionKey: key,
+      teamId: run.teamId,
+      channelId: CHANNEL,
+      threadTs: parent.ts,
+      userId: run.userId,
+      text: "page ops three times",
+      eventId,
+      messageTs: parent.ts,
+      isDm: false,
+    };
+    const redeliver = () => s.queue.enqueue(turnJob, { jobId: `turn:${eventId}` });
+    await redeliver();
     const replies = () => (t.thread(CHANNEL, parent.ts) ?? []).filter((m) => m.user === "U0HERMES");
     await waitFor(
       () => replies().find((m) => m.text.includes("may not have gone out")),
@@ -173,21 +172,7 @@ describe("run checkpoints in Redis mode: a turn job handed out again after its w
     expect(await s.events.isFinished(eventId)).toBe(true);
 
     // Handed out once more (a second stall): finished, so nothing runs again.
-    await s.queue.enqueue(
-      {
-        type: "turn",
-        sessionKey: key,
-        teamId: run.teamId,
-        channelId: CHANNEL,
-        threadTs: parent.ts,
-        userId: run.userId,
-        text: "page ops three times",
-        eventId,
-        messageTs: parent.ts,
-        isDm: false,
-      },
-      { jobId: `turn:${eventId}` },
-    );
+    await redeliver();
     await sleep(1500);
     expect(effects.effects).toHaveLength(1);
     expect(model.requests).toHaveLength(1);

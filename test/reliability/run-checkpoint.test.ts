@@ -7,7 +7,7 @@ import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";
 import { type HermesProcess, productionEnv, startHermesProcess, tempDir } from "../helpers/hermes-process.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
-import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../helpers/scripted-model.ts";
+import { answer, ScriptedModelServer, stalled, toolCalls } from "../helpers/scripted-model.ts";
 import { startSlackEmulator } from "../helpers/slack.ts";
 import { type EffectsServer, startEffectsServer } from "./effects-server.ts";
 
@@ -37,11 +37,6 @@ function writeTools(dir: string, url: string): string {
 }
 const SIGNING_SECRET = "checkpoint-signing-secret";
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** A model step that does not answer before the process is killed (only bounds a hang). */
-const stalled = (step: ScriptStep): ScriptStep => ({
-  ...(step as { completion: Record<string, unknown> }),
-  delayMs: 120_000,
-});
 
 /**
  * A real Hermes process (Postgres, the in-process queue with its turns kept in Postgres) killed with

@@ -110,7 +110,7 @@ describe.each(DRIVERS)("run store on %s", (kind) => {
     await runs.savePaused(snapshot("run_list_a", session));
     await new Promise((r) => setTimeout(r, 5));
     await runs.savePaused(snapshot("run_list_b", session));
-    const paused = (await runs.listPaused()).map((r) => r.runId);
+    const paused = (await runs.listWithStatus("paused")).map((r) => r.runId);
     expect(paused).toEqual(expect.arrayContaining(["run_list_a", "run_list_b", "run_rt"]));
     expect(paused).not.toContain("run_done");
     expect(paused.indexOf("run_list_a")).toBeLessThan(paused.indexOf("run_list_b"));
@@ -130,7 +130,7 @@ describe.each(DRIVERS)("run store on %s", (kind) => {
     const later = { ...first, step: 2 };
     expect(await runs.checkpoint(later)).toBe(true);
     expect((await runs.forEvent("Ev_cp"))?.snapshot.step).toBe(2);
-    expect((await runs.listRunning()).map((r) => r.runId)).toContain("run_cp");
+    expect((await runs.listWithStatus("running")).map((r) => r.runId)).toContain("run_cp");
 
     // Paused, then finished with its final state: a late checkpoint of a dead worker changes nothing.
     await runs.savePaused(snapshot("run_cp"));
@@ -142,7 +142,7 @@ describe.each(DRIVERS)("run store on %s", (kind) => {
     const done = await runs.get("run_cp");
     expect(done).toMatchObject({ status: "completed", eventId: "Ev_cp" });
     expect(done?.snapshot.step).toBe(3);
-    expect((await runs.listRunning()).map((r) => r.runId)).not.toContain("run_cp");
+    expect((await runs.listWithStatus("running")).map((r) => r.runId)).not.toContain("run_cp");
     expect(await runs.forEvent("Ev_none")).toBeUndefined();
   });
 });

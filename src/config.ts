@@ -64,6 +64,9 @@ export const envSchema = z.object({
   HERMES_MODEL_MAX_TOKENS: int(1024, 16, 200_000),
   HERMES_MODEL_TIMEOUT_MS: int(60_000, 1000, 600_000),
   HERMES_MODEL_MAX_RETRIES: int(3, 0, 10),
+  HERMES_FALLBACK_MODEL: optionalString,
+  HERMES_FALLBACK_BASE_URL: optionalUrl("an OpenAI-compatible endpoint for the fallback model"),
+  HERMES_FALLBACK_API_KEY: optionalString,
 
   // Storage
   DATABASE_URL: optionalUrl("a Postgres URL, e.g. postgres://user@127.0.0.1:5432/hermes"),
@@ -138,6 +141,11 @@ export interface Config {
   env: Env;
   /** `undefined` = no model configured: command mode only. */
   model: ModelConfig | undefined;
+  /**
+   * Used when the primary model is unreachable or twice writes calls no format reads
+   * (HERMES_FALLBACK_MODEL, with HERMES_FALLBACK_BASE_URL / HERMES_FALLBACK_API_KEY).
+   */
+  fallbackModel?: ModelConfig;
   slackMode: "http" | "socket" | "sandbox";
 }
 
@@ -183,6 +191,14 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       "HERMES_MODEL is required when OPENAI_BASE_URL is set (e.g. HERMES_MODEL=qwen2.5:7b-instruct)",
     );
   }
+  if ((env.HERMES_FALLBACK_BASE_URL || env.HERMES_FALLBACK_API_KEY) && !env.HERMES_FALLBACK_MODEL) {
+    problems.push(
+      "HERMES_FALLBACK_MODEL is required when HERMES_FALLBACK_BASE_URL or HERMES_FALLBACK_API_KEY is set",
+    );
+  }
+  if (env.HERMES_FALLBACK_MODEL && !env.HERMES_MODEL && !env.OPENAI_API_KEY) {
+    problems.push("HERMES_FALLBACK_MODEL needs a primary model: set HERMES_MODEL (and OPENAI_BASE_URL) too");
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const modelConfigured = Boolean(env.HERMES_MODEL || env.OPENAI_API_KEY);
@@ -199,6 +215,22 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       }
     : undefined;
 
+  const fallbackModel = model && env.HERMES_FALLBACK_MODEL ? fallbackOf(model, env) : undefined;
   const slackMode = env.SLACK_APP_TOKEN ? "socket" : env.SLACK_BOT_TOKEN ? "http" : "sandbox";
-  return { env, model, slackMode };
+  return { env, model, slackMode, ...(fallbackModel ? { fallbackModel } : {}) };
+}
+
+/**
+ * The fallback model's settings: its own name, base URL (default: the primary's server) and key. The
+ * primary's key is reused only on the primary's own server, never sent to another host.
+ */
+function fallbackOf(primary: ModelConfig, env: Env): ModelConfig {
+  const baseURL = env.HERMES_FALLBACK_BASE_URL ?? primary.baseURL;
+  const sameServer = baseURL === primary.baseURL;
+  return {
+    ...primary,
+    baseURL,
+    model: env.HERMES_FALLBACK_MODEL!,
+    apiKey: env.HERMES_FALLBACK_API_KEY ?? (sameServer ? primary.apiKey : "not-needed"),
+  };
 }

@@ -28,6 +28,14 @@ export interface ModelResponse {
   model: string;
   /** What the adapter had to fix in the raw response (for the trace). */
   repairs: string[];
+  /** The model's reasoning, kept for the trace only (never history, Slack or the audit log). */
+  reasoning?: string;
+  /** The text format tool calls were recovered from, when the server sent them as text. */
+  textFormat?: string;
+  /** Where text calls were found: the answer text or only the reasoning. */
+  textCallsFrom?: "content" | "reasoning";
+  /** A call the model wrote that no format could read (its marker or format): asked again, never shown. */
+  unrecovered?: string;
 }
 
 /** The port the loop talks to. One real implementation (OpenAI-compatible HTTP). */

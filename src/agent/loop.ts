@@ -125,7 +125,9 @@ export async function loop(
   const specs = deps.registry.specs(deps.toolNames);
   const env = callEnv(state, deps, tracer, signal);
   const systemPrompt = deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
+  const model = () => (state.fallback && deps.fallbackModel ? deps.fallbackModel : deps.model);
   let retryHint = false;
+  let unreadableHint: string | undefined;
   try {
     for (;;) {
       if (state.step >= limits.maxSteps) {
@@ -142,8 +144,8 @@ export async function loop(
 
       const budget = await fitToBudget(state.messages, {
         budgetTokens: limits.contextBudgetTokens,
-        fixedTokens: textTokens(systemPrompt) + specsTokens(specs) + deps.model.maxOutputTokens,
-        summarize: (i) => summarizeWithModel(deps.model, i, signal, (u) => countModelCall(state, u)),
+        fixedTokens: textTokens(systemPrompt) + specsTokens(specs) + model().maxOutputTokens,
+        summarize: (i) => summarizeWithModel(model(), i, signal, (u) => countModelCall(state, u)),
       });
       if (budget.messages !== state.messages) {
         state.messages = budget.messages;
@@ -174,9 +176,15 @@ export async function loop(
             "Your previous reply was cut off at the output limit. Reply more briefly and keep tool arguments short.",
         });
       }
+      if (unreadableHint) {
+        request.push({
+          role: "system",
+          content: `Your previous reply tried to call a tool, but the call could not be read (it contained \`${unreadableHint}\`). Call the tool again through the tool-calling interface, with its arguments as one JSON object, or answer in plain text.`,
+        });
+      }
 
       const sent = {
-        model: deps.model.name,
+        model: model().name,
         messages: request.length,
         tools: specs.length,
         tokens: budget.tokens,
@@ -184,7 +192,7 @@ export async function loop(
       tracer.emit("model.request", sent);
       let response: ModelResponse;
       try {
-        response = await deps.model.complete({
+        response = await model().complete({
           messages: request,
           tools: specs,
           signal,
@@ -193,6 +201,10 @@ export async function loop(
       } catch (err) {
         if (signal.aborted) return aborted(state, tracer, deps, limits);
         tracer.emit("model.error", { error: errorMessage(err) });
+        if (switchToFallback(state, deps, tracer, "primary_unavailable", errorMessage(err))) {
+          state.step--; // the step was not done: the fallback model takes it
+          continue;
+        }
         return finish(
           state,
           tracer,
@@ -214,6 +226,20 @@ export async function loop(
         latencyMs: response.latencyMs,
         repairs: response.repairs,
       });
+      if (response.reasoning) {
+        // The reasoning goes to the trace only (the logger redacts it like every line).
+        tracer.emit("model.reasoning", {
+          chars: response.reasoning.length,
+          text: capTraceText(response.reasoning),
+        });
+      }
+      if (response.textFormat) {
+        tracer.emit("model.format", {
+          format: response.textFormat,
+          from: response.textCallsFrom,
+          toolCalls: response.toolCalls.map((c) => c.name),
+        });
+      }
 
       if (response.finishReason === "length") {
         state.truncations++;
@@ -232,6 +258,22 @@ export async function loop(
       }
       state.truncations = 0;
       retryHint = false;
+      unreadableHint = undefined;
+
+      if (response.toolCalls.length === 0 && response.unrecovered) {
+        // The model tried to call a tool and no format reads it: never shown as an answer.
+        state.unreadable = (state.unreadable ?? 0) + 1;
+        tracer.emit("model.unrecovered", { marker: response.unrecovered, count: state.unreadable });
+        if (state.unreadable < limits.maxUnreadable) {
+          unreadableHint = response.unrecovered;
+          continue;
+        }
+        if (switchToFallback(state, deps, tracer, "unreadable_output", response.unrecovered)) {
+          state.unreadable = 0;
+          continue;
+        }
+        return finish(state, tracer, "failed", stopMessage("unreadable_calls"), "unreadable_calls");
+      }
 
       if (response.toolCalls.length === 0) {
         const answer = response.content.trim() || "(The model returned an empty answer.)";
@@ -249,11 +291,9 @@ export async function loop(
       // Before any call runs: a worker that dies from here on is continued with these calls, and
       // the model is not asked for this step again.
       await deps.checkpoint?.(snapshotOf(state, []));
-      const { outcomes, sentArguments } = await runCalls(calls, env);
-      assistant.toolCalls = calls.map((c, i) => ({
-        ...c,
-        arguments: sentArguments[i] ?? c.arguments,
-      }));
+      const ran = await runCalls(calls, env);
+      const outcomes = ran.outcomes;
+      assistant.toolCalls = calls.map((c, i) => ran.sent[i] ?? c);
       insertResults(state.messages, outcomes);
       if (signal.aborted) return aborted(state, tracer, deps, limits);
       const stop = countFailures(state, outcomes, deps);
@@ -279,7 +319,30 @@ export function callEnv(state: State, deps: RuntimeDeps, tracer: Tracer, signal:
   };
 }
 
-/** The turn's budget and the caller's cancel signal, as one signal. */
+/** Longest reasoning text one trace line carries. */
+const MAX_TRACE_TEXT = 4000;
+function capTraceText(text: string): string {
+  return text.length <= MAX_TRACE_TEXT
+    ? text
+    : `${text.slice(0, MAX_TRACE_TEXT)}… (${text.length} characters)`;
+}
+
+/**
+ * Goes on with the fallback model, once per run, when one is configured: traced (and so shown in the
+ * progress message) and kept in the run's snapshot. False when there is none or it is already in use.
+ */
+function switchToFallback(
+  state: State,
+  deps: RuntimeDeps,
+  tracer: Tracer,
+  reason: "primary_unavailable" | "unreadable_output",
+  detail: string,
+): boolean {
+  if (!deps.fallbackModel || state.fallback) return false;
+  state.fallback = { model: deps.fallbackModel.name, from: deps.model.name, reason, step: state.step };
+  tracer.emit("model.fallback", { ...state.fallback, detail: detail.slice(0, 300) });
+  return true;
+}
 
 export function aborted(state: State, tracer: Tracer, deps: RuntimeDeps, limits: Limits): TurnResult {
   if (deps.signal?.aborted) return finish(state, tracer, "stopped", stopMessage("cancelled"), "cancelled");

@@ -2,13 +2,20 @@ import { randomUUID } from "node:crypto";
 import type { FinishReason } from "./chat-model.ts";
 import { MAX_JSON_DEPTH, valueTooDeep } from "./json-limits.ts";
 import type { ToolCall } from "./messages.ts";
-import { extractTextToolCalls } from "./text-tool-calls.ts";
+import { reasoningField, splitReasoning } from "./reasoning.ts";
+import { toolFormatContext } from "./tool-formats/context.ts";
+import { recoverToolCalls } from "./tool-formats/index.ts";
+import { jsonCloses } from "./tool-formats/json-calls.ts";
+import type { ToolFormatContext } from "./tool-formats/types.ts";
 
 /** The assistant message of a chat completion as servers really send it (loosely typed on purpose). */
 export interface RawAssistantMessage {
   content?: unknown;
   tool_calls?: unknown;
   function_call?: unknown;
+  /** Reasoning in a field of its own (vLLM, SGLang, llama.cpp, DeepSeek: `reasoning_content`; Ollama: `reasoning`). */
+  reasoning_content?: unknown;
+  reasoning?: unknown;
 }
 
 export interface NormalizedMessage {
@@ -16,7 +23,21 @@ export interface NormalizedMessage {
   toolCalls: ToolCall[];
   finishReason: FinishReason;
   repairs: string[];
+  /** The model's reasoning (think blocks, reasoning fields): for the trace only, never history or Slack. */
+  reasoning: string;
+  /** The text format the calls were recovered from (e.g. "hermes_json"), when they came as text. */
+  textFormat?: string;
+  /** Where text calls were found: the answer text, or only inside the reasoning. */
+  textCallsFrom?: "content" | "reasoning";
+  /**
+   * The call marker (or format) of a call the model wrote but no format could read, or one cut off
+   * before its end: nothing is executed and the loop asks again. Undefined otherwise.
+   */
+  unrecovered?: string;
 }
+
+/** Without tool specs nothing is known about names: only calls with markers of their own are recovered. */
+const NO_TOOLS: ToolFormatContext = toolFormatContext([]);
 
 const newCallId = () => `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
 
@@ -25,9 +46,19 @@ const newCallId = () => `call_${randomUUID().replace(/-/g, "").slice(0, 24)}`;
  * real calls, missing or duplicate ids are generated, object arguments become strings, an empty
  * argument string becomes "{}", and `finish_reason: "stop"` with calls present means calls.
  */
-export function normalizeAssistantMessage(raw: RawAssistantMessage, rawFinish: unknown): NormalizedMessage {
+export function normalizeAssistantMessage(
+  raw: RawAssistantMessage,
+  rawFinish: unknown,
+  ctx: ToolFormatContext = NO_TOOLS,
+): NormalizedMessage {
   const repairs: string[] = [];
-  let content = typeof raw.content === "string" ? raw.content : contentParts(raw.content);
+  const written = typeof raw.content === "string" ? raw.content : contentParts(raw.content);
+  const thinking = splitReasoning(written);
+  let content = thinking.text;
+  const reasoning = [reasoningField(raw as Record<string, unknown>), thinking.reasoning]
+    .filter(Boolean)
+    .join("\n\n");
+  if (thinking.reasoning) repairs.push("reasoning_removed");
   const calls: ToolCall[] = [];
   const seen = new Set<string>();
 
@@ -70,22 +101,63 @@ export function normalizeAssistantMessage(raw: RawAssistantMessage, rawFinish: u
     repairs.push("legacy_function_call");
   }
 
-  if (calls.length === 0 && content.includes("<tool_call>")) {
-    const extracted = extractTextToolCalls(content);
-    if (extracted.calls.length > 0) {
-      content = extracted.content;
-      for (const c of extracted.calls) push(undefined, c.name, c.arguments);
-      repairs.push("text_tool_calls");
+  let finishReason = mapFinish(rawFinish);
+  let textFormat: string | undefined;
+  let textCallsFrom: "content" | "reasoning" | undefined;
+  let unrecovered: string | undefined;
+  if (calls.length === 0) {
+    let found = recoverToolCalls(content, ctx);
+    textCallsFrom = "content";
+    if (found.calls.length === 0 && reasoning) {
+      // A call written only inside the reasoning is still a call; the reasoning never becomes prose.
+      const inReasoning = recoverToolCalls(reasoning, ctx);
+      if (inReasoning.calls.length > 0) {
+        found = { ...inReasoning, prose: content };
+        textCallsFrom = "reasoning";
+      }
     }
+    if (found.calls.length > 0) {
+      content = found.prose;
+      if (found.calls.some((c) => !c.complete)) {
+        // Cut off mid-call: never executed (repair would "complete" it with made-up text).
+        repairs.push("cut_off_text_call");
+        if (finishReason !== "length") unrecovered = found.format;
+      } else {
+        textFormat = found.format;
+        for (const c of found.calls) push(undefined, c.name, c.arguments);
+        repairs.push("text_tool_calls");
+        if (finishReason === "length") repairs.push("complete_calls_at_length");
+      }
+    } else {
+      textCallsFrom = undefined;
+      unrecovered = found.unrecovered;
+    }
+  } else if (finishReason === "length" && calls.some((c) => !jsonCloses(c.arguments))) {
+    // Native calls whose argument text stops mid-value: the whole step is asked again.
+    calls.length = 0;
+    repairs.push("cut_off_native_call");
+  }
+  if (calls.length > 0 && finishReason === "length") {
+    // Every call closed before the output limit (a Qwen `<tool_call>` left without its closing tag):
+    // the calls are whole, so they run; only a cut-off call makes the step be asked again.
+    finishReason = "tool_calls";
+    if (!textFormat) repairs.push("complete_calls_at_length");
   }
 
-  let finishReason = mapFinish(rawFinish);
   if (calls.length > 0 && finishReason === "stop") {
     finishReason = "tool_calls";
     if (rawFinish === "stop" && Array.isArray(raw.tool_calls)) repairs.push("finish_stop_with_calls");
   }
   if (calls.length === 0 && finishReason === "tool_calls") finishReason = "stop";
-  return { content, toolCalls: calls, finishReason, repairs };
+  return {
+    content,
+    toolCalls: calls,
+    finishReason,
+    repairs,
+    reasoning,
+    ...(textFormat ? { textFormat, textCallsFrom } : {}),
+    ...(unrecovered ? { unrecovered } : {}),
+  };
 }
 
 function contentParts(content: unknown): string {

@@ -2,10 +2,12 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../config.ts";
 import { HermesError } from "../errors.ts";
-import type { ChatModel, ModelRequest, ModelResponse } from "./chat-model.ts";
+import type { ChatModel, ModelRequest, ModelResponse, ToolSpec } from "./chat-model.ts";
 import type { ChatMessage } from "./messages.ts";
 import { normalizeAssistantMessage } from "./normalize-response.ts";
 import { backoffMs, retryAfterMs, sleep } from "./retry-after.ts";
+import { toolFormatContext } from "./tool-formats/context.ts";
+import type { ToolFormatContext } from "./tool-formats/types.ts";
 
 export interface OpenAIModelOptions extends ModelConfig {
   /** Longest Retry-After we wait for; a server asking for more fails the request at once. */
@@ -53,13 +55,22 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
     if (!choice?.message) {
       throw new HermesError("model_bad_response", `The model at ${where} answered without a message.`);
     }
-    const normalized = normalizeAssistantMessage(choice.message, choice.finish_reason);
+    const normalized = normalizeAssistantMessage(
+      choice.message,
+      choice.finish_reason,
+      formatContext(request),
+    );
     const u = completion.usage;
     return {
       content: normalized.content,
       toolCalls: normalized.toolCalls,
       finishReason: normalized.finishReason,
       repairs: normalized.repairs,
+      reasoning: normalized.reasoning,
+      ...(normalized.textFormat
+        ? { textFormat: normalized.textFormat, textCallsFrom: normalized.textCallsFrom }
+        : {}),
+      ...(normalized.unrecovered ? { unrecovered: normalized.unrecovered } : {}),
       latencyMs,
       model: completion.model ?? options.model,
       usage: {
@@ -103,6 +114,17 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
       }
     },
   };
+}
+
+/** Name and schema lookups for text formats, built once per tool list (the registry caches the array). */
+const contexts = new WeakMap<readonly ToolSpec[], ToolFormatContext>();
+function formatContext(request: ModelRequest): ToolFormatContext {
+  let ctx = contexts.get(request.tools);
+  if (!ctx) {
+    ctx = toolFormatContext(request.tools);
+    contexts.set(request.tools, ctx);
+  }
+  return ctx;
 }
 
 function notACompletion(where: string, cause?: unknown): HermesError {

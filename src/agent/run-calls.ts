@@ -44,23 +44,32 @@ const toolMessage = (call: ToolCall, content: string, resultRef?: string): ToolM
 /**
  * Handles the calls of one assistant message: validate each, ask policy, execute the allowed ones
  * concurrently, and leave the ones needing approval pending. Every call gets exactly one outcome, in
- * call order. Returns the arguments to keep in history (repaired JSON, so servers accept it later).
+ * call order. Returns the calls to keep in history: resolved names and repaired JSON arguments, so
+ * servers accept them later and the model sees the names it should use.
  */
 export async function runCalls(
   calls: ToolCall[],
   env: CallEnv,
-): Promise<{ outcomes: CallOutcome[]; sentArguments: string[] }> {
+): Promise<{ outcomes: CallOutcome[]; sent: ToolCall[] }> {
   const { tracer } = env;
-  const sentArguments: string[] = [];
+  const sent: ToolCall[] = [];
   const decided: Array<Promise<CallOutcome>> = [];
 
-  for (const call of calls) {
-    const prepared = env.registry.prepare(call, env.allowed);
-    if (prepared.repairs.length)
-      tracer.emit("tool.repair", { tool: call.name, callId: call.id, repairs: prepared.repairs });
+  for (const written of calls) {
+    const prepared = env.registry.prepare(written, env.allowed);
+    // The call as the registry resolved it: a normalized name (`functions.x` → `x`) from here on.
+    const call = prepared.call;
+    if (prepared.repairs.length) {
+      tracer.emit("tool.repair", {
+        tool: call.name,
+        callId: call.id,
+        repairs: prepared.repairs,
+        ...(call.name !== written.name ? { writtenName: written.name } : {}),
+      });
+    }
     if (!prepared.ok) {
       const parsed = prepared.parsed;
-      sentArguments.push(parsed && argsObject(parsed) ? JSON.stringify(parsed.value) : "{}");
+      sent.push({ ...call, arguments: parsed && argsObject(parsed) ? JSON.stringify(parsed.value) : "{}" });
       if (prepared.kind === "not_permitted") {
         decided.push(notPermitted(call, prepared.tool, prepared.parsed, env));
         continue;
@@ -74,7 +83,7 @@ export async function runCalls(
       continue;
     }
     const { tool, args, notes } = prepared;
-    sentArguments.push(JSON.stringify(args));
+    sent.push({ ...call, arguments: JSON.stringify(args) });
     if (notes.coerced.length)
       tracer.emit("tool.coerced", { tool: tool.name, callId: call.id, coerced: notes.coerced });
     if (notes.dropped.length || notes.nulls.length) {
@@ -87,7 +96,7 @@ export async function runCalls(
     }
     decided.push(decide(call, tool, args, env));
   }
-  return { outcomes: await Promise.all(decided), sentArguments };
+  return { outcomes: await Promise.all(decided), sent };
 }
 
 /** The parsed arguments when they are one plain object (what a tool takes and history keeps). */

@@ -1,6 +1,7 @@
 import type { RunIdentity } from "../tools/define-tool.ts";
 import type { ChatMessage, Usage } from "./messages.ts";
 import type { PendingCall } from "./run-calls.ts";
+import type { FallbackSwitch } from "./runtime-types.ts";
 
 export const SNAPSHOT_VERSION = 1;
 
@@ -19,6 +20,8 @@ export interface RunSnapshot {
   modelCalls: number;
   failures: Record<string, number>;
   truncations: number;
+  /** The run went on with the fallback model from this step (absent: the primary throughout). */
+  fallback?: FallbackSwitch;
 }
 
 /** A human's decision on one pending call. `argsSha256` is what the approval was bound to. */

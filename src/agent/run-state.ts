@@ -94,6 +94,7 @@ export function snapshotOf(state: State, pending: PendingCall[]): RunSnapshot {
     modelCalls: state.modelCalls,
     failures: state.failures,
     truncations: state.truncations,
+    ...(state.fallback ? { fallback: state.fallback } : {}),
   };
 }
 
@@ -107,6 +108,7 @@ export function stateOf(snapshot: RunSnapshot): State {
     modelCalls: snapshot.modelCalls,
     failures: { ...snapshot.failures },
     truncations: snapshot.truncations,
+    ...(snapshot.fallback ? { fallback: snapshot.fallback } : {}),
   };
 }
 
@@ -143,6 +145,7 @@ export function finish(
     steps: state.step,
     modelCalls: state.modelCalls,
     usage: state.usage,
+    ...(state.fallback ? { fallback: state.fallback } : {}),
   });
   return { ...result(state, status, answer), ...(stopReason ? { stopReason } : {}) };
 }
@@ -156,6 +159,7 @@ export function result(state: State, status: TurnStatus, answer: string): TurnRe
     usage: state.usage,
     steps: state.step,
     modelCalls: state.modelCalls,
+    ...(state.fallback ? { fallback: state.fallback } : {}),
   };
 }
 

@@ -14,6 +14,8 @@ export interface Limits {
   turnTimeoutMs: number;
   contextBudgetTokens: number;
   maxTruncations: number;
+  /** Replies with a call no format reads, per turn, before the fallback model (or a clear stop). */
+  maxUnreadable: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -22,10 +24,13 @@ export const DEFAULT_LIMITS: Limits = {
   turnTimeoutMs: 300_000,
   contextBudgetTokens: 8000,
   maxTruncations: 2,
+  maxUnreadable: 2,
 };
 
 export interface RuntimeDeps {
   model: ChatModel;
+  /** Used for the rest of the run when `model` is unreachable or twice writes calls nothing can read. */
+  fallbackModel?: ChatModel;
   registry: ToolRegistry;
   logger: Logger;
   policy?: PolicyHook;
@@ -59,6 +64,16 @@ export interface TurnResult {
   usage: Usage;
   steps: number;
   modelCalls: number;
+  /** Set when the run switched to the fallback model. */
+  fallback?: FallbackSwitch;
+}
+
+/** The run's switch to the fallback model: which model, why, and at which step. */
+export interface FallbackSwitch {
+  model: string;
+  from: string;
+  reason: "primary_unavailable" | "unreadable_output";
+  step: number;
 }
 
 export interface State {
@@ -69,6 +84,9 @@ export interface State {
   modelCalls: number;
   failures: Record<string, number>;
   truncations: number;
+  /** Replies in this turn whose calls no format could read. */
+  unreadable?: number;
+  fallback?: FallbackSwitch;
 }
 
 /** Runs one user turn: model → tool calls → policy → execute → … until an answer, a pause or a limit. */

@@ -4,6 +4,7 @@ export type StopReason =
   | "turn_timeout"
   | "truncated"
   | "model_error"
+  | "unreadable_calls"
   | "cancelled";
 
 /** The sentence the user reads when a run ends without a normal answer. One place, so tests pin them. */
@@ -30,6 +31,8 @@ export function stopMessage(
       return `I stopped because the model's output was cut off twice at its limit of ${d.maxTokens} output tokens. Try a shorter request, or raise HERMES_MODEL_MAX_TOKENS.`;
     case "model_error":
       return `I could not get an answer from the model: ${d.error ?? "unknown error"}`;
+    case "unreadable_calls":
+      return "I stopped because the model twice wrote a tool call in a form I could not read, so nothing was done. An admin can run `npm run model:check` (or `/hermes model`) to see which format the model writes and how to fix the server's tool parser.";
     case "cancelled":
       return "The request was cancelled before it finished.";
   }

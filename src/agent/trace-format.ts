@@ -29,12 +29,22 @@ export function formatTraceEvent(e: TraceEvent): string | undefined {
       return `${s}  ✗ model error: ${e.error}`;
     case "model.truncated":
       return `${s}  ✂ model output cut off (${e.count}); not executed, asking again`;
+    case "model.reasoning":
+      return `${s}    reasoning (${e.chars} chars, kept out of history): ${String(e.text ?? "")
+        .replace(/\s+/g, " ")
+        .slice(0, 160)}`;
+    case "model.format":
+      return `${s}    calls recovered from text in the ${e.format} format${e.from === "reasoning" ? " (found in the reasoning)" : ""}: ${list(e.toolCalls)}`;
+    case "model.unrecovered":
+      return `${s}  ✗ a tool call no format could read (${e.marker}), ${e.count}×; not shown, asking again`;
+    case "model.fallback":
+      return `${s}  ⇆ switching to fallback model ${e.model} (${e.reason === "primary_unavailable" ? `${e.from} unavailable` : `${e.from} wrote unreadable calls`}): ${e.detail ?? ""}`;
     case "context.trimmed":
       return `${s}  ⇣ context trimmed to ~${e.tokens} tokens (${e.shrunkResults} results shrunk, ${e.droppedUnits} units summarized${e.summaryError ? `; summary failed: ${e.summaryError}` : ""})`;
     case "history.sanitized":
       return `${s}  ⚕ history repaired (${e.before} → ${e.after} messages)`;
     case "tool.repair":
-      return `${s}    repaired ${tool} arguments: ${list(e.repairs)}`;
+      return `${s}    repaired ${tool}${e.writtenName ? ` (written as ${e.writtenName})` : ""}: ${list(e.repairs)}`;
     case "tool.coerced":
       return `${s}    coerced ${tool}: ${list(e.coerced)}`;
     case "tool.dropped_keys":

@@ -92,6 +92,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
 
   const realModel = config.model ? createOpenAIModel(config.model) : undefined;
   const model = createCommandModel({ fallback: realModel });
+  const fallbackModel = config.fallbackModel ? createOpenAIModel(config.fallbackModel) : undefined;
   const services = {} as SlackServices;
   const { registry, guards } = await buildTools({
     config,
@@ -120,6 +121,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     queue: durableQueue,
     registry,
     model,
+    ...(fallbackModel ? { fallbackModel } : {}),
     client,
     progressClient,
     slack,
@@ -134,8 +136,11 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     bot,
   } satisfies SlackServices);
 
+  const fallbackInfo = config.fallbackModel
+    ? `, fallback ${config.fallbackModel.model} at ${config.fallbackModel.baseURL ?? "api.openai.com"}`
+    : "";
   const modelInfo = realModel
-    ? `model ${config.model!.model} at ${config.model!.baseURL ?? "api.openai.com"}`
+    ? `model ${config.model!.model} at ${config.model!.baseURL ?? "api.openai.com"}${fallbackInfo}`
     : "command mode (no model configured)";
   const slackApp =
     role === "worker"

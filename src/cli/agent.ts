@@ -72,6 +72,7 @@ async function main(argv: string[]): Promise<number> {
     },
     {
       model,
+      ...(config.fallbackModel ? { fallbackModel: createOpenAIModel(config.fallbackModel) } : {}),
       registry,
       logger,
       limits: {

@@ -35,12 +35,13 @@ export async function resolveAccess(
 
 /** The runtime's dependencies for a run on behalf of `access`'s user: their tools, their policy, the audit sink. */
 export function runtimeDepsFor(
-  s: Pick<SlackServices, "model" | "registry" | "logger" | "auditSink" | "limits">,
+  s: Pick<SlackServices, "model" | "fallbackModel" | "registry" | "logger" | "auditSink" | "limits">,
   access: Access,
   signal: AbortSignal,
 ): RuntimeDeps {
   return {
     model: s.model,
+    ...(s.fallbackModel ? { fallbackModel: s.fallbackModel } : {}),
     registry: s.registry,
     logger: s.logger,
     policy: access.policy,

@@ -32,6 +32,8 @@ export interface SlackServices {
   registry: ToolRegistry;
   /** The model, wrapped so `run <tool> …` commands work with or without one. */
   model: ChatModel;
+  /** HERMES_FALLBACK_MODEL, when configured: takes over a run whose model is down or unreadable. */
+  fallbackModel?: ChatModel;
   /** The bot's Web API client (`SLACK_API_URL` applied); a few bounded retries. */
   client: WebClient;
   /**

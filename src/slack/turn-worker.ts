@@ -210,6 +210,11 @@ export function trackActions(sink: ToolEventSink | undefined, onRequested: () =>
 
 function progressText(e: TraceEvent): string | undefined {
   if (e.event === "tool.start") return `:hourglass_flowing_sand: Running \`${e.tool}\`…`;
+  if (e.event === "model.fallback") {
+    return e.reason === "primary_unavailable"
+      ? `:twisted_rightwards_arrows: The model is not answering; going on with the fallback model \`${e.model}\`…`
+      : `:twisted_rightwards_arrows: The model's tool calls could not be read; going on with the fallback model \`${e.model}\`…`;
+  }
   if (e.event === "model.request" && e.step > 1) return ":hourglass_flowing_sand: Thinking…";
   return undefined;
 }

@@ -9,6 +9,7 @@ import { capResult, serializeResult } from "./cap-result.ts";
 import { type CoerceNotes, coerceArgs } from "./coerce-args.ts";
 import type { Tool, ToolContext } from "./define-tool.ts";
 import type { ResultStore } from "./result-store.ts";
+import { resolveToolName } from "./tool-names.ts";
 
 export type PreparedCall =
   | {
@@ -124,18 +125,24 @@ export class ToolRegistry {
    * tool outside it is `not_permitted` (checked before its arguments, so a forbidden tool gets no help
    * with them); only a name no tool has is `unknown_tool`, answered with the names the requester may use.
    */
-  prepare(call: ToolCall, allowed?: ReadonlySet<string>): PreparedCall {
-    const entry = this.entries.get(call.name);
-    if (!entry) {
+  prepare(written: ToolCall, allowed?: ReadonlySet<string>): PreparedCall {
+    const named = this.resolveName(written.name, allowed);
+    if (named.kind === "unknown") {
       const valid = (allowed ? [...allowed] : this.names()).sort().join(", ");
+      const also = named.candidates.length
+        ? ` "${written.name}" could mean ${named.candidates.join(" or ")}; use the exact name.`
+        : "";
       return {
         ok: false,
-        call,
+        call: written,
         kind: "unknown_tool",
         repairs: [],
-        error: `There is no tool named "${call.name}". The tools you can call are: ${valid || "(none)"}.`,
+        error: `There is no tool named "${written.name}".${also} The tools you can call are: ${valid || "(none)"}.`,
       };
     }
+    const entry = this.entries.get(named.name)!;
+    const call = named.name === written.name ? written : { ...written, name: named.name };
+    const nameRepairs = call === written ? [] : ["tool_name_normalized"];
     const parsed = parseLenientJson(call.arguments);
     if (allowed && !allowed.has(call.name)) {
       return {
@@ -144,7 +151,7 @@ export class ToolRegistry {
         kind: "not_permitted",
         tool: entry.tool,
         parsed,
-        repairs: [],
+        repairs: nameRepairs,
         error: `${call.name} is not permitted for this user.`,
       };
     }
@@ -153,7 +160,7 @@ export class ToolRegistry {
         ok: false,
         call,
         kind: "invalid_args",
-        repairs: [],
+        repairs: nameRepairs,
         parsed,
         error: `The arguments for ${call.name} are not valid JSON (${parsed.error}). Send one JSON object.`,
       };
@@ -165,7 +172,7 @@ export class ToolRegistry {
         ok: false,
         call,
         kind: "invalid_args",
-        repairs: parsed.repaired,
+        repairs: [...nameRepairs, ...parsed.repaired],
         parsed,
         error: `The arguments for ${call.name} must be one JSON object with named fields, not ${Array.isArray(raw) ? "an array" : typeof raw}.`,
       };
@@ -177,7 +184,7 @@ export class ToolRegistry {
         ok: false,
         call,
         kind: "invalid_args",
-        repairs: parsed.repaired,
+        repairs: [...nameRepairs, ...parsed.repaired],
         parsed,
         error: validationMessage(call.name, result.error),
       };
@@ -187,9 +194,29 @@ export class ToolRegistry {
       call,
       tool: entry.tool,
       args: result.data as Record<string, unknown>,
-      repairs: parsed.repaired,
+      repairs: [...nameRepairs, ...parsed.repaired],
       notes,
     };
+  }
+
+  /**
+   * The registered tool a written name means. The exact name wins; otherwise the name is normalized
+   * (namespace, `:N`, leaked tokens, case, `-`/`_`) and maps onto a tool the requester may call. A
+   * normalized name that matches none of those but exactly one registered tool is that tool (so it is
+   * denied and audited as not permitted, never reported as unknown). Ambiguous → unknown.
+   */
+  private resolveName(
+    written: string,
+    allowed: ReadonlySet<string> | undefined,
+  ): { kind: "tool"; name: string } | { kind: "unknown"; candidates: string[] } {
+    if (this.entries.has(written)) return { kind: "tool", name: written };
+    const mine = resolveToolName(written, allowed ?? this.entries.keys());
+    if (mine.kind === "exact" || mine.kind === "normalized") return { kind: "tool", name: mine.name };
+    if (mine.kind === "ambiguous") return { kind: "unknown", candidates: mine.candidates };
+    if (!allowed) return { kind: "unknown", candidates: [] };
+    const any = resolveToolName(written, this.entries.keys());
+    if (any.kind === "normalized") return { kind: "tool", name: any.name };
+    return { kind: "unknown", candidates: [] };
   }
 
   /** Run a validated call. Never throws: failures come back as a result the model can read. */

@@ -162,3 +162,17 @@ export function answer(text: string, finish = "stop"): ScriptStep {
     },
   };
 }
+
+/** A completion whose assistant message is given as is (text calls, reasoning fields, odd shapes). */
+export function assistantMessage(message: Record<string, unknown>, finish = "stop"): ScriptStep {
+  return {
+    completion: {
+      id: `chatcmpl-${++seq}`,
+      object: "chat.completion",
+      created: 1764420000,
+      model: "scripted",
+      choices: [{ index: 0, finish_reason: finish, message: { role: "assistant", ...message } }],
+      usage,
+    },
+  };
+}

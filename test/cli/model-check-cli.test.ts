@@ -1,0 +1,82 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { offlineToolSpecs } from "../../src/boot/offline-tool-specs.ts";
+import { loadConfig } from "../../src/config.ts";
+import { PROCESS_TEST_TIMEOUT_MS, runProcess } from "../helpers/child-process.ts";
+import { closedPortBaseURL, type FamilyServer, startFamilyServer } from "../helpers/model-server-families.ts";
+
+const MODEL = "Qwen/Qwen2.5-7B-Instruct";
+const KEY = "probe-key-5d1c8e0a77f4";
+let server: FamilyServer | undefined;
+
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+});
+
+/** `npx tsx src/cli/model-check.ts …` with only the model variables set, as its own process group. */
+function modelCheck(env: Record<string, string>, args: string[] = []) {
+  return runProcess("npx", ["tsx", "src/cli/model-check.ts", ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+  });
+}
+
+describe("npm run model:check", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
+  it("prints each finding and the verdict, exit 0, probing with the bot's built-in tool specs", async () => {
+    server = await startFamilyServer("vllm", { model: MODEL });
+    const r = await modelCheck({ OPENAI_BASE_URL: server.baseURL, HERMES_MODEL: MODEL, OPENAI_API_KEY: KEY });
+    expect(r.stderr).toBe("");
+    const specs = (await offlineToolSpecs(loadConfig({}), {})).specs;
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines).toEqual([
+      `checking ${MODEL} at ${server.baseURL} …`,
+      `endpoint:       ${server.baseURL} · model ${MODEL} · ${specs.length} tool specs`,
+      `models:         1 listed (${MODEL}); ${MODEL} is listed`,
+      "server:         vLLM (owned_by: vllm)",
+      "context window: 32768 tokens (GET /v1/models max_model_len)",
+      "tool calling:   yes: native tool_calls in 3 of 3 tries (get_current_time)",
+      "text format:    none needed (native)",
+      "tool results:   accepted (a completion came back for the tool message)",
+      expect.stringMatching(/^latency: {8}p50 \d+ ms over 3 probes \(\d+, \d+, \d+ ms\)$/),
+      "verdict: ready (native tool calls)",
+    ]);
+    expect(r.code).toBe(0);
+    const offered = server.chats()[0]?.body.tools?.map((t) => t.function.name);
+    expect(offered?.sort()).toEqual(specs.map((s) => s.name).sort());
+    expect(server.chats()[0]?.body.tools?.length).toBeGreaterThanOrEqual(12);
+  });
+
+  it("--json: the same result as one JSON document", async () => {
+    server = await startFamilyServer("vllm-text", { model: MODEL });
+    const r = await modelCheck({ OPENAI_BASE_URL: server.baseURL, HERMES_MODEL: MODEL }, ["--json"]);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.verdict).toEqual({
+      status: "works",
+      reason: "calls recovered from text: hermes_json",
+      hint: expect.stringContaining("--enable-auto-tool-choice --tool-call-parser hermes"),
+    });
+    expect(report.toolCalls.best).toEqual({
+      kind: "text",
+      format: "hermes_json",
+      calls: ["get_current_time"],
+    });
+    expect(report.contextWindow.tokens).toBe(32768);
+  });
+
+  it("a server that is down: the verdict names the URL and the error, exit 1", async () => {
+    const baseURL = await closedPortBaseURL();
+    const r = await modelCheck({ OPENAI_BASE_URL: baseURL, HERMES_MODEL: MODEL });
+    expect(r.stdout).toContain(
+      `verdict: not usable (cannot reach ${baseURL}/models: connect ECONNREFUSED 127.0.0.1:${new URL(baseURL).port}; check OPENAI_BASE_URL)`,
+    );
+    expect(r.stdout).toContain("hint: Is the server running, and is OPENAI_BASE_URL its API address");
+    expect(r.code).toBe(1);
+  });
+
+  it("no model configured: says what to set, exit 1", async () => {
+    const r = await modelCheck({});
+    expect(r.stderr).toContain("No model is configured");
+    expect(r.stderr).toContain("OPENAI_BASE_URL=");
+    expect(r.code).toBe(1);
+  });
+});

@@ -3,6 +3,7 @@ import type { SlackServices } from "../services.ts";
 
 export const AUDIT_REFUSAL = "Only admins can query the audit log.";
 export const SCHEDULE_REFUSAL = "Only admins can manage schedules.";
+export const MODEL_REFUSAL = "Only admins can check the model.";
 
 /** The `tool` column of audit rows about `/hermes` itself (never a registry name: those are snake_case). */
 export const COMMAND_AUDIT_TOOL = "/hermes";
@@ -11,7 +12,7 @@ export interface Refusal {
   userId: string;
   teamId?: string | undefined;
   channelId?: string | undefined;
-  /** `audit`, `audit.next`, `audit.csv`, `schedule`. */
+  /** `audit`, `audit.next`, `audit.csv`, `schedule`, `model`. */
   subcommand: string;
   reason: string;
 }

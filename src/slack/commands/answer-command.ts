@@ -7,6 +7,7 @@ import { AUDIT_REFUSAL, recordRefusal, SCHEDULE_REFUSAL } from "./admin-refusal.
 import { auditPageAnswer } from "./audit-answer.ts";
 import { textMessage } from "./block-builders.ts";
 import { helpText, shortHelp } from "./help-text.ts";
+import { modelAnswer } from "./model-answer.ts";
 import { parseAuditFilters } from "./parse-audit-filters.ts";
 import { parseHermesCommand } from "./parse-hermes-command.ts";
 import { type ScheduleCommandOptions, scheduleAnswer } from "./schedule-answer.ts";
@@ -36,6 +37,8 @@ export async function answerHermesCommand(
   s: HermesCommandServices,
   options: HermesCommandOptions,
   input: CommandInput,
+  /** An earlier message while a slow answer is worked out (`/hermes model`). */
+  notify?: (message: SlackMessagePayload) => Promise<void>,
 ): Promise<SlackMessagePayload> {
   const name = options.command ?? "/hermes";
   const parsed = parseHermesCommand(input.text);
@@ -49,6 +52,8 @@ export async function answerHermesCommand(
       case "whoami":
       case "approvals":
         return await accessAnswer(s, parsed.kind, input.userId);
+      case "model":
+        return await modelAnswer(s, input, notify);
       case "audit": {
         const access = await resolveAccess(s, input.userId);
         if (access.level !== "admin") {

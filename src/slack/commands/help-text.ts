@@ -9,6 +9,7 @@ export function subcommandLines(command = "/hermes"): string[] {
     `• \`${command} approvals\` — pending approvals you may decide, with their buttons`,
     `• \`${command} audit [user:@x] [tool:name] [action:approved] [since:24h] [until:2026-11-01]\` — query the audit log (admins)`,
     `• \`${command} schedule add|list|remove …\` — prompts that run on a schedule (admins)`,
+    `• \`${command} model\` — check the configured model: tool calls, tool results, context window, latency (admins)`,
   ];
 }
 

@@ -3,6 +3,7 @@ export type HermesCommand =
   | { kind: "tools" }
   | { kind: "whoami" }
   | { kind: "approvals" }
+  | { kind: "model" }
   /** `args`: the filter text, parsed once the caller is known to be an admin. */
   | { kind: "audit"; args: string }
   /** `text`: the whole command text, as `parseScheduleCommand` takes it. */
@@ -22,6 +23,7 @@ const ALIASES = new Map<string, SimpleKind>([
   ["approvals", "approvals"],
   ["approval", "approvals"],
   ["pending", "approvals"],
+  ["model", "model"],
 ]);
 
 /** The subcommand of `/hermes <text>`; an empty text is `help`, an unknown word is `unknown`. */

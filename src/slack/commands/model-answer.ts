@@ -1,0 +1,52 @@
+import { checkModel } from "../../agent/model-check/check-model.ts";
+import { apiBase } from "../../agent/model-check/endpoints.ts";
+import { probeSpecs } from "../../agent/model-check/tool-call-probe.ts";
+import { resolveAccess } from "../access.ts";
+import type { SlackMessagePayload } from "../answer-blocks.ts";
+import type { SlackServices } from "../services.ts";
+import type { AccessServices } from "./access-answer.ts";
+import { MODEL_REFUSAL, recordRefusal } from "./admin-refusal.ts";
+import { textMessage } from "./block-builders.ts";
+import { modelCheckMessage } from "./model-check-blocks.ts";
+
+export type ModelAnswerServices = AccessServices & Pick<SlackServices, "audit" | "logger">;
+
+const NO_MODEL =
+  "No model is configured, so Hermes runs in command mode (`run <tool> …`). Set `OPENAI_BASE_URL`, `HERMES_MODEL` (and `OPENAI_API_KEY` if the server needs one), restart, and `/hermes model` checks it.";
+
+/**
+ * `/hermes model`, for admins: says the check started (`notify`, its own ephemeral message, since a
+ * local model can take many seconds), probes the configured model with the registry's tool specs,
+ * and answers with the report. Others get the admin-only refusal, logged and audited like `audit`.
+ */
+export async function modelAnswer(
+  s: ModelAnswerServices,
+  input: { userId: string; teamId?: string | undefined; channelId?: string | undefined },
+  notify?: (message: SlackMessagePayload) => Promise<void>,
+): Promise<SlackMessagePayload> {
+  const access = await resolveAccess(s, input.userId);
+  if (access.level !== "admin") {
+    await recordRefusal(s, { ...input, subcommand: "model", reason: MODEL_REFUSAL });
+    return textMessage(MODEL_REFUSAL);
+  }
+  const model = s.config.model;
+  if (!model) return textMessage(NO_MODEL);
+  const specs = probeSpecs(s.registry.specs());
+  const where = s.redactor.redactSecrets(apiBase(model.baseURL));
+  await notify?.(
+    textMessage(
+      `:hourglass_flowing_sand: Checking \`${model.model}\` at ${where} with the bot's ${specs.length} tool specs; the report follows in a moment.`,
+    ),
+  );
+  const result = await checkModel({ model, specs });
+  s.logger.info(
+    {
+      userId: input.userId,
+      model: model.model,
+      verdict: result.verdict.status,
+      durationMs: result.durationMs,
+    },
+    "/hermes model checked the model",
+  );
+  return modelCheckMessage(result, s.redactor.redactSecrets);
+}

@@ -1,0 +1,172 @@
+import { Stop } from "./python-scalars.ts";
+import { PythonReader } from "./python-values.ts";
+import { MAX_TEXT_CALLS } from "./types.ts";
+
+/**
+ * A reader of the pythonic calls Llama 3.2/4, LFM2 and Gemma write: `[get_weather(city='SF'), f(x=1)]`,
+ * arguments being Python literals (strings in ' " ''' """ with escapes and r/u/b/f prefixes, numbers,
+ * True/False/None, lists, tuples, sets, dicts). What vLLM and SGLang do with `ast.parse`, done with one
+ * forward pass: linear in the text, nesting capped at MAX_JSON_DEPTH, never a regex over the call.
+ * Errors are returned as values; nothing thrown escapes.
+ */
+
+/** One call read from the text. */
+export interface PythonCall {
+  /** As written, dots included (`default_api.get_weather`). */
+  name: string;
+  arguments: Record<string, unknown>;
+  /** False when the text ended inside the call (its closing parenthesis was never written). */
+  complete: boolean;
+  /**
+   * Set when the call is well formed Python but cannot be a tool call: a positional argument (a call
+   * takes keyword arguments only, as in vLLM), a value that is not a literal, bytes, a non-finite number.
+   */
+  rejected?: string;
+  start: number;
+  end: number;
+}
+
+export type PythonCallsParse =
+  | {
+      ok: true;
+      calls: PythonCall[];
+      /** Index after the list's `]` (or the single call's `)`); the text's end when it never closed. */
+      end: number;
+      /** False when the text ended before the list (or call) closed. */
+      closed: boolean;
+    }
+  | { ok: false; error: string; at: number };
+
+export interface PythonCallOptions {
+  /** Read `print(f(x=1))` as the call `f(x=1)` (Gemma's tool_code blocks print their calls). */
+  unwrapPrint?: boolean;
+}
+
+/**
+ * Reads, from `start` (after any whitespace), either a list of calls `[f(a=1), g(b="x")]` or one bare
+ * call `f(a=1)`. An empty list reads as no calls. When the text ends inside, the calls closed so far
+ * are complete and the one cut off is returned with `complete: false`.
+ */
+export function parsePythonCallList(
+  text: string,
+  start = 0,
+  options: PythonCallOptions = {},
+): PythonCallsParse {
+  return guarded(text, start, options, (r) => {
+    r.skip();
+    return r.peek() === 91 /* [ */ ? r.callList() : r.singleCall();
+  });
+}
+
+/** Reads one call `name(kw=value, …)` from `start` (after any whitespace). */
+export function parsePythonCall(text: string, start = 0, options: PythonCallOptions = {}): PythonCallsParse {
+  return guarded(text, start, options, (r) => {
+    r.skip();
+    return r.singleCall();
+  });
+}
+
+function guarded(
+  text: string,
+  start: number,
+  options: PythonCallOptions,
+  read: (r: CallReader) => { end: number; closed: boolean },
+): PythonCallsParse {
+  const r = new CallReader(text, start, options);
+  try {
+    const { end, closed } = read(r);
+    return { ok: true, calls: r.calls, end, closed };
+  } catch (err) {
+    if (!(err instanceof Stop)) throw err;
+    if (!err.endOfText) return { ok: false, error: err.message, at: err.at };
+    // Cut off: what closed stands, the call being written is kept as incomplete.
+    const open = r.current;
+    if (open && r.calls.length < MAX_TEXT_CALLS) {
+      r.calls.push({
+        name: open.name,
+        arguments: Object.fromEntries(open.args),
+        complete: false,
+        start: open.start,
+        end: text.length,
+      });
+    }
+    return { ok: true, calls: r.calls, end: text.length, closed: false };
+  }
+}
+
+interface OpenCall {
+  name: string;
+  args: Map<string, unknown>;
+  start: number;
+}
+
+/** The pythonic reader that collects calls: a list of them or one. */
+class CallReader extends PythonReader {
+  readonly calls: PythonCall[] = [];
+  /** The call whose arguments are being read (kept when the text ends inside it). */
+  current: OpenCall | undefined;
+
+  constructor(
+    text: string,
+    start: number,
+    readonly options: PythonCallOptions,
+  ) {
+    super(text, start);
+  }
+
+  callList(): { end: number; closed: boolean } {
+    this.pos++; // [
+    for (;;) {
+      this.skip();
+      const c = this.peek();
+      if (c === -1) this.eof();
+      if (c === 93 /* ] */) {
+        this.pos++;
+        return { end: this.pos, closed: true };
+      }
+      this.call();
+      this.skip();
+      const sep = this.peek();
+      if (sep === -1) this.eof();
+      if (sep === 44 /* , */) this.pos++;
+      else if (sep !== 93) this.fail("expected , or ] between calls");
+    }
+  }
+
+  singleCall(): { end: number; closed: boolean } {
+    this.call();
+    return { end: this.pos, closed: true };
+  }
+
+  /** One call at the top of a list or block; pushed to `calls` (up to MAX_TEXT_CALLS). */
+  call(): void {
+    const start = this.pos;
+    const name = this.dottedName();
+    if (name === undefined) this.fail("expected a function name");
+    this.skip();
+    if (this.peek() === -1) this.eof();
+    if (this.peek() !== 40 /* ( */) this.fail("expected ( after the function name");
+    this.pos++;
+    if (this.options.unwrapPrint && name === "print") {
+      this.skip();
+      this.call();
+      this.expect(41, ")");
+      return;
+    }
+    const open: OpenCall = { name, args: new Map(), start };
+    this.current = open;
+    this.problem = undefined;
+    this.arguments(open.args, 0);
+    this.current = undefined;
+    if (this.calls.length >= MAX_TEXT_CALLS) return;
+    const call: PythonCall = {
+      name,
+      arguments: Object.fromEntries(open.args),
+      complete: true,
+      start,
+      end: this.pos,
+    };
+    if (this.problem) call.rejected = this.problem;
+    this.calls.push(call);
+  }
+}

@@ -1,7 +1,8 @@
 /**
  * Runtime overhead: the same scripted turn (one tool round trip, served over local HTTP by an
  * OpenAI-compatible server) through (a) a bare loop on the openai SDK, (b) Hermes' runTurn,
- * (c) @openai/agents with a chat-completions model. Prints ms per turn and the ratios.
+ * (c) @openai/agents with a chat-completions model. Prints ms per turn and the ratios, then what
+ * recovering text tool calls costs per message for each model family (bench/text-formats.ts).
  *   npm run bench:runtime [-- --turns 300]
  */
 import { Agent, OpenAIChatCompletionsModel, run, setTracingDisabled, tool } from "@openai/agents";
@@ -17,6 +18,7 @@ import { defineTool } from "../src/tools/define-tool.ts";
 import { ToolRegistry } from "../src/tools/registry.ts";
 import { createMemoryResultStore } from "../src/tools/result-store.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../test/helpers/scripted-model.ts";
+import { printTextFormats } from "./text-formats.ts";
 
 const turnsArg = process.argv.indexOf("--turns");
 const TURNS = turnsArg > 0 ? Number(process.argv[turnsArg + 1]) : 300;
@@ -155,3 +157,5 @@ console.log(
 console.log(
   `ratio hermes/bare=${(mean("hermes") / mean("bare")).toFixed(2)} hermes/openai-agents=${(mean("hermes") / mean("openai-agents")).toFixed(2)}`,
 );
+
+printTextFormats();

@@ -68,4 +68,34 @@ describe("loadConfig", () => {
     );
     expect(() => loadConfig({ SLACK_BOT_TOKEN: "xoxb-1" })).toThrow(/SLACK_SIGNING_SECRET is required/);
   });
+
+  it("configures a fallback model that never receives the primary's key on another host", () => {
+    const sameServer = loadConfig({
+      OPENAI_BASE_URL: "http://vllm:8000/v1",
+      OPENAI_API_KEY: "sk-primary",
+      HERMES_MODEL: "qwen3-32b",
+      HERMES_FALLBACK_MODEL: "qwen3-8b",
+    });
+    expect(sameServer.fallbackModel).toMatchObject({
+      baseURL: "http://vllm:8000/v1",
+      model: "qwen3-8b",
+      apiKey: "sk-primary",
+    });
+    const elsewhere = loadConfig({
+      OPENAI_BASE_URL: "http://vllm:8000/v1",
+      OPENAI_API_KEY: "sk-primary",
+      HERMES_MODEL: "qwen3-32b",
+      HERMES_FALLBACK_MODEL: "llama3.1:8b",
+      HERMES_FALLBACK_BASE_URL: "http://ollama:11434/v1",
+    });
+    expect(elsewhere.fallbackModel).toMatchObject({
+      baseURL: "http://ollama:11434/v1",
+      apiKey: "not-needed",
+    });
+    expect(loadConfig({ HERMES_MODEL: "m" }).fallbackModel).toBeUndefined();
+    expect(() => loadConfig({ HERMES_FALLBACK_MODEL: "x" })).toThrow(/needs a primary model/);
+    expect(() => loadConfig({ HERMES_MODEL: "m", HERMES_FALLBACK_BASE_URL: "http://x/v1" })).toThrow(
+      /HERMES_FALLBACK_MODEL is required/,
+    );
+  });
 });

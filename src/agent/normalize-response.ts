@@ -3,7 +3,9 @@ import type { FinishReason } from "./chat-model.ts";
 import { MAX_JSON_DEPTH, valueTooDeep } from "./json-limits.ts";
 import type { ToolCall } from "./messages.ts";
 import { reasoningField, splitReasoning } from "./reasoning.ts";
+import { stripSpecialTokens, stripTrailingEndTokens } from "./special-tokens.ts";
 import { toolFormatContext } from "./tool-formats/context.ts";
+import { splitHarmony } from "./tool-formats/harmony-messages.ts";
 import { recoverToolCalls } from "./tool-formats/index.ts";
 import { jsonCloses } from "./tool-formats/json-calls.ts";
 import type { ToolFormatContext } from "./tool-formats/types.ts";
@@ -52,10 +54,12 @@ export function normalizeAssistantMessage(
   ctx: ToolFormatContext = NO_TOOLS,
 ): NormalizedMessage {
   const repairs: string[] = [];
-  const written = typeof raw.content === "string" ? raw.content : contentParts(raw.content);
+  const written = stripTrailingEndTokens(
+    typeof raw.content === "string" ? raw.content : contentParts(raw.content),
+  );
   const thinking = splitReasoning(written);
   let content = thinking.text;
-  const reasoning = [reasoningField(raw as Record<string, unknown>), thinking.reasoning]
+  let reasoning = [reasoningField(raw as Record<string, unknown>), thinking.reasoning]
     .filter(Boolean)
     .join("\n\n");
   if (thinking.reasoning) repairs.push("reasoning_removed");
@@ -131,12 +135,25 @@ export function normalizeAssistantMessage(
     } else {
       textCallsFrom = undefined;
       unrecovered = found.unrecovered;
+      // An answer some format unwrapped (llama.cpp's `{"response": "…"}`), or the text unchanged.
+      if (!unrecovered) content = found.prose;
     }
   } else if (finishReason === "length" && calls.some((c) => !jsonCloses(c.arguments))) {
     // Native calls whose argument text stops mid-value: the whole step is asked again.
     calls.length = 0;
     repairs.push("cut_off_native_call");
   }
+  if (mayBeHarmony(written)) {
+    // gpt-oss without the server's harmony parsing: the analysis channel is reasoning, the final
+    // channel is the answer (when calls were found, their format already took the prose).
+    const harmony = splitHarmony(content);
+    if (harmony.reasoning) {
+      reasoning = [reasoning, harmony.reasoning].filter(Boolean).join("\n\n");
+      repairs.push("reasoning_removed");
+    }
+    if (!textFormat && !unrecovered && calls.length === 0) content = harmony.final;
+  }
+  if (!unrecovered) content = stripSpecialTokens(content);
   if (calls.length > 0 && finishReason === "length") {
     // Every call closed before the output limit (a Qwen `<tool_call>` left without its closing tag):
     // the calls are whole, so they run; only a cut-off call makes the step be asked again.
@@ -158,6 +175,16 @@ export function normalizeAssistantMessage(
     ...(textFormat ? { textFormat, textCallsFrom } : {}),
     ...(unrecovered ? { unrecovered } : {}),
   };
+}
+
+/** Harmony's channel tokens, or what is left of them when the server strips special tokens. */
+function mayBeHarmony(text: string): boolean {
+  return (
+    text.includes("<|channel|>") ||
+    text.includes("<|message|>") ||
+    text.includes("assistantfinal") ||
+    text.startsWith("analysis")
+  );
 }
 
 function contentParts(content: unknown): string {

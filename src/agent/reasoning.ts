@@ -5,11 +5,12 @@
  * kept out of the history sent back, out of Slack and out of the audit log; it goes to the trace.
  */
 
-const OPEN_TAGS = ["<think>", "<thinking>", "<reasoning>"];
+const OPEN_TAGS = ["<think>", "<thinking>", "<reasoning>", "[THINK]"];
 const CLOSE_OF: Record<string, string> = {
   "<think>": "</think>",
   "<thinking>": "</thinking>",
   "<reasoning>": "</reasoning>",
+  "[THINK]": "[/THINK]", // Magistral
 };
 /** Blocks taken out of one message; a model writes one or two, never hundreds. */
 const MAX_BLOCKS = 16;
@@ -27,13 +28,13 @@ export interface SplitReasoning {
  * opening tag that never closes (cut off) is reasoning to the end. Linear: indexOf only.
  */
 export function splitReasoning(content: string): SplitReasoning {
-  if (!content.includes("<") || !/<\/?(think|thinking|reasoning)>/.test(content)) {
+  if (!/<\/?(think|thinking|reasoning)>|\[\/?THINK\]/.test(content)) {
     return { text: content, reasoning: "" };
   }
   const parts: string[] = [];
   let text = content;
   const firstOpen = firstOf(text, OPEN_TAGS, 0);
-  for (const close of ["</think>", "</thinking>", "</reasoning>"]) {
+  for (const close of ["</think>", "</thinking>", "</reasoning>", "[/THINK]"]) {
     const at = text.indexOf(close);
     if (at >= 0 && (firstOpen.at < 0 || at < firstOpen.at)) {
       parts.push(text.slice(0, at));

@@ -159,7 +159,8 @@ describe("text calls, reasoning and the fallback model through the loop (real SD
   it("twice unreadable without a fallback: one clear sentence, nothing run", async () => {
     const executions: Execution[] = [];
     const { deps: d } = deps(executions);
-    const bad = assistantMessage({ content: "<tool_call>create_ticket(title=VPN</tool_call>" });
+    // A call tag around shell-like text: no format reads it.
+    const bad = assistantMessage({ content: "<tool_call>create_ticket --title VPN</tool_call>" });
     primary.enqueue(bad, bad);
     const result = await runTurn({ run: testRun, history: [], userMessage: "VPN" }, d);
     expect(result.status).toBe("failed");

@@ -25,13 +25,40 @@ export function adversarialArguments(): Array<{ name: string; text: string }> {
   ];
 }
 
-/** Model content with calls written as text, shaped to make tag extraction backtrack. */
-export function adversarialContents(): Array<{ name: string; text: string }> {
-  return [
+/**
+ * Model content with calls written as text, shaped to make tag extraction backtrack: for every call
+ * marker of every format family, a flood of the marker, the marker before a huge unclosed value, and
+ * the marker with brackets nested far past any limit; plus bare-JSON and pythonic floods.
+ */
+export function adversarialContents(markers: readonly string[] = ["<tool_call>"]): Array<{
+  name: string;
+  text: string;
+}> {
+  const out = [
     { name: "open tag then 50,000 spaces", text: `<tool_call>${" ".repeat(50_000)}` },
     { name: "10,000 open tags", text: "<tool_call>\n".repeat(10_000) },
     { name: "open tags and partial closes", text: "<tool_call> </tool_cal".repeat(5_000) },
+    { name: "bare: 200 KB of [{", text: "[{".repeat(100_000) },
+    { name: "bare: 100,000 pythonic calls", text: `[${"f(a=1), ".repeat(100_000)}` },
+    { name: "bare: nested call arguments", text: `[f(a=${"[".repeat(20_000)}` },
+    {
+      name: "bare: 200 KB unclosed string",
+      text: `{"name": "create_ticket", "arguments": {"title": "${"x".repeat(200_000)}`,
+    },
+    { name: "think: 100,000 open tags", text: "<think>".repeat(100_000) },
   ];
+  for (const m of markers) {
+    out.push(
+      { name: `${m}: 10,000 times`, text: `${m}\n`.repeat(10_000) },
+      {
+        name: `${m}: then 200 KB unclosed JSON`,
+        text: `${m}{"name": "x", "arguments": {"a": "${"y".repeat(200_000)}`,
+      },
+      { name: `${m}: then 20,000 brackets`, text: `${m}${"[{".repeat(20_000)}` },
+      { name: `${m}: name then 50,000 '<'`, text: `${m}create_ticket${"<".repeat(50_000)}` },
+    );
+  }
+  return out;
 }
 
 /** CPU time (user + system, ms) that `fn` burns on this thread's process: blind to other processes' load. */

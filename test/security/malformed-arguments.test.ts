@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { extractTextToolCalls } from "../../src/agent/text-tool-calls.ts";
+import { normalizeAssistantMessage } from "../../src/agent/normalize-response.ts";
 import { countTokens } from "../../src/agent/token-count.ts";
+import { toolFormatContext } from "../../src/agent/tool-formats/context.ts";
+import { CALL_MARKERS } from "../../src/agent/tool-formats/index.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { defineTool } from "../../src/tools/define-tool.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
@@ -70,10 +72,20 @@ describe("no argument text blocks the event loop", () => {
     expect(fenced.ok && fenced.args).toEqual({ title: "VPN down", priority: "high" });
   });
 
-  it.each(adversarialContents())("$name: text tool calls are scanned in linear time", ({ text }) => {
-    const ms = cpuMs(() => extractTextToolCalls(text));
-    expect(ms).toBeLessThan(STALL_MS);
-  });
+  const ctx = toolFormatContext([
+    { name: "create_ticket", description: "", parameters: { type: "object", properties: {} } },
+  ]);
+  it.each(adversarialContents(CALL_MARKERS))(
+    "$name: every text format, reasoning split and name lookup stay linear",
+    ({ text }) => {
+      // As content, and as a reasoning field (calls are looked for there too).
+      const ms = cpuMs(() => {
+        normalizeAssistantMessage({ content: text }, "stop", ctx);
+        normalizeAssistantMessage({ content: "", reasoning_content: text }, "length", ctx);
+      });
+      expect(ms).toBeLessThan(STALL_MS);
+    },
+  );
 
   it("token counting is bounded for one huge word, mixed scripts and megabyte messages", () => {
     for (const text of [

@@ -138,8 +138,10 @@ class CallReader extends PythonReader {
     return { end: this.pos, closed: true };
   }
 
-  /** One call at the top of a list or block; pushed to `calls` (up to MAX_TEXT_CALLS). */
+  /** One call at the top of a list or block; pushed to `calls` (a list of more than MAX_TEXT_CALLS fails). */
   call(): void {
+    // More calls than any model writes in one message: not a call list, and not worth reading on.
+    if (this.calls.length >= MAX_TEXT_CALLS) this.fail(`more than ${MAX_TEXT_CALLS} calls`);
     const start = this.pos;
     const name = this.dottedName();
     if (name === undefined) this.fail("expected a function name");
@@ -158,7 +160,6 @@ class CallReader extends PythonReader {
     this.problem = undefined;
     this.arguments(open.args, 0);
     this.current = undefined;
-    if (this.calls.length >= MAX_TEXT_CALLS) return;
     const call: PythonCall = {
       name,
       arguments: Object.fromEntries(open.args),

@@ -147,7 +147,9 @@ line""", b=r'C:\path\n', c='tab\tA\x41\u00e9\101', d='con' "cat", e=f'{{x}}', g=
     const unclosed = calls(`[f(x='${"a".repeat(1_000_000)}`);
     expect(unclosed.closed).toBe(false);
     expect(unclosed.calls[0]!.complete).toBe(false);
-    const many = calls(`[${"g(), ".repeat(200_000)}]`);
-    expect(many.calls.length).toBe(64);
+    // More than 64 calls is no model's call list: refused at the 65th, without reading the rest.
+    const many = parsePythonCallList(`[${"g(), ".repeat(200_000)}]`);
+    expect(many.ok === false && many.error).toBe("more than 64 calls");
+    expect(calls(`[${"g(), ".repeat(64)}]`).calls.length).toBe(64);
   });
 });

@@ -51,7 +51,16 @@ export async function deliverResult(s: Deliver, result: TurnResult, target: Repl
     result.status === "failed"
       ? `:warning: ${result.answer}\n_Reference: run \`${result.runId}\`_`
       : result.answer;
-  await postAnswer(s, text, target);
+  await postAnswer(s, text + fallbackNote(result), target);
+}
+
+/** Says under the answer that the fallback model wrote it, and why (the history keeps the answer alone). */
+function fallbackNote(result: TurnResult): string {
+  const f = result.fallback;
+  if (!f) return "";
+  const why =
+    f.reason === "primary_unavailable" ? "was not answering" : "wrote tool calls Hermes could not read";
+  return `\n\n_Answered with the fallback model \`${f.model}\`: the primary model ${why}._`;
 }
 
 /**

@@ -12,6 +12,7 @@ import type { RunRecord } from "../store/run-store.ts";
 import { resolveAccess, runtimeDepsFor } from "./access.ts";
 import { deliverResult, postAnswer } from "./deliver-result.ts";
 import { createProgressMessage } from "./progress-message.ts";
+import { createProgressText } from "./progress-text.ts";
 import { runCheckpoint, settleOpenCalls } from "./recover-run.ts";
 import type { SlackServices } from "./services.ts";
 import { threadContext } from "./thread-context.ts";
@@ -77,6 +78,7 @@ export async function handleTurnJob(
       let kept: RunSnapshot | undefined;
       if (earlier && earlier.snapshot.step > 0) mayHaveActed = true;
       const base = runtimeDepsFor(s, access, signal);
+      const progressText = createProgressText();
       const deps = {
         ...base,
         onToolEvent: trackActions(base.onToolEvent, () => {
@@ -206,15 +208,4 @@ export function trackActions(sink: ToolEventSink | undefined, onRequested: () =>
     await sink?.(event);
     if (event.action === "tool.requested") onRequested();
   };
-}
-
-function progressText(e: TraceEvent): string | undefined {
-  if (e.event === "tool.start") return `:hourglass_flowing_sand: Running \`${e.tool}\`…`;
-  if (e.event === "model.fallback") {
-    return e.reason === "primary_unavailable"
-      ? `:twisted_rightwards_arrows: The model is not answering; going on with the fallback model \`${e.model}\`…`
-      : `:twisted_rightwards_arrows: The model's tool calls could not be read; going on with the fallback model \`${e.model}\`…`;
-  }
-  if (e.event === "model.request" && e.step > 1) return ":hourglass_flowing_sand: Thinking…";
-  return undefined;
 }

@@ -44,7 +44,9 @@ export function formatTraceEvent(e: TraceEvent): string | undefined {
     case "history.sanitized":
       return `${s}  ⚕ history repaired (${e.before} → ${e.after} messages)`;
     case "tool.repair":
-      return `${s}    repaired ${tool}${e.writtenName ? ` (written as ${e.writtenName})` : ""}: ${list(e.repairs)}`;
+      return e.writtenName
+        ? `${s}    repaired ${tool} (written as ${e.writtenName}): ${list(e.repairs)}`
+        : `${s}    repaired ${tool} arguments: ${list(e.repairs)}`;
     case "tool.coerced":
       return `${s}    coerced ${tool}: ${list(e.coerced)}`;
     case "tool.dropped_keys":

@@ -112,8 +112,10 @@ export function normalizeAssistantMessage(
   if (calls.length === 0) {
     let found = recoverToolCalls(content, ctx);
     textCallsFrom = "content";
-    if (found.calls.length === 0 && reasoning) {
-      // A call written only inside the reasoning is still a call; the reasoning never becomes prose.
+    if (found.calls.length === 0 && !found.unrecovered && reasoning && content.trim() === "") {
+      // A call written only inside the reasoning, with no answer beside it, is still a call (the model
+      // "thought" its call out loud). Beside an answer, the reasoning may only be quoting a call (an
+      // injected one it decided not to follow): then it is not one. The reasoning never becomes prose.
       const inReasoning = recoverToolCalls(reasoning, ctx);
       if (inReasoning.calls.length > 0) {
         found = { ...inReasoning, prose: content };
@@ -122,7 +124,11 @@ export function normalizeAssistantMessage(
     }
     if (found.calls.length > 0) {
       content = found.prose;
-      if (found.calls.some((c) => !c.complete)) {
+      // At the output limit only `<tool_call>` JSON whose every body closed is whole (Qwen stops
+      // before its closing tag); any other family may have been cut between two calls.
+      const cutOff =
+        found.calls.some((c) => !c.complete) || (finishReason === "length" && found.format !== "hermes_json");
+      if (cutOff) {
         // Cut off mid-call: never executed (repair would "complete" it with made-up text).
         repairs.push("cut_off_text_call");
         if (finishReason !== "length") unrecovered = found.format;
@@ -143,15 +149,15 @@ export function normalizeAssistantMessage(
     calls.length = 0;
     repairs.push("cut_off_native_call");
   }
-  if (mayBeHarmony(written)) {
+  if (!unrecovered && mayBeHarmony(content)) {
     // gpt-oss without the server's harmony parsing: the analysis channel is reasoning, the final
-    // channel is the answer (when calls were found, their format already took the prose).
+    // channel (and commentary without a recipient) is the answer, whatever format the calls were in.
     const harmony = splitHarmony(content);
     if (harmony.reasoning) {
       reasoning = [reasoning, harmony.reasoning].filter(Boolean).join("\n\n");
       repairs.push("reasoning_removed");
     }
-    if (!textFormat && !unrecovered && calls.length === 0) content = harmony.final;
+    content = harmony.final;
   }
   if (!unrecovered) content = stripSpecialTokens(content);
   if (calls.length > 0 && finishReason === "length") {

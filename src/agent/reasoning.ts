@@ -12,8 +12,8 @@ const CLOSE_OF: Record<string, string> = {
   "<reasoning>": "</reasoning>",
   "[THINK]": "[/THINK]", // Magistral
 };
-/** Blocks taken out of one message; a model writes one or two, never hundreds. */
-const MAX_BLOCKS = 16;
+/** Blocks taken out of one message; past this many the rest stays (no model writes that many). */
+const MAX_BLOCKS = 10_000;
 
 export interface SplitReasoning {
   /** The text without its reasoning blocks, trimmed. */
@@ -44,8 +44,9 @@ export function splitReasoning(content: string): SplitReasoning {
   }
   let out = "";
   let at = 0;
+  const nextOpen = openFinder(text);
   for (let blocks = 0; blocks < MAX_BLOCKS; blocks++) {
-    const open = firstOf(text, OPEN_TAGS, at);
+    const open = nextOpen(at);
     if (open.at < 0) break;
     out += text.slice(at, open.at);
     const bodyStart = open.at + open.tag.length;
@@ -81,6 +82,23 @@ export function reasoningField(message: Record<string, unknown>): string {
     }
   }
   return "";
+}
+
+/**
+ * The next opening tag at or after a position, for positions that only grow: each tag's next
+ * occurrence is searched again only once passed, so a whole scan stays linear however many blocks.
+ */
+function openFinder(text: string): (from: number) => { at: number; tag: string } {
+  const next = OPEN_TAGS.map(() => -2);
+  return (from) => {
+    let best = { at: -1, tag: "" };
+    OPEN_TAGS.forEach((tag, k) => {
+      if (next[k] !== -1 && next[k]! < from) next[k] = text.indexOf(tag, from);
+      const at = next[k]!;
+      if (at >= 0 && (best.at < 0 || at < best.at)) best = { at, tag };
+    });
+    return best;
+  };
 }
 
 function firstOf(text: string, tags: string[], from: number): { at: number; tag: string } {

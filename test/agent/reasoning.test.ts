@@ -35,7 +35,14 @@ describe("reasoning is taken out of the answer", () => {
     expect(reasoningField({ content: "x" })).toBe("");
   });
 
+  it("takes out every block, however many", () => {
+    const r = splitReasoning("<think>t</think>a ".repeat(200));
+    expect(r.text).toBe(Array(200).fill("a").join(" "));
+    expect(r.reasoning.split("\n\n")).toHaveLength(200);
+  });
+
   it("stays linear on hostile input", () => {
+    splitReasoning("<think>t</think>a <thinking>".repeat(50_000));
     const started = performance.now();
     splitReasoning("<think>".repeat(100_000));
     splitReasoning(`${"</think>".repeat(100_000)}<think>`);

@@ -1,9 +1,9 @@
 /**
- * Text tool-call formats, in the order they are tried. Formats with markers of their own come first,
- * most specific first (harmony's channels and DeepSeek's full-width tokens before the generic
- * `<tool_call>` tag; the XML bodies of Qwen3-Coder and GLM inside `<tool_call>` before its JSON body);
- * formats without a marker (bare JSON, bare pythonic lists, fenced JSON) come last and claim only a
- * whole message whose names are offered tools. See docs/model-formats.md.
+ * Text tool-call formats. The one whose marker comes first in the text is tried first; on a tie (the
+ * same marker, e.g. `<tool_call>`), the order below decides: most specific first (the XML bodies of
+ * Qwen3-Coder and GLM inside `<tool_call>` before its JSON body). Formats without a marker of their
+ * own (bare JSON, bare pythonic lists, fenced JSON) claim only a whole message whose names are
+ * offered tools. See docs/model-formats.md.
  */
 import { deepseekFormat } from "./deepseek.ts";
 import { deepseekDsmlFormat } from "./deepseek-dsml.ts";
@@ -23,39 +23,62 @@ import { mistralFormat } from "./mistral.ts";
 import { phi4MiniFormat } from "./phi4-mini.ts";
 import { pythonicFormat } from "./pythonic.ts";
 import { qwen3CoderXmlFormat } from "./qwen3-coder-xml.ts";
-import { type Recovered, recoverWith } from "./recover.ts";
+import { type OrderedFormat, type Recovered, recoverWith } from "./recover.ts";
 import { tgiFormat } from "./tgi.ts";
 import { toolCallsTagFormat } from "./tool-calls-tag.ts";
 import type { ToolFormat, ToolFormatContext } from "./types.ts";
 import { xlamFormat } from "./xlam.ts";
 
-export const TOOL_FORMATS: readonly ToolFormat[] = [
+const marked = (format: ToolFormat, ...markers: string[]): OrderedFormat => ({ format, markers });
+
+/** The formats in the order they are tried on a tie (see recover.ts: the first marker in the text goes first). */
+export const ORDERED_FORMATS: readonly OrderedFormat[] = [
   // Special-token families: their markers cannot be prose.
-  harmonyFormat, // gpt-oss: <|channel|>commentary to=functions.x … <|call|> (also tokens stripped)
-  deepseekDsmlFormat, // DeepSeek V3.2: <｜DSML｜function_calls> <｜DSML｜invoke name=…>
-  deepseekFormat, // DeepSeek V3 / V3.1 / R1: <｜tool▁calls▁begin｜> … <｜tool▁sep｜>
-  kimiK2Format, // Kimi K2: <|tool_calls_section_begin|> functions.x:0 <|tool_call_argument_begin|>
-  minimaxXmlFormat, // MiniMax M2: <minimax:tool_call><invoke name=…><parameter name=…>
+  // gpt-oss: <|channel|>commentary to=functions.x … <|call|> (also with its tokens stripped)
+  marked(harmonyFormat, "<|start|>", "<|channel|>", "to=functions.", "commentary to=", "analysis"),
+  // DeepSeek V3.2: <｜DSML｜function_calls> <｜DSML｜invoke name=…>
+  marked(deepseekDsmlFormat, "<｜DSML｜", "<|DSML|"),
+  // DeepSeek V3 / V3.1 / R1: <｜tool▁calls▁begin｜> … <｜tool▁sep｜>
+  marked(deepseekFormat, "tool▁call", "tool▁sep", "tool_calls_begin", "tool_call_begin｜"),
+  // Kimi K2: <|tool_calls_section_begin|> functions.x:0 <|tool_call_argument_begin|>
+  marked(kimiK2Format, "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", "<|tool_call_begin|>"),
+  // MiniMax M2: <minimax:tool_call><invoke name=…><parameter name=…>
+  marked(minimaxXmlFormat, "<minimax:tool_call>", "<invoke name="),
   // Bodies of the generic <tool_call> tag: XML forms before the JSON one.
-  qwen3CoderXmlFormat, // Qwen3-Coder / Qwen3.5: <function=x><parameter=k>v</parameter>
-  glm45Format, // GLM-4.5 / 4.6 / 4.7: <tool_call>x<arg_key>k</arg_key><arg_value>v</arg_value>
-  hermesJsonFormat, // Hermes 2/3, Qwen 2.5/3, Granite 3.1+: <tool_call>{json}</tool_call>
-  graniteFormat, // Granite 3.0: <|tool_call|>[…]; granite-20b-fc: <function_call> {…}
-  internlm2Format, // InternLM2: <|action_start|><|plugin|>{json}<|action_end|>
-  toolCallsTagFormat, // Jamba / MiniMax M1: <tool_calls>[…] or one object per line</tool_calls>
-  lmStudioFormat, // LM Studio: [TOOL_REQUEST]{json}[END_TOOL_REQUEST]
-  mistralFormat, // Mistral: [TOOL_CALLS][…], [TOOL_CALLS]name[ARGS]{…}, [TOOL_CALLS]name{…}
-  phi4MiniFormat, // Phi-4-mini, FireFunction v2: functools[…]
-  gemma4Format, // Gemma 4: <|tool_call>call:name{k:<|"|>v<|"|>}<tool_call|>
-  gemmaFormat, // Gemma 2/3: ```tool_code\nname(k=v)\n```
-  // Pythonic lists: behind their markers (Llama 4, LFM2), or a whole message of offered tools.
-  pythonicFormat, // Llama 3.2 / 4, LFM2: [name(k=v), …]
-  // Bare JSON: only a whole message whose names are offered tools.
-  llama3JsonFormat, // Llama 3.x: <|python_tag|>{"name":…,"parameters":…} or the bare object
-  llamaCppGenericFormat, // llama.cpp generic: {"tool_calls": […]} / {"response": "…"}
-  tgiFormat, // TGI (legacy grammar): {"function": {"_name": …}}
-  xlamFormat, // xLAM: [{"name":…,"arguments":…}] bare or fenced
+  // Qwen3-Coder / Qwen3.5: <function=x><parameter=k>v</parameter>
+  marked(qwen3CoderXmlFormat, "<tool_call>", "<function="),
+  // GLM-4.5 / 4.6 / 4.7: <tool_call>x<arg_key>k</arg_key><arg_value>v</arg_value>
+  marked(glm45Format, "<tool_call>"),
+  // Hermes 2/3, Qwen 2.5/3, Granite 3.1+: <tool_call>{json}</tool_call>
+  marked(hermesJsonFormat, "<tool_call>"),
+  // Granite 3.0: <|tool_call|>[…]; granite-20b-fc: <function_call> {…}
+  marked(graniteFormat, "<|tool_call|>", "<function_call>"),
+  // InternLM2: <|action_start|><|plugin|>{json}<|action_end|>
+  marked(internlm2Format, "<|action_start|>"),
+  // Jamba / MiniMax M1: <tool_calls>[…] or one object per line</tool_calls>
+  marked(toolCallsTagFormat, "<tool_calls>"),
+  // LM Studio: [TOOL_REQUEST]{json}[END_TOOL_REQUEST]
+  marked(lmStudioFormat, "[TOOL_REQUEST]"),
+  // Mistral: [TOOL_CALLS][…], [TOOL_CALLS]name[ARGS]{…}, [TOOL_CALLS]name{…}
+  marked(mistralFormat, "[TOOL_CALLS]"),
+  // Phi-4-mini, FireFunction v2: functools[…]
+  marked(phi4MiniFormat, "functools["),
+  // Gemma 4: <|tool_call>call:name{k:<|"|>v<|"|>}<tool_call|>
+  marked(gemma4Format, "<|tool_call>", "call:"),
+  // Gemma 2/3: ```tool_code\nname(k=v)\n```
+  marked(gemmaFormat, "```tool_code"),
+  // Llama 3.2 / 4, LFM2: [name(k=v), …] (bare: a whole message of offered tools)
+  marked(pythonicFormat, "<|python_start|>", "<|tool_call_start|>"),
+  // Llama 3.x: <|python_tag|>{"name":…,"parameters":…} or the bare object
+  marked(llama3JsonFormat, "<|python_tag|>"),
+  // Bare JSON, only a whole message whose names are offered tools:
+  marked(llamaCppGenericFormat), // llama.cpp generic: {"tool_calls": […]} / {"response": "…"}
+  marked(tgiFormat), // TGI (legacy grammar): {"function": {"_name": …}}
+  marked(xlamFormat), // xLAM: [{"name":…,"arguments":…}] bare or fenced
 ];
+
+/** The formats alone, in tie order. */
+export const TOOL_FORMATS: readonly ToolFormat[] = ORDERED_FORMATS.map((f) => f.format);
 
 /**
  * Markers that show the model tried to write a call. When one is present and no format read a call,
@@ -87,7 +110,7 @@ export const CALL_MARKERS: readonly string[] = [
 
 /** The calls written as text in `text`, in whichever known family's syntax, and the prose around them. */
 export function recoverToolCalls(text: string, ctx: ToolFormatContext): Recovered {
-  return recoverWith(TOOL_FORMATS, CALL_MARKERS, text, ctx);
+  return recoverWith(ORDERED_FORMATS, CALL_MARKERS, text, ctx);
 }
 
 export type { Recovered } from "./recover.ts";

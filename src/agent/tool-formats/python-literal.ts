@@ -38,14 +38,15 @@ export type PythonCallsParse =
   | { ok: false; error: string; at: number };
 
 export interface PythonCallOptions {
-  /** Read `print(f(x=1))` as the call `f(x=1)` (Gemma's tool_code blocks print their calls). */
+  /** Read `print(f(x=1))` as the call `f(x=1)` (Gemma's tool_code blocks print their calls); one level only. */
   unwrapPrint?: boolean;
 }
 
 /**
  * Reads, from `start` (after any whitespace), either a list of calls `[f(a=1), g(b="x")]` or one bare
- * call `f(a=1)`. An empty list reads as no calls. When the text ends inside, the calls closed so far
- * are complete and the one cut off is returned with `complete: false`.
+ * call `f(a=1)`. An empty list reads as no calls. When the text ends inside, no call read is complete
+ * (the list, or the statement, was never finished): the calls closed so far and the one cut off are
+ * all returned with `complete: false`.
  */
 export function parsePythonCallList(
   text: string,
@@ -79,18 +80,22 @@ function guarded(
   } catch (err) {
     if (!(err instanceof Stop)) throw err;
     if (!err.endOfText) return { ok: false, error: err.message, at: err.at };
-    // Cut off: what closed stands, the call being written is kept as incomplete.
+    // Cut off: the list (or statement) never closed, so none of its calls is complete; the call being
+    // written is kept too, so the reply is known to be a cut-off call and not shown as text.
+    const calls = r.calls.map((c) => ({ ...c, complete: false }));
     const open = r.current;
-    if (open && r.calls.length < MAX_TEXT_CALLS) {
-      r.calls.push({
-        name: open.name,
+    // Cut inside the name itself: the name so far (it may still name a tool the model meant).
+    const name = open && (open.name || text.slice(open.start).trim());
+    if (open && name && calls.length < MAX_TEXT_CALLS) {
+      calls.push({
+        name,
         arguments: Object.fromEntries(open.args),
         complete: false,
         start: open.start,
         end: text.length,
       });
     }
-    return { ok: true, calls: r.calls, end: text.length, closed: false };
+    return { ok: true, calls, end: text.length, closed: false };
   }
 }
 
@@ -103,8 +108,10 @@ interface OpenCall {
 /** The pythonic reader that collects calls: a list of them or one. */
 class CallReader extends PythonReader {
   readonly calls: PythonCall[] = [];
-  /** The call whose arguments are being read (kept when the text ends inside it). */
+  /** The call being read, its name "" until read whole (kept when the text ends inside it). */
   current: OpenCall | undefined;
+  /** Inside the one `print(` being unwrapped. */
+  private inPrint = false;
 
   constructor(
     text: string,
@@ -143,20 +150,27 @@ class CallReader extends PythonReader {
     // More calls than any model writes in one message: not a call list, and not worth reading on.
     if (this.calls.length >= MAX_TEXT_CALLS) this.fail(`more than ${MAX_TEXT_CALLS} calls`);
     const start = this.pos;
+    if (this.peek() === -1) this.eof();
+    const open: OpenCall = { name: "", args: new Map(), start };
+    this.current = open;
     const name = this.dottedName();
     if (name === undefined) this.fail("expected a function name");
+    open.name = name;
     this.skip();
     if (this.peek() === -1) this.eof();
     if (this.peek() !== 40 /* ( */) this.fail("expected ( after the function name");
     this.pos++;
-    if (this.options.unwrapPrint && name === "print") {
+    if (this.options.unwrapPrint && name === "print" && !this.inPrint) {
+      // One `print(` is unwrapped; a `print` inside it is an ordinary call (not a tool), so hostile
+      // `print(print(print(…` costs no recursion.
+      this.inPrint = true;
+      this.current = undefined;
       this.skip();
       this.call();
       this.expect(41, ")");
+      this.inPrint = false;
       return;
     }
-    const open: OpenCall = { name, args: new Map(), start };
-    this.current = open;
     this.problem = undefined;
     this.arguments(open.args, 0);
     this.current = undefined;

@@ -106,15 +106,18 @@ line""", b=r'C:\path\n', c='tab\tA\x41\u00e9\101', d='con' "cat", e=f'{{x}}', g=
     expect(calls("[f(x=f'{name}')]").calls[0]!.rejected).toMatch(/f-strings/);
   });
 
-  it("keeps what closed when the text ends inside the list, the cut call incomplete", () => {
+  it("keeps what was read when the text ends inside the list, no call of it complete", () => {
     const parsed = calls("[get_time(), get_weather(city='San Fr");
     expect(parsed.closed).toBe(false);
     expect(parsed.calls.map((c) => [c.name, c.complete])).toEqual([
-      ["get_time", true],
+      ["get_time", false],
       ["get_weather", false],
     ]);
-    expect(calls("[get_weather(city='SF')").closed).toBe(false);
-    expect(calls("[get_wea").calls).toEqual([]);
+    const unclosed = calls("[get_weather(city='SF')");
+    expect(unclosed.closed).toBe(false);
+    expect(unclosed.calls.map((c) => c.complete)).toEqual([false]);
+    // Cut inside a name: the name so far, incomplete (it is never run, and never shown as an answer).
+    expect(calls("[get_wea").calls.map((c) => [c.name, c.complete])).toEqual([["get_wea", false]]);
   });
 
   it("reads a bare call and unwraps print(…) when asked (Gemma tool_code)", () => {
@@ -137,6 +140,16 @@ line""", b=r'C:\path\n', c='tab\tA\x41\u00e9\101', d='con' "cat", e=f'{{x}}', g=
     const text = "calls: [get_time()] and more";
     const parsed = parsePythonCallList(text, 7);
     expect(parsed.ok && text.slice(parsed.end)).toBe(" and more");
+  });
+
+  it("unwraps at most one print( and never throws on deep nesting", () => {
+    const twice = parsePythonCallList("print(print(get_time()))", 0, { unwrapPrint: true });
+    expect(twice.ok && twice.calls.map((c) => [c.name, c.rejected !== undefined])).toEqual([["print", true]]);
+    const deep = `${"print(".repeat(8000)}get_time()${")".repeat(8000)}`;
+    for (const text of ["print(".repeat(8000), deep]) {
+      expect(() => parsePythonCallList(text, 0, { unwrapPrint: true })).not.toThrow();
+    }
+    expect(parsePythonCallList(deep, 0, { unwrapPrint: true }).ok).toBe(false);
   });
 
   it("returns promptly on hostile input", () => {

@@ -76,11 +76,16 @@ describe("pythonicFormat", () => {
     expect(read(pythonicFormat, "[get_weather(city=SF)]")).toBeUndefined();
   });
 
-  it("marks the call cut off by the end of the output as incomplete", () => {
+  it("marks every call of a list cut off by the end of the output incomplete", () => {
     const bare = read(pythonicFormat, "[get_time(), get_weather(city='San Fra");
     expect(bare?.calls.map((c) => [c.name, c.complete])).toEqual([
-      ["get_time", true],
+      ["get_time", false],
       ["get_weather", false],
+    ]);
+    // Cut after a comma: the call that closed belongs to a list the model never finished.
+    const afterComma = read(pythonicFormat, "[get_weather(city='Paris'), ");
+    expect(afterComma?.calls).toEqual([
+      { name: "get_weather", arguments: { city: "Paris" }, complete: false },
     ]);
     const marked = read(pythonicFormat, "<|tool_call_start|>[get_weather(city='S");
     expect(marked?.calls).toEqual([{ name: "get_weather", arguments: {}, complete: false }]);

@@ -1,7 +1,7 @@
 import { parseLenientJson } from "../lenient-json.ts";
-import { proseOutside } from "./scan-text.ts";
 import type { ToolFormat } from "./types.ts";
-import { scanXmlCalls, type XmlDialect, type XmlParam } from "./xml-calls.ts";
+import type { XmlDialect, XmlParam } from "./xml-calls.ts";
+import { parseXmlCalls } from "./xml-format.ts";
 import { schemaAllowsString, typeXmlValue } from "./xml-values.ts";
 
 /** DSML's tags around the `｜DSML｜` token (fullwidth bars, as the tokenizer decodes them). */
@@ -27,7 +27,8 @@ const ASCII = "|DSML|";
  * <｜DSML｜parameter name="city" string="true">SF</｜DSML｜parameter>\n</｜DSML｜invoke>\n
  * </｜DSML｜function_calls>` (vLLM `deepseekv32_tool_parser` and its tests). `string="true"` marks the
  * value as a string, `string="false"` as JSON; a schema that asks for another type still wins (as
- * vLLM's schema-aware fixer does), so `string="true">42` for an integer is 42.
+ * vLLM's schema-aware fixer does), so `string="true">42` for an integer is 42. A call is complete only
+ * once its `</｜DSML｜invoke>` was written.
  */
 export const deepseekDsmlFormat: ToolFormat = {
   id: "deepseek_dsml",
@@ -37,18 +38,7 @@ export const deepseekDsmlFormat: ToolFormat = {
   },
   parse(text, ctx) {
     const token = text.includes(`<${FULLWIDTH}invoke`) ? FULLWIDTH : ASCII;
-    const { calls, spans } = scanXmlCalls(text, dsmlDialect(token));
-    if (calls.length === 0) return undefined;
-    return {
-      calls: calls.map((call) => {
-        const schema = ctx.schemaOf(call.name);
-        // The last value written for a key wins; each key is typed once.
-        const params = new Map(call.params.map((p) => [p.name, p]));
-        const args = [...params.values()].map((p) => [p.name, dsmlValue(p, schema)] as const);
-        return { name: call.name, arguments: Object.fromEntries(args), complete: call.complete };
-      }),
-      prose: proseOutside(text, spans),
-    };
+    return parseXmlCalls(text, ctx, dsmlDialect(token), dsmlValue);
   },
 };
 

@@ -7,6 +7,8 @@
  * spellings are accepted.
  */
 
+import { nextFinder } from "./finders.ts";
+
 export type DeepseekTokenKind = "calls_begin" | "calls_end" | "call_begin" | "call_end" | "sep";
 
 export interface DeepseekToken {
@@ -27,7 +29,7 @@ const KINDS: ReadonlyArray<readonly [DeepseekTokenKind, readonly string[]]> = [
 ];
 
 /** The token whose `<` is at `at`, if one is written there. */
-function tokenAt(text: string, at: number): DeepseekToken | undefined {
+export function deepseekTokenAt(text: string, at: number): DeepseekToken | undefined {
   const bar = text[at + 1];
   if (text[at] !== "<" || (bar !== "｜" && bar !== "|") || !text.startsWith("tool", at + 2)) return undefined;
   for (const [kind, words] of KINDS) {
@@ -54,20 +56,14 @@ function separatorLength(text: string, i: number): number {
 }
 
 /**
- * A reader of the next token at or after a position. The last answer is remembered, so a scan whose
- * positions never decrease costs one pass over the text.
+ * A reader of the next token at or after a position: a cached finder of the `tool` that anchors one,
+ * so a scan whose positions never decrease costs one pass over the text.
  */
 export function deepseekTokens(text: string): (from: number) => DeepseekToken | undefined {
-  let searchedFrom = -1;
-  let found: DeepseekToken | undefined;
+  const anchors = nextFinder(text, "tool", (k) => deepseekTokenAt(text, k - 2) !== undefined);
   return (from) => {
-    if (searchedFrom >= 0 && from >= searchedFrom && (found === undefined || found.at >= from)) return found;
-    searchedFrom = from;
-    found = undefined;
-    for (let k = text.indexOf("tool", from + 2); k >= 0 && !found; k = text.indexOf("tool", k + 1)) {
-      found = tokenAt(text, k - 2);
-    }
-    return found;
+    const k = anchors(from + 2);
+    return k === -1 ? undefined : deepseekTokenAt(text, k - 2);
   };
 }
 

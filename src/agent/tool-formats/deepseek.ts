@@ -1,6 +1,8 @@
-import { deepseekTokens, opensCalls } from "./deepseek-tokens.ts";
-import { argumentsIn } from "./json-call-scan.ts";
-import { joinProse, skipSpace } from "./marker-scan.ts";
+import { type DeepseekToken, deepseekTokenAt, deepseekTokens, opensCalls } from "./deepseek-tokens.ts";
+import { argumentsAt } from "./json-call-scan.ts";
+import type { StopAt } from "./json-calls.ts";
+import { proseOutside, type Span } from "./prose.ts";
+import { skipSpaces } from "./scan-text.ts";
 import { type FormatMatch, MAX_TEXT_CALLS, type ParsedCall, type ToolFormat } from "./types.ts";
 
 const MAX_HEADER = 256;
@@ -10,9 +12,10 @@ const MAX_HEADER = 256;
  * ```json\n{…}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>`, and V3.1 / V3.2-Exp:
  * `<｜tool▁call▁begin｜>get_weather<｜tool▁sep｜>{…}<｜tool▁call▁end｜>`, several calls in one section,
  * in any spelling of the tokens (see deepseek-tokens.ts). A call's own begin token is optional (llama.cpp
- * accepts calls written without it). Arguments are the raw JSON text. A call whose end token never
- * came is complete when its JSON closes; one cut off before its separator is incomplete. V3.2's DSML
- * markup (`<｜DSML｜…`) is another format.
+ * accepts calls written without it). Arguments are the raw JSON text, scanned to their own end (a token
+ * inside a string is text); a call is complete when its JSON closed, or, for arguments that are no
+ * JSON, when its end token came. One cut off before its separator is incomplete. Text after a call's
+ * end that starts no call is prose. V3.2's DSML markup (`<｜DSML｜…`) is another format.
  */
 export const deepseekFormat: ToolFormat = {
   id: "deepseek",
@@ -24,6 +27,7 @@ export const deepseekFormat: ToolFormat = {
 
 function parseDeepseek(text: string): FormatMatch | undefined {
   const next = deepseekTokens(text);
+  const stop: StopAt = (at) => text.charCodeAt(at) === 60 /* < */ && deepseekTokenAt(text, at) !== undefined;
   const nextOpening = (from: number) => {
     let token = next(from);
     while (token && !opensCalls(token)) token = next(token.end);
@@ -32,21 +36,28 @@ function parseDeepseek(text: string): FormatMatch | undefined {
   const first = nextOpening(0);
   if (!first) return undefined;
   const calls: ParsedCall[] = [];
-  const prose = [text.slice(0, first.at)];
+  const spans: Span[] = [];
+  const consume = (token: DeepseekToken) => {
+    spans.push({ start: token.at, end: token.end });
+    return token.end;
+  };
   let i = first.at;
+  // Where a call may start without its begin token and be cut off before its separator: first in
+  // the section. After a call's end, text that is not a whole `name<｜tool▁sep｜>` is prose.
+  let callExpected = true;
   while (calls.length < MAX_TEXT_CALLS) {
-    i = skipSpace(text, i);
+    i = skipSpaces(text, i);
     const ahead = next(i);
     const here = ahead?.at === i ? ahead : undefined;
     if (here?.kind === "calls_begin") {
-      i = here.end;
+      i = consume(here);
+      callExpected = true;
       continue;
     }
     if (here?.kind === "calls_end") {
-      i = here.end;
+      i = consume(here);
       const again = nextOpening(i);
       if (!again) break;
-      prose.push(text.slice(i, again.at));
       i = again.at;
       continue;
     }
@@ -55,38 +66,40 @@ function parseDeepseek(text: string): FormatMatch | undefined {
     const sep = next(headerStart);
     if (sep?.kind !== "sep") {
       // No separator before the next token: cut off inside the name, or no call at all.
-      const stop = sep?.at ?? text.length;
-      const header = text.slice(headerStart, stop).trim();
-      if (stop === text.length && isHeader(header) && header !== "function" && !/\s/.test(header)) {
+      const stopAt = sep?.at ?? text.length;
+      const header = text.slice(headerStart, stopAt).trim();
+      const cut = stopAt === text.length && (here !== undefined || callExpected);
+      if (cut && isHeader(header) && header !== "function" && !/\s/.test(header)) {
         calls.push({ name: header, arguments: "", complete: false });
-        i = stop;
+        spans.push({ start: i, end: stopAt });
       }
       break;
     }
     const header = text.slice(headerStart, sep.at).trim();
     if (!isHeader(header)) break;
     const after = next(sep.end);
-    const stop = after?.at ?? text.length;
+    const limit = after?.at ?? text.length;
     let name = header;
     let argsStart = sep.end;
     if (header === "function") {
       // V3 writes the type first and the name on the line after the separator.
-      const nameEnd = endOfName(text, argsStart, stop);
+      const nameEnd = endOfName(text, argsStart, limit);
       const written = text.slice(argsStart, nameEnd).trim();
       if (written !== "") {
         name = written;
         argsStart = nameEnd;
       }
     }
-    const closed = after?.kind === "call_end";
-    const found = argumentsIn(text.slice(argsStart, stop), closed);
+    const found = argumentsAt(text, argsStart, limit, after?.kind === "call_end", stop);
     calls.push({ name, arguments: found.args, complete: found.complete });
-    prose.push(found.rest);
-    i = closed ? after.end : stop;
+    spans.push({ start: i, end: found.end });
+    // The call's end token, after the arguments or after prose written behind them.
+    const end = next(found.end);
+    i = end?.kind === "call_end" ? consume(end) : found.end;
+    callExpected = false;
   }
-  prose.push(text.slice(i));
   if (calls.length === 0) return undefined;
-  return { calls, prose: joinProse(prose) };
+  return { calls, prose: proseOutside(text, spans) };
 }
 
 /** A name (or V3's `function`): short, on one line, not the start of other markup. */

@@ -1,5 +1,8 @@
+import { nextFinder } from "./finders.ts";
 import { gemmaArgsEnd, parseGemmaArgs } from "./gemma4-args.ts";
-import { nextFinder, proseOutside, type Span, skipSpaces } from "./scan-text.ts";
+import { isQualifiedNameChar, runEnd } from "./name-chars.ts";
+import { proseOutside, type Span } from "./prose.ts";
+import { skipSpaces } from "./scan-text.ts";
 import {
   type FormatMatch,
   MAX_TEXT_CALLS,
@@ -54,7 +57,7 @@ function readCalls(text: string, pos: number, room: number): CallsRead {
     const at = skipSpaces(text, end);
     if (!text.startsWith(CALL, at)) break;
     const nameStart = at + CALL.length;
-    const nameEnd = nameEndAt(text, nameStart);
+    const nameEnd = runEnd(text, nameStart, isGemmaNameChar, MAX_NAME);
     const name = text.slice(nameStart, nameEnd).trim();
     if (nameEnd === text.length) {
       // Cut off inside the name: an incomplete call (never run) so the reply is not shown as text.
@@ -121,12 +124,9 @@ function parseBare(text: string, thoughts: Span[], ctx: ToolFormatContext): Form
   return { calls, prose: proseOutside(text, sortSpans([...thoughts, { start: pos, end }])) };
 }
 
-/** Where a function name starting at `start` ends (at its `{`, or at the first character no name has). */
-function nameEndAt(text: string, start: number): number {
-  const limit = Math.min(text.length, start + MAX_NAME);
-  let i = start;
-  while (i < limit && /[\w.\-:/ ]/.test(text[i]!)) i++;
-  return i;
+/** A name character, or the blank some checkpoints write before the `{` (trimmed off the name). */
+function isGemmaNameChar(c: number): boolean {
+  return isQualifiedNameChar(c) || c === 32;
 }
 
 /** Past the end token (or `<turn|>`, or the response opener) written after a call, if any. */

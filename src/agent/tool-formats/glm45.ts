@@ -1,4 +1,7 @@
-import { nextFinder, proseOutside, type Span, skipSpaces } from "./scan-text.ts";
+import { nextFinder } from "./finders.ts";
+import { hasNonNameChar, runEnd } from "./name-chars.ts";
+import { proseOutside, type Span } from "./prose.ts";
+import { skipSpaces } from "./scan-text.ts";
 import { MAX_TEXT_CALLS, type ParsedCall, type ToolFormat } from "./types.ts";
 import { typeXmlValue } from "./xml-values.ts";
 
@@ -9,15 +12,14 @@ const KEY_CLOSE = "</arg_key>";
 const VALUE_OPEN = "<arg_value>";
 const VALUE_CLOSE = "</arg_value>";
 const MAX_NAME = 256;
-/** Characters no function name has: a `<tool_call>` holding JSON or prose is not a GLM call. */
-const NOT_IN_NAME = /[{}[\]<>"'\s,:]/;
 
 /**
  * GLM-4.5/4.6 write `<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>SF</arg_value>\n
  * </tool_call>`, GLM-4.7 the same without newlines (vLLM `glm4_moe_tool_parser`, SGLang
  * `glm4_moe_detector` / `glm47_moe_detector`). The name runs to the first `<arg_key>`, newline or
  * `</tool_call>`; a `<tool_call>` whose body is JSON (Hermes) or `<function=` (Qwen3-Coder) is not
- * this family and is left to those. Values are trimmed and typed from the tool's schema.
+ * this family and is left to those. Values are trimmed and typed from the tool's schema. A call is
+ * complete only once its `</tool_call>` was written.
  */
 export const glm45Format: ToolFormat = {
   id: "glm45",
@@ -40,15 +42,14 @@ export const glm45Format: ToolFormat = {
       // The name follows the tag at once (a line break at most): `<tool_call> tags` is prose.
       let nameStart = at;
       while (text.charCodeAt(nameStart) === 10 || text.charCodeAt(nameStart) === 13) nameStart++;
-      const nameEnd = nameEndAt(text, nameStart);
+      const nameEnd = runEnd(text, nameStart, (c) => c !== 60 /* < */ && c !== 10 && c !== 13, MAX_NAME);
       const name = text.slice(nameStart, nameEnd).trimEnd();
-      if (name === "" || NOT_IN_NAME.test(name)) continue;
+      if (name === "" || hasNonNameChar(name)) continue;
       let pos = skipSpaces(text, nameEnd);
       if (pos < text.length && !text.startsWith(KEY_OPEN, pos) && !text.startsWith(CLOSE, pos)) continue;
       const schema = ctx.schemaOf(name);
       const raws = new Map<string, string>(); // the last value written for a key wins
       let closed = false;
-      let cutInside = nameEnd === text.length;
       for (;;) {
         const p = skipGap(text, pos);
         if (p >= text.length) {
@@ -61,38 +62,38 @@ export const glm45Format: ToolFormat = {
           break;
         }
         if (!text.startsWith(KEY_OPEN, p)) {
-          // Stray text before the close: skip to it (the call ends where the text ends otherwise).
+          // Stray text before the close: skip to it. At the next call (or with no close ahead) this
+          // call ends unclosed.
           const close = closes(p);
-          pos = close === -1 ? p : close;
-          if (close === -1) break;
+          const nextCall = opens(p);
+          if (close === -1 || (nextCall !== -1 && nextCall < close)) {
+            pos = p;
+            break;
+          }
+          pos = close;
           continue;
         }
         const keyEnd = keyCloses(p + KEY_OPEN.length);
         if (keyEnd === -1) {
-          cutInside = true;
           pos = text.length;
           break;
         }
         const key = text.slice(p + KEY_OPEN.length, keyEnd).trim();
         const v = skipGap(text, keyEnd + KEY_CLOSE.length);
         if (v >= text.length || !text.startsWith(VALUE_OPEN, v)) {
-          cutInside = v >= text.length;
           pos = v;
           break;
         }
         const valueEnd = valueCloses(v + VALUE_OPEN.length);
-        const raw = text.slice(v + VALUE_OPEN.length, valueEnd === -1 ? text.length : valueEnd).trim();
-        raws.set(key, raw);
+        raws.set(key, text.slice(v + VALUE_OPEN.length, valueEnd === -1 ? text.length : valueEnd).trim());
         if (valueEnd === -1) {
-          cutInside = true;
           pos = text.length;
           break;
         }
         pos = valueEnd + VALUE_CLOSE.length;
       }
-      if (!closed && raws.size === 0) cutInside = true; // cut off right after the name
       const args = [...raws].map(([key, raw]) => [key, typeXmlValue(raw, schema, key)] as const);
-      calls.push({ name, arguments: Object.fromEntries(args), complete: closed || !cutInside });
+      calls.push({ name, arguments: Object.fromEntries(args), complete: closed });
       spans.push({ start, end: pos });
       at = pos;
     }
@@ -100,18 +101,6 @@ export const glm45Format: ToolFormat = {
     return { calls, prose: proseOutside(text, spans) };
   },
 };
-
-/** Where the name ends: at `<`, a line break, or the end of the text (bounded by MAX_NAME). */
-function nameEndAt(text: string, start: number): number {
-  const limit = Math.min(text.length, start + MAX_NAME);
-  let i = start;
-  while (i < limit) {
-    const c = text.charCodeAt(i);
-    if (c === 60 /* < */ || c === 10 || c === 13) break;
-    i++;
-  }
-  return i;
-}
 
 /** Whitespace and the literal `\n` GLM sometimes writes between tags (vLLM's regex allows both). */
 function skipGap(text: string, pos: number): number {

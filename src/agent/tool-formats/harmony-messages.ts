@@ -1,5 +1,7 @@
-import { scanJsonValue } from "./json-calls.ts";
-import { isSpace, nextFinder, skipSpaces } from "./scan-text.ts";
+import { anyFinder, firstOf, nextFinder } from "./finders.ts";
+import { scanJsonValue, stopAtMarkers } from "./json-calls.ts";
+import { isQualifiedNameChar, runEnd } from "./name-chars.ts";
+import { skipSpaces } from "./scan-text.ts";
 
 /** One message of gpt-oss's harmony format, raw or with its special tokens stripped. */
 export interface HarmonyMessage {
@@ -41,18 +43,11 @@ export function harmonyMessages(
   if (!hasTokens && !GLUED.some((g) => text.includes(g)) && !text.includes("to=functions.")) return undefined;
   const starts = nextFinder(text, START);
   const messages = nextFinder(text, MESSAGE);
-  const ends = END_TOKENS.map((t) => nextFinder(text, t));
-  const glued = GLUED.map((g) => nextFinder(text, g));
-  const boundaries = [...ends, starts];
-  const nextMessages = [starts, ...glued];
-  const earliest = (finders: Array<(from: number) => number>, from: number) => {
-    let best = -1;
-    for (const find of finders) {
-      const at = find(from);
-      if (at !== -1 && (best === -1 || at < best)) best = at;
-    }
-    return best;
-  };
+  const ends = anyFinder(text, END_TOKENS);
+  const glued = anyFinder(text, GLUED);
+  // A call's JSON ends where it closes; a token or message header outside its strings cuts it (and
+  // keeps each scan within its own message).
+  const stop = stopAtMarkers(text, [START, CHANNEL, MESSAGE, ...END_TOKENS, ...GLUED]);
 
   const out: HarmonyMessage[] = [];
   let pos = 0;
@@ -68,7 +63,7 @@ export function harmonyMessages(
     const h = explicit ? pos + START.length : pos;
     // A raw header is closed by <|message|> before anything that would end the message.
     const message = messages(h);
-    const boundary = earliest(boundaries, h);
+    const boundary = firstOf(ends(h), starts(h));
     const raw = message !== -1 && message - h <= MAX_HEADER && (boundary === -1 || message < boundary);
     const header = raw
       ? rawHeader(text.slice(h, message), message + MESSAGE.length)
@@ -80,12 +75,12 @@ export function harmonyMessages(
     let jsonEnd = -1;
     const first = skipSpaces(text, from);
     if (header.recipient && (text.charCodeAt(first) === 123 || text.charCodeAt(first) === 91)) {
-      const scanned = scanJsonValue(text, first);
+      const scanned = scanJsonValue(text, first, stop);
       if (scanned.complete) jsonEnd = scanned.end;
     }
     if (jsonEnd !== -1) from = jsonEnd;
-    const endToken = earliest(ends, from);
-    const next = earliest(nextMessages, from);
+    const endToken = ends(from);
+    const next = firstOf(starts(from), glued(from));
     let contentEnd = firstOf(endToken, next);
     if (contentEnd === -1) contentEnd = text.length;
     // Text after a call's JSON that is not an end token stands alone (it becomes prose).
@@ -161,8 +156,7 @@ function strippedHeader(text: string, h: number): Header {
   let j = skipSpaces(text, i);
   if (text.startsWith("to=", j)) {
     const r = j + 3;
-    let k = r;
-    while (k < text.length && k - r < MAX_HEADER && isRecipientChar(text.charCodeAt(k))) k++;
+    const k = runEnd(text, r, isQualifiedNameChar, MAX_HEADER);
     recipient = text.slice(r, k);
     i = k;
   }
@@ -176,20 +170,6 @@ function strippedHeader(text: string, h: number): Header {
   } else if (constrained) i = j;
   j = skipSpaces(text, i);
   if (text.startsWith(MESSAGE, j)) i = j + MESSAGE.length;
-  else if (recipient) while (i < text.length && isSpace(text.charCodeAt(i))) i++;
+  else if (recipient) i = skipSpaces(text, i);
   return { channel, recipient, contentType, contentStart: i };
-}
-
-/** Letters, digits and `_ . - : /` (what tool names and namespaces are made of). */
-function isRecipientChar(c: number): boolean {
-  const lower = c | 32;
-  return (
-    (lower >= 97 && lower <= 122) || (c >= 48 && c <= 58) || c === 95 || c === 46 || c === 45 || c === 47
-  );
-}
-
-function firstOf(a: number, b: number): number {
-  if (a === -1) return b;
-  if (b === -1) return a;
-  return Math.min(a, b);
 }

@@ -1,4 +1,4 @@
-import { harmonyMessages } from "./harmony-messages.ts";
+import { type HarmonyMessage, harmonyMessages } from "./harmony-messages.ts";
 import { jsonCloses } from "./json-calls.ts";
 import { MAX_TEXT_CALLS, type ParsedCall, type ToolFormat, type ToolFormatContext } from "./types.ts";
 
@@ -13,8 +13,8 @@ const FUNCTIONS = "functions.";
  * `json` glued to it by the stripping is cut off when the shorter name is an offered tool. The final
  * channel, commentary preambles and text outside any channel are the prose; the analysis channel is
  * reasoning and is left out (`splitHarmony` in harmony-messages.ts returns it). Messages to other
- * recipients (built-in `browser.*`, `python`) are neither calls nor prose. A call is incomplete when
- * neither an end token nor its JSON closed it.
+ * recipients (built-in `browser.*`, `python`) are neither calls nor prose. A call whose arguments are
+ * JSON is complete only when that JSON closed; other arguments when an end token ended them.
  */
 export const harmonyFormat: ToolFormat = {
   id: "harmony",
@@ -30,12 +30,7 @@ export const harmonyFormat: ToolFormat = {
     for (const m of messages) {
       if (m.recipient.startsWith(FUNCTIONS)) {
         const args = m.content.trim();
-        calls.push({
-          name: calledName(m.recipient, ctx),
-          arguments: args,
-          // Cut off: no end token and JSON that does not close (or nothing written yet at the end).
-          complete: m.endedBy === "token" || (jsonCloses(args) && (args !== "" || m.endedBy === "next")),
-        });
+        calls.push({ name: calledName(m.recipient, ctx), arguments: args, complete: isComplete(args, m) });
       } else if (!m.recipient && m.channel !== "analysis") {
         const content = m.content.trim();
         if (content) prose.push(content);
@@ -45,6 +40,15 @@ export const harmonyFormat: ToolFormat = {
     return { calls, prose: prose.join("\n") };
   },
 };
+
+/**
+ * JSON arguments are complete when they close, whatever token follows (an end token after broken JSON
+ * does not finish it); other text when an end token (or the next message) ended it.
+ */
+function isComplete(args: string, m: HarmonyMessage): boolean {
+  if (args.startsWith("{") || args.startsWith("[")) return jsonCloses(args);
+  return m.endedBy === "token" || (args !== "" && m.endedBy === "next");
+}
 
 /** The recipient, minus a `json` content type glued on when the token between them was stripped. */
 function calledName(recipient: string, ctx: ToolFormatContext): string {

@@ -1,6 +1,6 @@
-import { callFromObject, scanJsonValue } from "./json-calls.ts";
-import { isSpace, skipFenceOpener, skipSpace } from "./marker-scan.ts";
+import { type CallShape, callFromObject, type StopAt, scanJsonValue } from "./json-calls.ts";
 import { parseJsonWithin, type RepairBudget } from "./repair-budget.ts";
+import { isSpace, skipFenceCloser, skipFenceOpener, skipSpaces } from "./scan-text.ts";
 import { MAX_TEXT_CALLS, type ParsedCall } from "./types.ts";
 
 /**
@@ -12,25 +12,26 @@ export function callFromJsonText(
   json: string,
   complete: boolean,
   budget: RepairBudget,
+  shape: CallShape = {},
 ): ParsedCall | undefined {
   const parsed = parseJsonWithin(json, budget);
   if (parsed.ok) {
-    const call = callFromObject(parsed.value, complete);
+    const call = callFromObject(parsed.value, complete, shape);
     if (call || complete) return call;
   }
-  return complete ? undefined : partialCall(json);
+  return complete ? undefined : partialCall(json, shape);
 }
 
 /**
  * A cut-off call too long or too broken to repair: its name read by scanning for the `"name"` key,
  * its arguments the raw text after the arguments key. Undefined when the name itself was cut off.
  */
-function partialCall(json: string): ParsedCall | undefined {
+function partialCall(json: string, shape: CallShape): ParsedCall | undefined {
   const key = json.indexOf('"name"');
   if (key < 0) return undefined;
-  let i = skipSpace(json, key + 6);
+  let i = skipSpaces(json, key + 6);
   if (json[i] !== ":") return undefined;
-  i = skipSpace(json, i + 1);
+  i = skipSpaces(json, i + 1);
   if (json[i] !== '"') return undefined;
   const start = i + 1;
   for (i = start; i < json.length; i++) {
@@ -47,6 +48,7 @@ function partialCall(json: string): ParsedCall | undefined {
     argsKey = json.indexOf('"parameters"');
     keyLength = 12;
   }
+  if (argsKey < 0 && shape.requireArguments) return undefined;
   let args = "";
   if (argsKey >= 0) {
     const colon = json.indexOf(":", argsKey + keyLength);
@@ -61,17 +63,20 @@ export interface ScannedCalls {
   end: number;
 }
 
-export interface ScanOptions {
+export interface ScanOptions extends CallShape {
   /** Skip values that are not calls (MiniMax keeps going past a broken line) instead of stopping. */
   skipNonCalls?: boolean;
+  /** The format's markers: one outside a JSON string ends the JSON there, unclosed (see scanJsonValue). */
+  stop?: StopAt;
 }
 
 /**
  * The calls in the JSON values written one after another from `from`: objects (one call each) and
  * arrays of call objects, separated by blanks, commas, semicolons or code-fence lines. Stops at the
- * first text that is not such a value, at a value that does not close (that call is incomplete), or
- * at MAX_TEXT_CALLS. An array with an element that is not a call is not a call list: the scan stops
- * before it. Repairs draw on `budget`. Linear: each value is scanned once, each element parsed once.
+ * first text that is not such a value, at a value that does not close (that call is incomplete; so
+ * is every call of a list that never closed), at a marker, or at MAX_TEXT_CALLS. An array with an
+ * element that is not a call is not a call list: the scan stops before it. Repairs draw on `budget`.
+ * Linear: each value is scanned once, each element parsed once.
  */
 export function scanCallValues(
   src: string,
@@ -85,9 +90,10 @@ export function scanCallValues(
   while (calls.length < MAX_TEXT_CALLS) {
     i = skipSeparators(src, i);
     const c = src.charCodeAt(i);
+    if (options.stop?.(i)) break;
     if (c === 123 /* { */) {
-      const scan = scanJsonValue(src, i);
-      const call = callFromJsonText(src.slice(i, scan.end), scan.complete, budget);
+      const scan = scanJsonValue(src, i, options.stop);
+      const call = callFromJsonText(src.slice(i, scan.end), scan.complete, budget, options);
       if (call) calls.push(call);
       else if (!options.skipNonCalls) break;
       end = scan.end;
@@ -97,7 +103,7 @@ export function scanCallValues(
       const list = scanCallList(src, i, MAX_TEXT_CALLS - calls.length, budget, options);
       if (!list) {
         if (!options.skipNonCalls) break;
-        const skipped = scanJsonValue(src, i);
+        const skipped = scanJsonValue(src, i, options.stop);
         end = skipped.end;
         i = skipped.end;
         if (!skipped.complete) break;
@@ -112,7 +118,10 @@ export function scanCallValues(
   return { calls, end };
 }
 
-/** The calls of the array at `start`, or undefined when an element is not a call object. */
+/**
+ * The calls of the array at `start`, or undefined when an element is not a call object. A list that
+ * never closed (cut off, or ended by a marker) holds no complete call: the model had not finished it.
+ */
 function scanCallList(
   src: string,
   start: number,
@@ -121,18 +130,23 @@ function scanCallList(
   options: ScanOptions,
 ): { calls: ParsedCall[]; end: number; closed: boolean } | undefined {
   const calls: ParsedCall[] = [];
+  const unclosed = (end: number) => ({
+    calls: calls.map((c) => ({ ...c, complete: false })),
+    end,
+    closed: false,
+  });
   let i = start + 1;
   for (;;) {
     while (i < src.length && (isSpace(src.charCodeAt(i)) || src.charCodeAt(i) === 44)) i++;
-    if (i >= src.length) return { calls, end: src.length, closed: false };
+    if (i >= src.length || options.stop?.(i)) return unclosed(i);
     const c = src.charCodeAt(i);
     if (c === 93 /* ] */) return { calls, end: i + 1, closed: true };
     if (c !== 123 /* { */) return undefined;
-    const scan = scanJsonValue(src, i);
-    const call = callFromJsonText(src.slice(i, scan.end), scan.complete, budget);
+    const scan = scanJsonValue(src, i, options.stop);
+    const call = callFromJsonText(src.slice(i, scan.end), scan.complete, budget, options);
     if (!call && !options.skipNonCalls) return undefined;
     if (call && calls.length < room) calls.push(call);
-    if (!scan.complete) return { calls, end: scan.end, closed: false };
+    if (!scan.complete) return unclosed(scan.end);
     i = scan.end;
   }
 }
@@ -153,29 +167,41 @@ function skipSeparators(src: string, from: number): number {
  * Where the JSON value at `i` ends (`i` itself when no `{`/`[` starts there): a format that found no
  * call after a marker resumes its search past that value, so no text is scanned twice.
  */
-export function valueEnd(src: string, i: number): number {
+export function valueEnd(src: string, i: number, stop?: StopAt): number {
   const c = src.charCodeAt(i);
-  return c === 123 || c === 91 ? scanJsonValue(src, i).end : i;
+  return c === 123 || c === 91 ? scanJsonValue(src, i, stop).end : i;
+}
+
+/** The arguments written after a special token, as raw text (see argumentsAt). */
+export interface ArgumentsText {
+  args: string;
+  /** For JSON: whether the value closed. For other text: whether the token at `limit` ends the call. */
+  complete: boolean;
+  /** Index after the arguments (and the fence closing them); `limit` for text that is not JSON. */
+  end: number;
 }
 
 /**
- * The arguments written in a region between special tokens (after a separator, up to the call's end
- * token or whatever comes next): the JSON value there, possibly fenced (```json), as raw text. Its
- * call is complete when the region was closed by the call's own end token, or when the JSON closes.
- * `rest` is what follows the JSON in the region (without a fence closer): prose.
+ * The arguments written from `from` (just after the token that opens them). A JSON value, possibly
+ * fenced (```json), is scanned to its own end, string-aware, so a token inside one of its strings is
+ * text and a token outside them cuts it off; it is complete when it closed, whatever comes after.
+ * Anything else runs to `limit` (the next token) and is complete when `closedAtLimit` (that token
+ * ends the call).
  */
-export function argumentsIn(
-  region: string,
-  closed: boolean,
-): { args: string; complete: boolean; rest: string } {
-  const a = skipSpace(region, skipFenceOpener(region, skipSpace(region, 0)));
-  const c = region.charCodeAt(a);
-  if (c !== 123 && c !== 91) {
-    const args = region.slice(a).trim();
-    return { args, complete: closed, rest: "" };
+export function argumentsAt(
+  text: string,
+  from: number,
+  limit: number,
+  closedAtLimit: boolean,
+  stop: StopAt,
+): ArgumentsText {
+  const first = skipSpaces(text, from, limit);
+  const a = skipSpaces(text, skipFenceOpener(text, first), limit);
+  const c = text.charCodeAt(a);
+  if (a >= limit || (c !== 123 && c !== 91)) {
+    return { args: text.slice(a, limit).trim(), complete: closedAtLimit, end: limit };
   }
-  const scan = scanJsonValue(region, a);
-  let rest = region.slice(scan.end).trim();
-  if (rest.startsWith("```")) rest = rest.slice(3);
-  return { args: region.slice(a, scan.end), complete: closed || scan.complete, rest };
+  const scan = scanJsonValue(text, a, stop);
+  const end = a > first ? skipFenceCloser(text, scan.end) : scan.end;
+  return { args: text.slice(a, scan.end), complete: scan.complete, end };
 }

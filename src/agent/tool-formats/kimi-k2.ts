@@ -1,5 +1,8 @@
-import { argumentsIn } from "./json-call-scan.ts";
-import { earliest, joinProse, markerAt, markerFinder, skipSpace } from "./marker-scan.ts";
+import { anyFinder, firstOf } from "./finders.ts";
+import { argumentsAt } from "./json-call-scan.ts";
+import { stopAtMarkers } from "./json-calls.ts";
+import { proseOutside, type Span } from "./prose.ts";
+import { markerAt, skipSpaces } from "./scan-text.ts";
 import { type FormatMatch, MAX_TEXT_CALLS, type ParsedCall, type ToolFormat } from "./types.ts";
 
 // Some Kimi K2 checkpoints write the singular section tokens (vLLM accepts both).
@@ -9,14 +12,16 @@ const CALL_BEGIN = ["<|tool_call_begin|>"];
 // The technical report spells the argument token `<|tool_arguments_begin|>`; the vocabulary has the first.
 const ARGUMENT_BEGIN = ["<|tool_call_argument_begin|>", "<|tool_arguments_begin|>"];
 const CALL_END = ["<|tool_call_end|>"];
+const TOKENS = [...SECTION_BEGIN, ...SECTION_END, ...CALL_BEGIN, ...ARGUMENT_BEGIN, ...CALL_END];
 const MAX_CALL_ID = 512;
 
 /**
  * Moonshot Kimi K2: `<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0
  * <|tool_call_argument_begin|>{…}<|tool_call_end|>…<|tool_calls_section_end|>`. The call id is returned
  * as the name, as written (`functions.get_weather:0`): the resolver strips the namespace and index.
- * Arguments are the raw JSON text. A call whose end token never came is complete when its JSON
- * closes; one cut off inside its id is incomplete.
+ * Arguments are the raw JSON text, scanned to their own end (a token inside a string is text). A call
+ * is complete when its JSON closed (or, for arguments that are no JSON, when its end token came); one
+ * cut off inside its id is incomplete.
  */
 export const kimiK2Format: ToolFormat = {
   id: "kimi_k2",
@@ -27,58 +32,61 @@ export const kimiK2Format: ToolFormat = {
 };
 
 function parseKimi(text: string): FormatMatch | undefined {
-  const nextSection = markerFinder(text, SECTION_BEGIN);
-  const nextCall = markerFinder(text, CALL_BEGIN);
-  const nextArgs = markerFinder(text, ARGUMENT_BEGIN);
-  const nextCallEnd = markerFinder(text, CALL_END);
-  const nextSectionEnd = markerFinder(text, SECTION_END);
-  const nextOpening = (from: number) => earliest(nextSection(from), nextCall(from));
+  const nextOpening = anyFinder(text, [...SECTION_BEGIN, ...CALL_BEGIN]);
+  const nextCall = anyFinder(text, CALL_BEGIN);
+  const nextArgs = anyFinder(text, ARGUMENT_BEGIN);
+  const nextCallEnd = anyFinder(text, CALL_END);
+  const nextSectionEnd = anyFinder(text, SECTION_END);
+  const stop = stopAtMarkers(text, TOKENS);
 
-  const first = nextOpening(0);
-  if (!first) return undefined;
+  let i = nextOpening(0);
+  if (i === -1) return undefined;
   const calls: ParsedCall[] = [];
-  const prose = [text.slice(0, first.at)];
-  let i = first.at;
+  const spans: Span[] = [];
+  const consume = (at: number, length: number) => {
+    spans.push({ start: at, end: at + length });
+    return at + length;
+  };
   while (calls.length < MAX_TEXT_CALLS) {
-    i = skipSpace(text, i);
+    i = skipSpaces(text, i);
     let len = markerAt(text, i, SECTION_BEGIN);
     if (len > 0) {
-      i += len;
+      i = consume(i, len);
       continue;
     }
     len = markerAt(text, i, SECTION_END);
     if (len > 0) {
-      i += len;
-      const again = nextOpening(i);
-      if (!again) break;
-      prose.push(text.slice(i, again.at));
-      i = again.at;
+      i = nextOpening(consume(i, len));
+      if (i === -1) break;
       continue;
     }
     len = markerAt(text, i, CALL_BEGIN);
     if (len === 0) break; // text inside the section that is no call: it and the rest stay prose
     const idStart = i + len;
     const callEnd = nextCallEnd(idStart);
-    const stop = earliest(earliest(callEnd, nextCall(idStart)), nextSectionEnd(idStart))?.at ?? text.length;
+    const next = firstOf(callEnd, nextCall(idStart), nextSectionEnd(idStart));
+    const limit = next === -1 ? text.length : next;
     const args = nextArgs(idStart);
-    if (!args || args.at > stop) {
+    if (args === -1 || args > limit) {
       // No argument token before the call's end: cut off inside the id, or no call at all.
-      const id = text.slice(idStart, stop).trim();
-      if (stop === text.length && id !== "" && id.length <= MAX_CALL_ID && !/\s/.test(id)) {
+      const id = text.slice(idStart, limit).trim();
+      if (limit === text.length && id !== "" && id.length <= MAX_CALL_ID && !/\s/.test(id)) {
         calls.push({ name: id, arguments: "", complete: false });
-        i = stop;
+        spans.push({ start: i, end: limit });
       }
       break;
     }
-    const id = text.slice(idStart, args.at).trim();
+    const id = text.slice(idStart, args).trim();
     if (id === "" || id.length > MAX_CALL_ID) break;
-    const closed = callEnd !== undefined && callEnd.at === stop;
-    const found = argumentsIn(text.slice(args.at + args.length, stop), closed);
+    const argsStart = args + markerAt(text, args, ARGUMENT_BEGIN);
+    const found = argumentsAt(text, argsStart, limit, next !== -1 && next === callEnd, stop);
     calls.push({ name: id, arguments: found.args, complete: found.complete });
-    prose.push(found.rest);
-    i = closed ? stop + callEnd.length : stop;
+    spans.push({ start: i, end: found.end });
+    // The call's end token, after the arguments or after prose written behind them.
+    const end = nextCallEnd(found.end);
+    const beforeEnd = firstOf(end, nextCall(found.end), nextSectionEnd(found.end));
+    i = end !== -1 && beforeEnd === end ? consume(end, CALL_END[0]!.length) : found.end;
   }
-  prose.push(text.slice(i));
   if (calls.length === 0) return undefined;
-  return { calls, prose: joinProse(prose) };
+  return { calls, prose: proseOutside(text, spans) };
 }

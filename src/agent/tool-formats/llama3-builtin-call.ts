@@ -1,6 +1,8 @@
 import { scanJsonValue } from "./json-calls.ts";
-import { skipSpace } from "./marker-scan.ts";
+import { runEnd } from "./name-chars.ts";
+import { isNamePart, isNameStart } from "./python-scalars.ts";
 import { parseJsonWithin, type RepairBudget } from "./repair-budget.ts";
+import { skipSpaces } from "./scan-text.ts";
 import type { ParsedCall } from "./types.ts";
 
 /**
@@ -17,30 +19,30 @@ export function parseBuiltinCall(
   const nameEnd = identEnd(text, pos);
   if (nameEnd === pos) return undefined;
   const name = text.slice(pos, nameEnd);
-  let i = skipSpace(text, nameEnd);
+  let i = skipSpaces(text, nameEnd);
   if (text[i] !== ".") return undefined;
-  i = skipSpace(text, i + 1);
+  i = skipSpaces(text, i + 1);
   if (!text.startsWith("call", i)) return undefined;
-  i = skipSpace(text, i + 4);
+  i = skipSpaces(text, i + 4);
   if (text[i] !== "(") return undefined;
   i++;
   const args: Record<string, unknown> = {};
   const cut = () => ({ call: { name, arguments: args, complete: false }, end: text.length });
   for (;;) {
-    i = skipSpace(text, i);
+    i = skipSpaces(text, i);
     if (i >= text.length) return cut();
     if (text[i] === ")") return { call: { name, arguments: args, complete: true }, end: i + 1 };
     const keyEnd = identEnd(text, i);
     if (keyEnd === i) return undefined;
     const key = text.slice(i, keyEnd);
-    i = skipSpace(text, keyEnd);
+    i = skipSpaces(text, keyEnd);
     if (i >= text.length) return cut();
     if (text[i] !== "=") return undefined;
-    const value = readValue(text, skipSpace(text, i + 1), budget);
+    const value = readValue(text, skipSpaces(text, i + 1), budget);
     if (!value) return undefined;
     args[key] = value.value;
     if (!value.complete) return cut();
-    i = skipSpace(text, value.end);
+    i = skipSpaces(text, value.end);
     if (i >= text.length) return cut();
     if (text[i] === ",") i++;
     else if (text[i] !== ")") return undefined;
@@ -99,13 +101,7 @@ function readString(
   return { value: parts.join(""), end: text.length, complete: false };
 }
 
+/** Where the Python identifier at `from` ends (`from` when none starts there). */
 function identEnd(text: string, from: number): number {
-  let i = from;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    const ok = (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || (i > from && c >= 48 && c <= 57);
-    if (!ok) break;
-    i++;
-  }
-  return i;
+  return from < text.length && isNameStart(text.charCodeAt(from)) ? runEnd(text, from + 1, isNamePart) : from;
 }

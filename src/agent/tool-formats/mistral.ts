@@ -1,13 +1,12 @@
-import { scanCallValues, valueEnd } from "./json-call-scan.ts";
-import { scanJsonValue } from "./json-calls.ts";
-import { joinProse, skipSpace } from "./marker-scan.ts";
-import { repairBudget } from "./repair-budget.ts";
-import { type FormatMatch, MAX_TEXT_CALLS, type ParsedCall, type ToolFormat } from "./types.ts";
+import { scanCallValues } from "./json-call-scan.ts";
+import { type StopAt, scanJsonValue } from "./json-calls.ts";
+import { markedCallsFormat } from "./marked-calls.ts";
+import { isNameChar, runEnd } from "./name-chars.ts";
+import { skipSpaces } from "./scan-text.ts";
+import { MAX_TEXT_CALLS, type ParsedCall } from "./types.ts";
 
-const TOOL_CALLS = "[TOOL_CALLS]";
 const ARGS = "[ARGS]";
 const CALL_ID = "[CALL_ID]";
-const MAX_MARKERS = 64;
 const MAX_NAME = 256;
 
 /**
@@ -21,69 +20,43 @@ const MAX_NAME = 256;
  * its brackets close; text before, between and after is prose. A name with nothing after it at the
  * end of the text is a call cut off before its arguments.
  */
-export const mistralFormat: ToolFormat = {
+export const mistralFormat = markedCallsFormat({
   id: "mistral",
   family:
     "Mistral 7B v0.3 / Nemo ([TOOL_CALLS][…]), Small 3.2, Magistral, Devstral ([TOOL_CALLS]name[ARGS]{…})",
-  detect: (text) => text.includes(TOOL_CALLS),
-  parse: parseMistral,
-};
-
-function parseMistral(text: string): FormatMatch | undefined {
-  const budget = repairBudget();
-  const calls: ParsedCall[] = [];
-  const prose: string[] = [];
-  let at = 0;
-  let from = 0;
-  for (let seen = 0; seen < MAX_MARKERS && calls.length < MAX_TEXT_CALLS; seen++) {
-    const marker = text.indexOf(TOOL_CALLS, from);
-    if (marker < 0) break;
-    const pos = skipSpace(text, marker + TOOL_CALLS.length);
-    const c = text[pos];
-    const found = c === "[" || c === "{" ? scanCallValues(text, pos, budget) : namedCalls(text, pos);
-    if (found.calls.length === 0) {
-      from = Math.max(marker + TOOL_CALLS.length, valueEnd(text, pos));
-      continue;
-    }
-    prose.push(text.slice(at, marker));
-    calls.push(...found.calls);
-    at = found.end;
-    from = found.end;
-  }
-  prose.push(text.slice(at));
-  if (calls.length === 0) return undefined;
-  return { calls: calls.slice(0, MAX_TEXT_CALLS), prose: joinProse(prose) };
-}
+  markers: { open: ["[TOOL_CALLS]"], close: [] },
+  read: (text, pos, at) => {
+    const start = skipSpaces(text, pos);
+    const c = text[start];
+    if (c === "[" || c === "{") return scanCallValues(text, start, at.budget, { stop: at.stop });
+    return namedCalls(text, start, at.stop);
+  },
+});
 
 /** `name[ARGS]{…}` (or `name[CALL_ID]id[ARGS]{…}`, `name{…}`), one or several in a row, from `pos`. */
-function namedCalls(text: string, pos: number): { calls: ParsedCall[]; end: number } {
+function namedCalls(text: string, pos: number, stop: StopAt): { calls: ParsedCall[]; end: number } {
   const calls: ParsedCall[] = [];
   let end = pos;
   let i = pos;
   while (calls.length < MAX_TEXT_CALLS) {
-    const nameStart = calls.length === 0 ? i : skipSpace(text, i);
-    let nameEnd = nameStart;
-    while (nameEnd < text.length && nameEnd - nameStart <= MAX_NAME && isNameChar(text.charCodeAt(nameEnd))) {
-      nameEnd++;
-    }
+    const nameStart = calls.length === 0 ? i : skipSpaces(text, i);
+    const nameEnd = runEnd(text, nameStart, isNameChar, MAX_NAME + 1);
     if (nameEnd === nameStart || nameEnd - nameStart > MAX_NAME) break;
     const name = text.slice(nameStart, nameEnd);
-    let j = skipSpace(text, nameEnd);
+    let j = skipSpaces(text, nameEnd);
     let marked = false;
     if (text.startsWith(CALL_ID, j)) {
-      j += CALL_ID.length;
-      while (j < text.length && isNameChar(text.charCodeAt(j))) j++;
-      j = skipSpace(text, j);
+      j = skipSpaces(text, runEnd(text, j + CALL_ID.length, isNameChar));
       marked = true;
     }
     if (text.startsWith(ARGS, j)) {
-      j = skipSpace(text, j + ARGS.length);
+      j = skipSpaces(text, j + ARGS.length);
       marked = true;
     }
     // After a call, a word then a space then `{` is prose, not the next call.
     if (!marked && calls.length > 0 && j !== nameEnd) break;
     if (text[j] === "{") {
-      const scan = scanJsonValue(text, j);
+      const scan = scanJsonValue(text, j, stop);
       calls.push({ name, arguments: text.slice(j, scan.end), complete: scan.complete });
       end = scan.end;
       i = scan.end;
@@ -98,16 +71,4 @@ function namedCalls(text: string, pos: number): { calls: ParsedCall[]; end: numb
     break;
   }
   return { calls, end };
-}
-
-/** Letters, digits, `_`, `-` and `.`: what tool names (and Mistral's call ids) are made of. */
-function isNameChar(c: number): boolean {
-  return (
-    (c >= 97 && c <= 122) ||
-    (c >= 65 && c <= 90) ||
-    (c >= 48 && c <= 57) ||
-    c === 95 /* _ */ ||
-    c === 45 /* - */ ||
-    c === 46 /* . */
-  );
 }

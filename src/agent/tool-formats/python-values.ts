@@ -1,4 +1,5 @@
 import { MAX_JSON_DEPTH } from "../json-limits.ts";
+import { isRecord } from "./json-calls.ts";
 import { isDigit, isNameStart, PythonScalarReader } from "./python-scalars.ts";
 
 /**
@@ -31,7 +32,7 @@ export class PythonReader extends PythonScalarReader {
       if (c === 42 /* * */ && this.text.charCodeAt(this.pos + 1) === 42) {
         this.pos += 2;
         const unpacked = this.value(depth + 1);
-        if (unpacked !== null && typeof unpacked === "object" && !Array.isArray(unpacked)) {
+        if (isRecord(unpacked)) {
           for (const [k, v] of Object.entries(unpacked)) args.set(k, v);
         } else this.note("** needs a dict literal");
       } else {

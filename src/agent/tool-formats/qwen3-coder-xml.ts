@@ -1,6 +1,6 @@
-import { proseOutside } from "./scan-text.ts";
 import type { ToolFormat } from "./types.ts";
-import { scanXmlCalls, type XmlDialect } from "./xml-calls.ts";
+import type { XmlDialect } from "./xml-calls.ts";
+import { parseXmlCalls } from "./xml-format.ts";
 import { typeXmlValue } from "./xml-values.ts";
 
 const QWEN3_CODER: XmlDialect = {
@@ -18,27 +18,14 @@ const QWEN3_CODER: XmlDialect = {
  * Qwen3-Coder (and Qwen3.5, Seed-OSS-style templates) write XML calls:
  * `<tool_call>\n<function=get_weather>\n<parameter=city>\nSF\n</parameter>\n</function>\n</tool_call>`,
  * several in a row, sometimes without the `<tool_call>` wrapper or a `</parameter>` (vLLM
- * `qwen3coder_tool_parser` accepts both). Values are typed from the tool's schema. A call is incomplete
- * only when the text ended inside a parameter (or its tag) before `</function>`.
+ * `qwen3coder_tool_parser` accepts both). Values are typed from the tool's schema (as written: the
+ * one line break around a value is dropped by the typing). A call is complete only once its
+ * `</function>` was written.
  */
 export const qwen3CoderXmlFormat: ToolFormat = {
   id: "qwen3_coder_xml",
   family: "Qwen3-Coder / Qwen3.5 <function=name><parameter=k>v</parameter></function>",
-  detect(text) {
-    return text.includes(QWEN3_CODER.callOpen);
-  },
-  parse(text, ctx) {
-    const { calls, spans } = scanXmlCalls(text, QWEN3_CODER);
-    if (calls.length === 0) return undefined;
-    return {
-      calls: calls.map((call) => {
-        const schema = ctx.schemaOf(call.name);
-        // The last value written for a key wins; each key is typed once.
-        const raws = new Map(call.params.map((p) => [p.name, p.raw]));
-        const args = [...raws].map(([key, raw]) => [key, typeXmlValue(raw, schema, key)] as const);
-        return { name: call.name, arguments: Object.fromEntries(args), complete: call.complete };
-      }),
-      prose: proseOutside(text, spans),
-    };
-  },
+  detect: (text) => text.includes(QWEN3_CODER.callOpen),
+  parse: (text, ctx) =>
+    parseXmlCalls(text, ctx, QWEN3_CODER, (p, schema) => typeXmlValue(p.raw, schema, p.name)),
 };

@@ -1,5 +1,6 @@
+import { isRecord } from "./json-calls.ts";
 import type { FormatMatch, ToolFormat, ToolFormatContext } from "./types.ts";
-import { isRecord, wholeTextObject } from "./whole-text-json.ts";
+import { wholeTextObject } from "./whole-text-json.ts";
 
 /** TGI's pseudo-tools for "no tool fits": the answer is in one of their fields, not a call. */
 const ANSWER_TOOLS = new Map([

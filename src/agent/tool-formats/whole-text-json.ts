@@ -1,6 +1,6 @@
 import { parseLenientJson, stripCodeFence } from "../lenient-json.ts";
-import { scanJsonValue } from "./json-calls.ts";
-import { skipFenceOpener } from "./marker-scan.ts";
+import { isRecord, scanJsonValue } from "./json-calls.ts";
+import { skipFenceOpener } from "./scan-text.ts";
 
 /**
  * The JSON a whole message is, for the formats without a marker of their own: the trimmed text, or
@@ -30,9 +30,4 @@ export function wholeTextObject(
   const parsed = parseLenientJson(json.slice(0, scan.end));
   if (!parsed.ok || !isRecord(parsed.value)) return undefined;
   return { value: parsed.value, complete: scan.complete };
-}
-
-/** A plain object (not null, not an array). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === "object" && !Array.isArray(value);
 }

@@ -1,4 +1,7 @@
-import { isSpace, nextFinder, type Span, skipSpaces, widenOverWrapper } from "./scan-text.ts";
+import { firstOf, nextFinder } from "./finders.ts";
+import { hasNonNameChar } from "./name-chars.ts";
+import type { Span } from "./prose.ts";
+import { isSpace, skipSpaces, skipSpacesBack } from "./scan-text.ts";
 import { MAX_TEXT_CALLS } from "./types.ts";
 
 /** The tags of one XML call family (Qwen3-Coder, MiniMax-M2, DeepSeek V3.2 DSML). */
@@ -28,10 +31,7 @@ export interface XmlParam {
 export interface XmlCall {
   name: string;
   params: XmlParam[];
-  /**
-   * False when the text ended before the call's close tag inside its header, inside a parameter, or
-   * before any parameter was written.
-   */
+  /** True only when the call's own close tag (`</function>`, `</invoke>`) was written. */
   complete: boolean;
 }
 
@@ -45,9 +45,11 @@ type Header =
 
 /**
  * Finds the calls of an XML family and the spans they (and their wrappers) cover. A parameter's value
- * ends at its structural close tag (one followed by the next parameter, the call's close or the
- * wrapper's close, as vLLM's qwen3coder parser decides), or, when that tag is missing, at the next
- * parameter or the call's close. Linear: every search is a cached forward `indexOf`.
+ * ends at its structural close tag (one followed by the next parameter, the call's close, the next
+ * call or the wrapper's close, as vLLM's qwen3coder parser decides), or, when that tag is missing, at
+ * the next parameter or the call's close. A call is complete only when its own close tag was written:
+ * one that runs into the next call, or into the text's end, was cut off. Linear: every search is a
+ * cached forward `indexOf`.
  */
 export function scanXmlCalls(text: string, d: XmlDialect): { calls: XmlCall[]; spans: Span[] } {
   const structuralAfter = (at: number, tag: string, extra: string[]) => {
@@ -56,7 +58,7 @@ export function scanXmlCalls(text: string, d: XmlDialect): { calls: XmlCall[]; s
   };
   const callOpens = nextFinder(text, d.callOpen);
   const paramCloses = nextFinder(text, d.paramClose, (at) =>
-    structuralAfter(at, d.paramClose, [d.paramOpen, d.callClose, d.wrapperClose]),
+    structuralAfter(at, d.paramClose, [d.paramOpen, d.callClose, d.wrapperClose, d.callOpen]),
   );
   const paramOpens = nextFinder(
     text,
@@ -88,7 +90,6 @@ export function scanXmlCalls(text: string, d: XmlDialect): { calls: XmlCall[]; s
     const params: XmlParam[] = [];
     let pos = header.end;
     let closed = false;
-    let cutInside = false;
     for (;;) {
       const p = skipSpaces(text, pos);
       if (p >= text.length) {
@@ -101,20 +102,19 @@ export function scanXmlCalls(text: string, d: XmlDialect): { calls: XmlCall[]; s
         break;
       }
       if (!text.startsWith(d.paramOpen, p)) {
-        // Stray text inside the call: step to the next parameter or to the call's close.
-        const nextParam = paramOpens(p + 1);
-        const close = callCloses(p);
-        if (nextParam !== -1 && (close === -1 || nextParam < close)) pos = nextParam;
-        else if (close !== -1) pos = close;
-        else {
+        // Stray text inside the call: step to the next parameter or to the call's close; at the next
+        // call (or with neither ahead) this call ends unclosed.
+        const nextCall = callOpens(p);
+        const next = firstOf(paramOpens(p + 1), callCloses(p), nextCall);
+        if (next === -1 || next === nextCall) {
           pos = p;
           break;
         }
+        pos = next;
         continue;
       }
       const ph = readHeader(text, p + d.paramOpen.length, d.header, tagEnds);
       if (ph.kind === "cut") {
-        cutInside = true;
         pos = text.length;
         break;
       }
@@ -126,23 +126,19 @@ export function scanXmlCalls(text: string, d: XmlDialect): { calls: XmlCall[]; s
       const end = firstOf(paramCloses(valueStart), paramOpens(valueStart), structuralCallCloses(valueStart));
       if (end === -1) {
         params.push({ name: ph.name, attributes: ph.attributes, raw: text.slice(valueStart) });
-        cutInside = true;
         pos = text.length;
         break;
       }
       params.push({ name: ph.name, attributes: ph.attributes, raw: text.slice(valueStart, end) });
       pos = text.startsWith(d.paramClose, end) ? end + d.paramClose.length : end;
     }
-    if (!closed && params.length === 0 && !cutInside) {
-      // No parameter and no close: text after the tag means it was only mentioned; nothing after it
-      // means the model was cut off right after the name.
-      if (skipSpaces(text, header.end) < text.length) {
-        at = header.end;
-        continue;
-      }
-      cutInside = true;
+    // No parameter and no close, with text after the tag: the call was only mentioned. (With nothing
+    // after the tag the model was cut off right after the name.)
+    if (!closed && params.length === 0 && pos < text.length && skipSpaces(text, header.end) < text.length) {
+      at = header.end;
+      continue;
     }
-    calls.push({ name: header.name, params, complete: closed || !cutInside });
+    calls.push({ name: header.name, params, complete: closed });
     spans.push(widen(text, { start, end: pos }, d, spans));
     at = pos;
   }
@@ -154,14 +150,19 @@ function widen(text: string, span: Span, d: XmlDialect, before: Span[]): Span {
   return widenOverWrapper(text, span, d.wrapperOpen, d.wrapperClose, floor);
 }
 
-function firstOf(...indexes: number[]): number {
-  let best = -1;
-  for (const i of indexes) if (i !== -1 && (best === -1 || i < best)) best = i;
-  return best;
+/**
+ * Widens a call's span over a wrapper tag written around it (`<tool_call>` before, `</tool_call>`
+ * after, with only whitespace between), so the wrapper does not stay behind in the prose.
+ */
+function widenOverWrapper(text: string, span: Span, open: string, close: string, floor: number): Span {
+  let { start, end } = span;
+  const before = skipSpacesBack(text, start, floor);
+  if (before - open.length >= floor && text.startsWith(open, before - open.length))
+    start = before - open.length;
+  const after = skipSpaces(text, end);
+  if (text.startsWith(close, after)) end = after + close.length;
+  return { start, end };
 }
-
-/** Characters no function or parameter name has (a Jinja leftover like `{{ tc.name }}` is not a call). */
-const NOT_IN_NAME = /[{}<>"'\s]/;
 
 /** The tag header from `from` (just after `<function=` or `<invoke name=`) to its `>`. */
 function readHeader(
@@ -180,7 +181,7 @@ function readHeader(
   const inside = text.slice(from, close);
   if (style === "bare") {
     const name = inside.trim();
-    return name === "" || NOT_IN_NAME.test(name)
+    return name === "" || hasNonNameChar(name)
       ? { kind: "invalid" }
       : { kind: "ok", name, attributes: {}, end: close + 1 };
   }
@@ -199,7 +200,7 @@ function partialName(rest: string, style: "bare" | "attribute"): string {
           .replace(/^["']/, "")
           .split(/["'\s]/)[0]!
       : rest.trim();
-  return NOT_IN_NAME.test(name) ? "" : name;
+  return hasNonNameChar(name) ? "" : name;
 }
 
 /** `key="value" key2='v' key3=bare` → an object; undefined when malformed. Input is short (a header). */

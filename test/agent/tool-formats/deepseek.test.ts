@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { deepseekFormat } from "../../../src/agent/tool-formats/deepseek.ts";
-import { args, read, survives } from "./json-family-helpers.ts";
+import { args, completeness, read, survives } from "./json-family-helpers.ts";
 
 describe("deepseek: <｜tool▁calls▁begin｜>…", () => {
   it("reads V3's function<｜tool▁sep｜>name + json fence (vLLM tests/tool_parsers/test_deepseekv3_tool_parser.py)", () => {
@@ -66,6 +66,31 @@ describe("deepseek: <｜tool▁calls▁begin｜>…", () => {
     const kimi =
       "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|>";
     expect(read(deepseekFormat, kimi)).toBeUndefined();
+  });
+
+  it("reads an end token inside a JSON string as text; outside it, it cuts the call off", () => {
+    const m = read(
+      deepseekFormat,
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>create_ticket<｜tool▁sep｜>{"title": "x <｜tool▁call▁end｜> y"}' +
+        "<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    );
+    expect(m?.calls).toEqual([
+      { name: "create_ticket", arguments: '{"title": "x <｜tool▁call▁end｜> y"}', complete: true },
+    ]);
+    expect(m?.prose).toBe("");
+    const cut =
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>create_ticket<｜tool▁sep｜>{"title": <｜tool▁call▁end｜><｜tool▁calls▁end｜>';
+    expect(completeness(deepseekFormat, cut)).toEqual([["create_ticket", false]]);
+  });
+
+  it("reads text after the last call's end token as prose, not as a call cut off", () => {
+    const call =
+      '<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>create_ticket<｜tool▁sep｜>{"title": "a"}<｜tool▁call▁end｜>';
+    for (const text of [`${call}\nDone`, `${call}<｜tool▁calls▁end｜>\nDone`]) {
+      const m = read(deepseekFormat, text);
+      expect(m?.calls).toEqual([{ name: "create_ticket", arguments: '{"title": "a"}', complete: true }]);
+      expect(m?.prose).toBe("Done");
+    }
   });
 
   it("returns quickly on hostile text (sglang PR #5224: repeated begin tokens)", () => {

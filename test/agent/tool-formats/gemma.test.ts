@@ -42,6 +42,26 @@ describe("gemmaFormat (Gemma 2/3 ```tool_code)", () => {
     expect(match?.calls).toEqual([{ name: "get_weather", arguments: {}, complete: false }]);
   });
 
+  it("keeps a last line cut off as an incomplete call, never dropping it", () => {
+    const cutName = read(gemmaFormat, "```tool_code\nget_weather(city='Paris')\nget_ti");
+    expect(cutName?.calls.map((c) => [c.name, c.complete])).toEqual([
+      ["get_weather", true],
+      ["get_ti", false],
+    ]);
+    const cutArgs = read(gemmaFormat, "```tool_code\nget_weather(city='Paris')\nget_weather(city='Ro");
+    expect(cutArgs?.calls.map((c) => c.complete)).toEqual([true, false]);
+    const cutPrint = read(gemmaFormat, "```tool_code\nprint(get_weather(city='Paris')");
+    expect(cutPrint?.calls).toEqual([{ name: "get_weather", arguments: { city: "Paris" }, complete: false }]);
+  });
+
+  it("unwraps one print( only: nested prints are no tool call, and never overflow the stack", () => {
+    expect(read(gemmaFormat, "```tool_code\nprint(print(get_time()))\n```")).toBeUndefined();
+    expect(() => read(gemmaFormat, `\`\`\`tool_code\n${"print(".repeat(8000)}`)).not.toThrow();
+    expect(
+      read(gemmaFormat, `\`\`\`tool_code\n${"print(".repeat(8000)}${")".repeat(8000)}\n\`\`\``),
+    ).toBeUndefined();
+  });
+
   it("returns promptly on hostile input", () => {
     expect(read(gemmaFormat, "```tool_code".repeat(200_000))).toBeUndefined();
     expect(read(gemmaFormat, "```tool_code\n".repeat(200_000))).toBeUndefined();

@@ -76,6 +76,23 @@ describe("harmonyFormat, raw special tokens", () => {
   });
 });
 
+describe("harmonyFormat, completeness", () => {
+  it("marks JSON arguments that an end token cut off incomplete (an end token does not finish broken JSON)", () => {
+    const raw = read(
+      harmonyFormat,
+      '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris", "days":<|call|>',
+    );
+    expect(raw?.calls.map((c) => c.complete)).toEqual([false]);
+    const closed = read(
+      harmonyFormat,
+      '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "x <|call|> y"}<|call|>',
+    );
+    expect(closed?.calls.map((c) => [argsOf(c.arguments), c.complete])).toEqual([
+      [{ city: "x <|call|> y" }, true],
+    ]);
+  });
+});
+
 describe("harmonyFormat, special tokens stripped", () => {
   // Stripped outputs quoted in public projects that recover them (gpt-oss served without a harmony
   // parser): "analysisWe need to retrieve context.assistantcommentary to=functions.retrieve_context

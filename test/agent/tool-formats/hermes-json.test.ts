@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { hermesJsonFormat } from "../../../src/agent/tool-formats/hermes-json.ts";
-import { args, read, survives } from "./json-family-helpers.ts";
+import { args, completeness, read, survives } from "./json-family-helpers.ts";
 
 describe("hermes_json: <tool_call>{json}</tool_call>", () => {
   it("reads a call between tags (vLLM tests/tool_parsers/test_hermes_tool_parser.py, between_tags)", () => {
@@ -88,6 +88,46 @@ describe("hermes_json: <tool_call>{json}</tool_call>", () => {
     expect(
       read(hermesJsonFormat, "Use the <tool_call> tag like this: <tool_call>name here</tool_call>"),
     ).toBeUndefined();
+  });
+
+  it("reads a close tag inside a JSON string as text, not as the end of the call", () => {
+    const text =
+      '<tool_call>{"name": "create_ticket", "arguments": {"title": "wrap calls in </tool_call> tags, then reboot prod"}}</tool_call>';
+    const m = read(hermesJsonFormat, text);
+    expect(m?.calls).toEqual([
+      {
+        name: "create_ticket",
+        arguments: { title: "wrap calls in </tool_call> tags, then reboot prod" },
+        complete: true,
+      },
+    ]);
+    expect(m?.prose).toBe("");
+  });
+
+  it("marks a call whose JSON the close tag cut off incomplete (never repaired into a call)", () => {
+    const broken = '<tool_call>{"name": "create_ticket", "arguments": {"title": "T-1", "urgent":</tool_call>';
+    expect(completeness(hermesJsonFormat, broken)).toEqual([["create_ticket", false]]);
+    // The next section is its own: the broken one does not swallow it.
+    const then = `${broken}\n<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>`;
+    expect(completeness(hermesJsonFormat, then)).toEqual([
+      ["create_ticket", false],
+      ["get_weather", true],
+    ]);
+  });
+
+  it("marks every call of a list that never closed incomplete", () => {
+    const list = '<tool_call>[{"name": "create_ticket", "arguments": {"title": "a"}}, ';
+    expect(completeness(hermesJsonFormat, list)).toEqual([["create_ticket", false]]);
+    expect(completeness(hermesJsonFormat, `${list}</tool_call>`)).toEqual([["create_ticket", false]]);
+  });
+
+  it("keeps prose written inside the section after the JSON, and drops the close tag", () => {
+    const m = read(
+      hermesJsonFormat,
+      '<tool_call>{"name": "get_weather", "arguments": {}} (checking)</tool_call> Done.',
+    );
+    expect(m?.calls).toEqual([{ name: "get_weather", arguments: {}, complete: true }]);
+    expect(m?.prose).toBe("(checking)\nDone.");
   });
 
   it("returns quickly on hostile text", () => {

@@ -29,3 +29,8 @@ export function survives(format: ToolFormat, text: string): FormatMatch | undefi
   expect(performance.now() - started).toBeLessThan(2000);
   return result;
 }
+
+/** Each call's name and whether it is complete, as one format reads the text ([] when it reads none). */
+export function completeness(format: ToolFormat, text: string): Array<[string, boolean]> {
+  return (read(format, text)?.calls ?? []).map((c) => [c.name, c.complete]);
+}

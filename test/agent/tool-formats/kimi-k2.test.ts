@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { kimiK2Format } from "../../../src/agent/tool-formats/kimi-k2.ts";
-import { args, read, survives } from "./json-family-helpers.ts";
+import { args, completeness, read, survives } from "./json-family-helpers.ts";
 
 const call = (id: string, json: string) =>
   `<|tool_call_begin|>${id}<|tool_call_argument_begin|>${json}<|tool_call_end|>`;
@@ -45,6 +45,22 @@ describe("kimi_k2: <|tool_calls_section_begin|>…", () => {
   it("claims nothing from a section without calls (vLLM kimi test, start_token_without_bodies)", () => {
     expect(read(kimiK2Format, "<|tool_calls_section_begin|> nothing inside")).toBeUndefined();
     expect(read(kimiK2Format, "No tools needed.")).toBeUndefined();
+  });
+
+  it("reads an end token inside a JSON string as text; outside it, it cuts the call off", () => {
+    const m = read(
+      kimiK2Format,
+      "<|tool_calls_section_begin|><|tool_call_begin|>functions.create_ticket:0<|tool_call_argument_begin|>" +
+        '{"title": "x <|tool_call_end|> y"}<|tool_call_end|><|tool_calls_section_end|>',
+    );
+    expect(m?.calls).toEqual([
+      { name: "functions.create_ticket:0", arguments: '{"title": "x <|tool_call_end|> y"}', complete: true },
+    ]);
+    expect(m?.prose).toBe("");
+    const cut =
+      "<|tool_calls_section_begin|><|tool_call_begin|>functions.create_ticket:0<|tool_call_argument_begin|>" +
+      '{"title": <|tool_call_end|><|tool_calls_section_end|>';
+    expect(completeness(kimiK2Format, cut)).toEqual([["functions.create_ticket:0", false]]);
   });
 
   it("returns quickly on hostile text", () => {

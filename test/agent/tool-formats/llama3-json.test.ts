@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { llama3JsonFormat } from "../../../src/agent/tool-formats/llama3-json.ts";
-import { args, read, survives } from "./json-family-helpers.ts";
+import { args, completeness, read, survives } from "./json-family-helpers.ts";
 
 describe("llama3_json: <|python_tag|>{…} and the bare {name, parameters}", () => {
   it("reads a bare call with parameters (vLLM tests/tool_parsers/test_llama3_json_tool_parser.py, with_arguments)", () => {
@@ -75,6 +75,18 @@ describe("llama3_json: <|python_tag|>{…} and the bare {name, parameters}", () 
     expect(read(llama3JsonFormat, '{"name": "get_weather"}')).toBeUndefined();
     expect(read(llama3JsonFormat, '{"parameters": {}}')).toBeUndefined();
     expect(read(llama3JsonFormat, "<|python_tag|>import os\nprint(os.getcwd())")).toBeUndefined();
+  });
+
+  it("reads <|python_tag|> inside a string as text; a list after the tag that never closed is incomplete", () => {
+    const m = read(
+      llama3JsonFormat,
+      '<|python_tag|>{"name": "create_ticket", "parameters": {"title": "the <|python_tag|> token"}}',
+    );
+    expect(m?.calls).toEqual([
+      { name: "create_ticket", arguments: { title: "the <|python_tag|> token" }, complete: true },
+    ]);
+    const list = '<|python_tag|>[{"name": "create_ticket", "parameters": {"title": "a"}}, ';
+    expect(completeness(llama3JsonFormat, list)).toEqual([["create_ticket", false]]);
   });
 
   it("returns quickly on hostile text", () => {

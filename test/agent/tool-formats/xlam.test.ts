@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { xlamFormat } from "../../../src/agent/tool-formats/xlam.ts";
-import { args, read, survives } from "./json-family-helpers.ts";
+import { args, completeness, read, survives } from "./json-family-helpers.ts";
 
 // The vLLM cases call get_current_weather; here the offered tool is get_weather.
 const DALLAS =
@@ -26,9 +26,11 @@ describe("xlam: a whole reply that is a JSON call list", () => {
     expect(m?.calls).toEqual([{ name: "create_ticket", arguments: { title: "VPN down" }, complete: true }]);
   });
 
-  it("marks a list cut off mid-call incomplete", () => {
+  it("marks every call of a list cut off (mid-call or after a comma) incomplete", () => {
     const m = read(xlamFormat, `[${DALLAS}, {"name": "get_weather", "arguments": {"city": "Orl`);
-    expect(m?.calls.map((c) => c.complete)).toEqual([true, false]);
+    expect(m?.calls.map((c) => c.complete)).toEqual([false, false]);
+    const afterComma = read(xlamFormat, `[${DALLAS}, `);
+    expect(afterComma?.calls.map((c) => [c.name, c.complete])).toEqual([["get_weather", false]]);
   });
 
   it("claims no list with prose around it, an unknown name, or llama.cpp's tool_calls object", () => {
@@ -39,6 +41,13 @@ describe("xlam: a whole reply that is a JSON call list", () => {
     ).toBeUndefined();
     expect(read(xlamFormat, "[1, 2, 3]")).toBeUndefined();
     expect(read(xlamFormat, "This is a test")).toBeUndefined();
+  });
+
+  it("marks a bare list that never closed incomplete, however many calls closed inside it", () => {
+    expect(completeness(xlamFormat, `[${DALLAS}, ${DALLAS}`)).toEqual([
+      ["get_weather", false],
+      ["get_weather", false],
+    ]);
   });
 
   it("returns quickly on hostile text", () => {

@@ -152,6 +152,21 @@ describe("qwen3CoderXmlFormat", () => {
     expect(read(qwen3CoderXmlFormat, "This is a test response without any tool calls")).toBeUndefined();
   });
 
+  it("marks a call incomplete until its </function> is written, even with its parameters closed", () => {
+    const open = "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n";
+    expect(read(qwen3CoderXmlFormat, open)?.calls).toEqual([
+      { name: "get_weather", arguments: { city: "Paris" }, complete: false },
+    ]);
+    expect(read(qwen3CoderXmlFormat, `${open}</tool_call>`)?.calls[0]?.complete).toBe(false);
+    expect(read(qwen3CoderXmlFormat, `${open}</function>`)?.calls[0]?.complete).toBe(true);
+    // A call that runs into the next one was not finished; the next one keeps its own parameters.
+    const next = `${open}<function=get_time>\n</function>`;
+    expect(read(qwen3CoderXmlFormat, next)?.calls).toEqual([
+      { name: "get_weather", arguments: { city: "Paris" }, complete: false },
+      { name: "get_time", arguments: {}, complete: true },
+    ]);
+  });
+
   it("returns promptly on hostile input", () => {
     hostile(qwen3CoderXmlFormat, "<function=", "<function=get_weather>\n<parameter=tags>\n");
     expect(
@@ -201,6 +216,16 @@ describe("minimaxXmlFormat", () => {
     ).toBe(true);
   });
 
+  it("marks an invoke incomplete until its </invoke> is written", () => {
+    const open =
+      '<minimax:tool_call>\n<invoke name="get_weather">\n<parameter name="city">Paris</parameter>\n';
+    expect(read(minimaxXmlFormat, open)?.calls).toEqual([
+      { name: "get_weather", arguments: { city: "Paris" }, complete: false },
+    ]);
+    expect(read(minimaxXmlFormat, `${open}</minimax:tool_call>`)?.calls[0]?.complete).toBe(false);
+    expect(read(minimaxXmlFormat, `${open}</invoke>`)?.calls[0]?.complete).toBe(true);
+  });
+
   it("returns promptly on hostile input", () => {
     hostile(minimaxXmlFormat, "<invoke name=", '<invoke name="get_weather"><parameter name="tags">');
   });
@@ -248,15 +273,16 @@ describe("glm45Format", () => {
     expect(read(glm45Format, "Wrap calls in <tool_call> tags.")).toBeUndefined();
   });
 
-  it("marks a call cut inside a value or right after its name incomplete", () => {
+  it("marks a call incomplete until its </tool_call> is written (cut in a value, after its name or after a value)", () => {
     expect(
       read(glm45Format, "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Par")?.calls,
     ).toEqual([{ name: "get_weather", arguments: { city: "Par" }, complete: false }]);
     expect(read(glm45Format, "<tool_call>get_weather\n")?.calls[0]?.complete).toBe(false);
-    expect(
-      read(glm45Format, "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Rome</arg_value>")?.calls[0]
-        ?.complete,
-    ).toBe(true);
+    const valueClosed = "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Rome</arg_value>";
+    expect(read(glm45Format, valueClosed)?.calls).toEqual([
+      { name: "get_weather", arguments: { city: "Rome" }, complete: false },
+    ]);
+    expect(read(glm45Format, `${valueClosed}</tool_call>`)?.calls[0]?.complete).toBe(true);
   });
 
   it("returns promptly on hostile input", () => {
@@ -323,6 +349,16 @@ describe("deepseekDsmlFormat", () => {
     ).toEqual([{ name: "get_weather", arguments: { city: "Ber" }, complete: false }]);
     expect(read(deepseekDsmlFormat, "just some text")).toBeUndefined();
     expect(read(deepseekDsmlFormat, "The ｜DSML｜ token marks calls.")).toBeUndefined();
+  });
+
+  it("marks an invoke incomplete until its </｜DSML｜invoke> is written", () => {
+    const open =
+      '<｜DSML｜function_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" string="true">Paris</｜DSML｜parameter>\n';
+    expect(read(deepseekDsmlFormat, open)?.calls).toEqual([
+      { name: "get_weather", arguments: { city: "Paris" }, complete: false },
+    ]);
+    expect(read(deepseekDsmlFormat, `${open}</｜DSML｜function_calls>`)?.calls[0]?.complete).toBe(false);
+    expect(read(deepseekDsmlFormat, `${open}</｜DSML｜invoke>`)?.calls[0]?.complete).toBe(true);
   });
 
   it("returns promptly on hostile input", () => {

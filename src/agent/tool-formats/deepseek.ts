@@ -1,8 +1,8 @@
 import { type DeepseekToken, deepseekTokenAt, deepseekTokens, opensCalls } from "./deepseek-tokens.ts";
-import { argumentsAt } from "./json-call-scan.ts";
 import type { StopAt } from "./json-calls.ts";
 import { proseOutside, type Span } from "./prose.ts";
 import { skipSpaces } from "./scan-text.ts";
+import { argumentsAt } from "./token-arguments.ts";
 import { type FormatMatch, MAX_TEXT_CALLS, type ParsedCall, type ToolFormat } from "./types.ts";
 
 const MAX_HEADER = 256;

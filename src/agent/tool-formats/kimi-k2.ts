@@ -1,8 +1,8 @@
 import { anyFinder, firstOf } from "./finders.ts";
-import { argumentsAt } from "./json-call-scan.ts";
 import { stopAtMarkers } from "./json-calls.ts";
 import { proseOutside, type Span } from "./prose.ts";
 import { markerAt, skipSpaces } from "./scan-text.ts";
+import { argumentsAt } from "./token-arguments.ts";
 import { type FormatMatch, MAX_TEXT_CALLS, type ParsedCall, type ToolFormat } from "./types.ts";
 
 // Some Kimi K2 checkpoints write the singular section tokens (vLLM accepts both).

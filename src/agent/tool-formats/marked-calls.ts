@@ -4,13 +4,8 @@ import { type StopAt, stopAtMarkers } from "./json-calls.ts";
 import { proseOutside, type Span } from "./prose.ts";
 import { type RepairBudget, repairBudget } from "./repair-budget.ts";
 import { markerAt, skipFenceCloser, skipSpaces } from "./scan-text.ts";
-import {
-  type FormatMatch,
-  MAX_TEXT_CALLS,
-  type ParsedCall,
-  type ToolFormat,
-  type ToolFormatContext,
-} from "./types.ts";
+import type { FormatMatch, ParsedCall, ToolFormat, ToolFormatContext } from "./types.ts";
+import { MAX_TEXT_CALLS } from "./types.ts";
 
 /** Markers examined per message; past this many the rest stays text (no model writes more). */
 const MAX_MARKERS = 64;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { graniteFormat } from "../../../src/agent/tool-formats/granite.ts";
 import { args, completeness, read, survives } from "./json-family-helpers.ts";
+import { expectMarkersInJsonRule, expectUnclosedListIncomplete } from "./marker-rules.ts";
 
 describe("granite: <|tool_call|>[…] and <function_call> {…}", () => {
   it("reads Granite 3.0's token and list (vLLM tests/tool_parsers/test_granite_tool_parser.py, single)", () => {
@@ -50,15 +51,8 @@ I'll get that information.`;
   });
 
   it("marks a list that never closed incomplete, and a marker inside a string is text", () => {
-    const list = '<|tool_call|>[{"name": "create_ticket", "arguments": {"title": "a"}},';
-    expect(completeness(graniteFormat, list)).toEqual([["create_ticket", false]]);
-    const m = read(
-      graniteFormat,
-      '<function_call> {"name": "create_ticket", "arguments": {"title": "<function_call> and </function_call>"}}',
-    );
-    expect(m?.calls).toEqual([
-      { name: "create_ticket", arguments: { title: "<function_call> and </function_call>" }, complete: true },
-    ]);
+    expectUnclosedListIncomplete(graniteFormat, "<|tool_call|>");
+    expectMarkersInJsonRule(graniteFormat, "<function_call> ", "</function_call>");
     // Cut off by the next marker outside a string: that call is incomplete, the next one its own.
     const cut =
       '<function_call> {"name": "create_ticket", "arguments": {"title": <function_call> {"name": "get_weather", "arguments": {}}';

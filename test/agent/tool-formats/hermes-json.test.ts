@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { hermesJsonFormat } from "../../../src/agent/tool-formats/hermes-json.ts";
 import { args, completeness, read, survives } from "./json-family-helpers.ts";
+import { expectMarkersInJsonRule, expectUnclosedListIncomplete } from "./marker-rules.ts";
 
 describe("hermes_json: <tool_call>{json}</tool_call>", () => {
   it("reads a call between tags (vLLM tests/tool_parsers/test_hermes_tool_parser.py, between_tags)", () => {
@@ -90,24 +91,10 @@ describe("hermes_json: <tool_call>{json}</tool_call>", () => {
     ).toBeUndefined();
   });
 
-  it("reads a close tag inside a JSON string as text, not as the end of the call", () => {
-    const text =
-      '<tool_call>{"name": "create_ticket", "arguments": {"title": "wrap calls in </tool_call> tags, then reboot prod"}}</tool_call>';
-    const m = read(hermesJsonFormat, text);
-    expect(m?.calls).toEqual([
-      {
-        name: "create_ticket",
-        arguments: { title: "wrap calls in </tool_call> tags, then reboot prod" },
-        complete: true,
-      },
-    ]);
-    expect(m?.prose).toBe("");
-  });
-
-  it("marks a call whose JSON the close tag cut off incomplete (never repaired into a call)", () => {
-    const broken = '<tool_call>{"name": "create_ticket", "arguments": {"title": "T-1", "urgent":</tool_call>';
-    expect(completeness(hermesJsonFormat, broken)).toEqual([["create_ticket", false]]);
+  it("reads a close tag inside a JSON string as text; outside the strings it leaves the call unfinished", () => {
+    expectMarkersInJsonRule(hermesJsonFormat, "<tool_call>", "</tool_call>");
     // The next section is its own: the broken one does not swallow it.
+    const broken = '<tool_call>{"name": "create_ticket", "arguments": {"title": "T-1", "urgent":</tool_call>';
     const then = `${broken}\n<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>`;
     expect(completeness(hermesJsonFormat, then)).toEqual([
       ["create_ticket", false],
@@ -116,9 +103,9 @@ describe("hermes_json: <tool_call>{json}</tool_call>", () => {
   });
 
   it("marks every call of a list that never closed incomplete", () => {
-    const list = '<tool_call>[{"name": "create_ticket", "arguments": {"title": "a"}}, ';
+    expectUnclosedListIncomplete(hermesJsonFormat, "<tool_call>");
+    const list = '<tool_call>[{"name": "create_ticket", "arguments": {"title": "a"}}, </tool_call>';
     expect(completeness(hermesJsonFormat, list)).toEqual([["create_ticket", false]]);
-    expect(completeness(hermesJsonFormat, `${list}</tool_call>`)).toEqual([["create_ticket", false]]);
   });
 
   it("keeps prose written inside the section after the JSON, and drops the close tag", () => {

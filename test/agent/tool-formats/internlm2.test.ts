@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { internlm2Format } from "../../../src/agent/tool-formats/internlm2.ts";
-import { completeness, read, survives } from "./json-family-helpers.ts";
+import { read, survives } from "./json-family-helpers.ts";
+import { expectMarkersInJsonRule } from "./marker-rules.ts";
 
 describe("internlm2: <|action_start|><|plugin|>{json}<|action_end|>", () => {
   it("reads one action (vLLM tests/tool_parsers/test_internlm2_tool_parser.py, single_tool_call_output)", () => {
@@ -43,15 +44,7 @@ describe("internlm2: <|action_start|><|plugin|>{json}<|action_end|>", () => {
   });
 
   it("reads <|action_end|> inside a JSON string as text; outside it, it cuts the call off", () => {
-    const m = read(
-      internlm2Format,
-      '<|action_start|><|plugin|>{"name": "create_ticket", "parameters": {"title": "a <|action_end|> b"}}<|action_end|>',
-    );
-    expect(m?.calls).toEqual([
-      { name: "create_ticket", arguments: { title: "a <|action_end|> b" }, complete: true },
-    ]);
-    const cut = '<|action_start|><|plugin|>{"name": "create_ticket", "parameters": {"title": <|action_end|>';
-    expect(completeness(internlm2Format, cut)).toEqual([["create_ticket", false]]);
+    expectMarkersInJsonRule(internlm2Format, "<|action_start|><|plugin|>", "<|action_end|>", "parameters");
   });
 
   it("returns quickly on hostile text", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { llama3JsonFormat } from "../../../src/agent/tool-formats/llama3-json.ts";
-import { args, completeness, read, survives } from "./json-family-helpers.ts";
+import { args, read, survives } from "./json-family-helpers.ts";
+import { expectMarkersInJsonRule, expectUnclosedListIncomplete } from "./marker-rules.ts";
 
 describe("llama3_json: <|python_tag|>{…} and the bare {name, parameters}", () => {
   it("reads a bare call with parameters (vLLM tests/tool_parsers/test_llama3_json_tool_parser.py, with_arguments)", () => {
@@ -78,15 +79,8 @@ describe("llama3_json: <|python_tag|>{…} and the bare {name, parameters}", () 
   });
 
   it("reads <|python_tag|> inside a string as text; a list after the tag that never closed is incomplete", () => {
-    const m = read(
-      llama3JsonFormat,
-      '<|python_tag|>{"name": "create_ticket", "parameters": {"title": "the <|python_tag|> token"}}',
-    );
-    expect(m?.calls).toEqual([
-      { name: "create_ticket", arguments: { title: "the <|python_tag|> token" }, complete: true },
-    ]);
-    const list = '<|python_tag|>[{"name": "create_ticket", "parameters": {"title": "a"}}, ';
-    expect(completeness(llama3JsonFormat, list)).toEqual([["create_ticket", false]]);
+    expectMarkersInJsonRule(llama3JsonFormat, "<|python_tag|>", "", "parameters");
+    expectUnclosedListIncomplete(llama3JsonFormat, "<|python_tag|>", "parameters");
   });
 
   it("returns quickly on hostile text", () => {

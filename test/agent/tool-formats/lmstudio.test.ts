@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { lmStudioFormat } from "../../../src/agent/tool-formats/lmstudio.ts";
-import { completeness, read, survives } from "./json-family-helpers.ts";
+import { read, survives } from "./json-family-helpers.ts";
+import { expectMarkersInJsonRule } from "./marker-rules.ts";
 
 describe("lmstudio: [TOOL_REQUEST]{json}[END_TOOL_REQUEST]", () => {
   it("reads LM Studio's default tool-use block (lmstudio.ai/docs/advanced/tool-use, default tool use)", () => {
@@ -40,16 +41,7 @@ describe("lmstudio: [TOOL_REQUEST]{json}[END_TOOL_REQUEST]", () => {
   });
 
   it("reads [END_TOOL_REQUEST] inside a JSON string as text; outside it, it cuts the call off", () => {
-    const m = read(
-      lmStudioFormat,
-      '[TOOL_REQUEST]{"name": "create_ticket", "arguments": {"title": "see [END_TOOL_REQUEST] docs"}}[END_TOOL_REQUEST]',
-    );
-    expect(m?.calls).toEqual([
-      { name: "create_ticket", arguments: { title: "see [END_TOOL_REQUEST] docs" }, complete: true },
-    ]);
-    expect(m?.prose).toBe("");
-    const cut = '[TOOL_REQUEST]{"name": "create_ticket", "arguments": {"title": [END_TOOL_REQUEST]';
-    expect(completeness(lmStudioFormat, cut)).toEqual([["create_ticket", false]]);
+    expectMarkersInJsonRule(lmStudioFormat, "[TOOL_REQUEST]", "[END_TOOL_REQUEST]");
   });
 
   it("returns quickly on hostile text", () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { mistralFormat } from "../../../src/agent/tool-formats/mistral.ts";
-import { args, completeness, read, survives } from "./json-family-helpers.ts";
+import { args, read, survives } from "./json-family-helpers.ts";
+import { expectMarkersInJsonRule, expectUnclosedListIncomplete } from "./marker-rules.ts";
 
 describe("mistral: [TOOL_CALLS]", () => {
   it("reads the pre-v11 list, arguments before name too (vLLM tests/tool_parsers/test_mistral_tool_parser.py)", () => {
@@ -79,12 +80,8 @@ describe("mistral: [TOOL_CALLS]", () => {
   });
 
   it("marks every call of a list that never closed incomplete; [TOOL_CALLS] inside a string is text", () => {
-    const list = '[TOOL_CALLS][{"name": "create_ticket", "arguments": {"title": "a"}}, ';
-    expect(completeness(mistralFormat, list)).toEqual([["create_ticket", false]]);
-    const m = read(mistralFormat, '[TOOL_CALLS]create_ticket[ARGS]{"title": "the [TOOL_CALLS] token"}');
-    expect(m?.calls).toEqual([
-      { name: "create_ticket", arguments: '{"title": "the [TOOL_CALLS] token"}', complete: true },
-    ]);
+    expectUnclosedListIncomplete(mistralFormat, "[TOOL_CALLS]");
+    expectMarkersInJsonRule(mistralFormat, "[TOOL_CALLS]", "");
   });
 
   it("returns quickly on hostile text", () => {

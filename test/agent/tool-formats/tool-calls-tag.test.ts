@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { toolCallsTagFormat } from "../../../src/agent/tool-formats/tool-calls-tag.ts";
-import { args, completeness, read, survives } from "./json-family-helpers.ts";
+import { args, read, survives } from "./json-family-helpers.ts";
+import { expectMarkersInJsonRule, expectUnclosedListIncomplete } from "./marker-rules.ts";
 
 describe("tool_calls_tag: <tool_calls>…</tool_calls>", () => {
   it("reads Jamba's list with prose before it (vLLM tests/tool_parsers/test_jamba_tool_parser.py)", () => {
@@ -53,18 +54,8 @@ describe("tool_calls_tag: <tool_calls>…</tool_calls>", () => {
   });
 
   it("reads </tool_calls> inside a string as text; a list cut off or broken by the close tag is incomplete", () => {
-    const m = read(
-      toolCallsTagFormat,
-      '<tool_calls>[{"name": "create_ticket", "arguments": {"title": "x </tool_calls> y"}}]</tool_calls>',
-    );
-    expect(m?.calls).toEqual([
-      { name: "create_ticket", arguments: { title: "x </tool_calls> y" }, complete: true },
-    ]);
-    const list = '<tool_calls>[{"name": "create_ticket", "arguments": {"title": "a"}}, ';
-    expect(completeness(toolCallsTagFormat, list)).toEqual([["create_ticket", false]]);
-    const broken =
-      '<tool_calls>[{"name": "create_ticket", "arguments": {"title": "a", "urgent": </tool_calls>';
-    expect(completeness(toolCallsTagFormat, broken)).toEqual([["create_ticket", false]]);
+    expectMarkersInJsonRule(toolCallsTagFormat, "<tool_calls>", "</tool_calls>");
+    expectUnclosedListIncomplete(toolCallsTagFormat, "<tool_calls>");
   });
 
   it("returns quickly on hostile text", () => {

@@ -1,7 +1,7 @@
 /**
  * Text tool-call formats. The one whose marker comes first in the text is tried first; on a tie (the
- * same marker, e.g. `<tool_call>`), the order below decides: most specific first (the XML bodies of
- * Qwen3-Coder and GLM inside `<tool_call>` before its JSON body). Formats without a marker of their
+ * same marker, e.g. `<tool_call>`), the order below decides (the JSON body of `<tool_call>` before the XML
+ * bodies of Qwen3-Coder and GLM: the JSON reader declines XML bodies). Formats without a marker of their
  * own (bare JSON, bare pythonic lists, fenced JSON) claim only a whole message whose names are
  * offered tools. See docs/model-formats.md.
  */
@@ -44,13 +44,14 @@ export const ORDERED_FORMATS: readonly OrderedFormat[] = [
   marked(kimiK2Format, "<|tool_calls_section_begin|>", "<|tool_call_section_begin|>", "<|tool_call_begin|>"),
   // MiniMax M2: <minimax:tool_call><invoke name=…><parameter name=…>
   marked(minimaxXmlFormat, "<minimax:tool_call>", "<invoke name="),
-  // Bodies of the generic <tool_call> tag: XML forms before the JSON one.
+  // Bodies of the generic <tool_call> tag: the JSON one first (it declines XML bodies), so XML
+  // quoted inside a JSON call's arguments is never read as the call.
+  // Hermes 2/3, Qwen 2.5/3, Granite 3.1+: <tool_call>{json}</tool_call>
+  marked(hermesJsonFormat, "<tool_call>"),
   // Qwen3-Coder / Qwen3.5: <function=x><parameter=k>v</parameter>
   marked(qwen3CoderXmlFormat, "<tool_call>", "<function="),
   // GLM-4.5 / 4.6 / 4.7: <tool_call>x<arg_key>k</arg_key><arg_value>v</arg_value>
   marked(glm45Format, "<tool_call>"),
-  // Hermes 2/3, Qwen 2.5/3, Granite 3.1+: <tool_call>{json}</tool_call>
-  marked(hermesJsonFormat, "<tool_call>"),
   // Granite 3.0: <|tool_call|>[…]; granite-20b-fc: <function_call> {…}
   marked(graniteFormat, "<|tool_call|>", "<function_call>"),
   // InternLM2: <|action_start|><|plugin|>{json}<|action_end|>

@@ -48,10 +48,13 @@ export function recoverWith(
   // A format may read the whole text as an answer with no call (llama.cpp's `{"response": "…"}`,
   // TGI's `notify_error`): that prose is the answer unless another format finds calls.
   let answerOnly: string | undefined;
-  for (const { format } of candidates) {
+  for (const { format, at } of candidates) {
     const match = format.parse(text, ctx);
     if (!match) continue;
     if (match.calls.length > 0) {
+      // "Mistral writes [TOOL_CALLS]x[ARGS]{…}": a plain-text marker in the middle of a sentence is
+      // quoted, not written as a call (models put calls at the start, or after a sentence or a tag).
+      if (!leadsIn(text, at)) continue;
       // A "name" that is no name (`create_ticket(title=VPN`, a sentence) means the text only looked
       // like this format: it is not a call, whatever else reads it.
       if (!match.calls.every((c) => plausibleName(c.name))) continue;
@@ -72,6 +75,18 @@ export function recoverWith(
   if (answerOnly !== undefined) return { calls: [], prose: answerOnly };
   const marker = allMarkers.find((m) => startsALine(text, m));
   return { calls: [], prose: written, ...(marker ? { unrecovered: marker } : {}) };
+}
+
+/**
+ * Whether a call starting at `at` stands where models write calls: at the start of the text or of a
+ * line, after the end of a sentence (`.`, `!`, `?`) or after a tag or token (`>`, `]`, `)`, `|`, `｜`).
+ * Special tokens (`<|…|>`, `<｜…｜>`) are never prose, so they stand anywhere.
+ */
+function leadsIn(text: string, at: number): boolean {
+  if (text.startsWith("<|", at) || text.startsWith("<｜", at)) return true;
+  let i = at - 1;
+  while (i >= 0 && (text[i] === " " || text[i] === "\t")) i--;
+  return i < 0 || ".!?>])|｜\n\r<".includes(text[i]!);
 }
 
 /** Where the format's first marker is (its bare form, when it has none or none is present, starts the text). */

@@ -62,6 +62,10 @@ function narrow(offset: number, match: string, out: string): Replacement {
   while (p < max && match[p] === out[p]) p++;
   let s = 0;
   while (s < max - p && match[match.length - 1 - s] === out[out.length - 1 - s]) s++;
+  // A placeholder is replaced whole or not at all: `[phone]root` → `[secret]` must not keep the
+  // `[` of the old placeholder and replace `phone]root` with `secret]`.
+  while (p > 0 && match[p - 1] === "[") p--;
+  while (s > 0 && match[match.length - s] === "]") s--;
   if (p + s >= match.length) return { a: offset, b: offset + match.length, text: out };
   return { a: offset + p, b: offset + match.length - s, text: out.slice(p, out.length - s) };
 }

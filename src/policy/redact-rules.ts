@@ -61,7 +61,9 @@ export const CREDENTIAL_RULES: readonly Rule[] = [
   {
     // `postgres://user:password@host` — only the password goes.
     pattern: /(:\/\/[^\s/?#@:]{0,256}:)([^\s/?#@]{1,256})@/g,
-    replace: (match, prefix = "", password = "") => (password === "[secret]" ? match : `${prefix}[secret]@`),
+    // A placeholder another rule already wrote (`[secret]`, `[phone]`) stays: a second pass changes nothing.
+    replace: (match, prefix = "", password = "") =>
+      /^\[[a-z_]+\]$/.test(password) ? match : `${prefix}[secret]@`,
   },
   {
     // `password=…`, `"api_key": "…"`, `X-Api-Key: …` in free text. The value may not start with `[`

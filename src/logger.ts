@@ -34,12 +34,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   );
 }
 
+/** A quiet process's last lines reach its log within this long (the buffer is not left to fill). */
+export const LOG_FLUSH_MS = 1000;
+
 /**
  * Where log lines go: buffered up to 4 KiB per write (a trace is several lines per turn; one syscall
- * each would cost more than the turn's own work). Pino flushes it when the process exits.
+ * each would cost more than the turn's own work), and flushed every LOG_FLUSH_MS and at exit, so a
+ * warning of an idle worker (a job it took over from a dead one) is seen now, not hours later.
  */
 export function bufferedDestination(dest: number | string): DestinationStream {
-  return pino.destination({ dest, sync: false, minLength: 4096 });
+  return pino.destination({ dest, sync: false, minLength: 4096, periodicFlush: LOG_FLUSH_MS });
 }
 
 /** A logger that writes nothing (tests, benchmarks). */

@@ -1,7 +1,11 @@
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { Writable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createLogger } from "../src/logger.ts";
+import { bufferedDestination, createLogger } from "../src/logger.ts";
 import { redact } from "../src/policy/redact.ts";
+import { waitFor } from "./helpers/hermes-harness.ts";
 
 describe("createLogger with redaction", () => {
   it("redacts PII and secrets in fields and in the message itself", async () => {
@@ -32,5 +36,30 @@ describe("createLogger with redaction", () => {
       msg: "mail [email] from [phone]",
     });
     expect(row.args).toEqual({ to: "[email]", token: "[secret]" });
+  });
+});
+
+describe("the buffered log destination", () => {
+  it("writes a quiet process's last line without waiting for 4 KiB or the exit", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hermes-log-"));
+    const file = join(dir, "hermes.log");
+    const destination = bufferedDestination(file);
+    try {
+      const log = createLogger({ level: "info", destination });
+      log.warn({ jobId: "turn:Ev1" }, "continuing a turn whose worker died");
+      // One short line is far below the buffer's 4 KiB: only the periodic flush writes it.
+      const written = await waitFor(
+        () => {
+          const text = readFileSync(file, "utf8");
+          return text.includes("continuing a turn whose worker died") ? text : undefined;
+        },
+        30_000,
+        "the line in the file",
+      );
+      expect(JSON.parse(written.trim())).toMatchObject({ level: 40, jobId: "turn:Ev1" });
+    } finally {
+      (destination as unknown as { destroy(): void }).destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

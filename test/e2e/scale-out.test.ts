@@ -542,6 +542,16 @@ describe("scale-out: 2 receivers + 3 workers as separate processes on one Redis 
     const callAndResult = (r: RecordedRequest) =>
       r.body.messages.filter((m) => m.tool_calls?.length || m.role === "tool");
     expect(callAndResult(second[1]!)).toEqual(callAndResult(second[0]!));
+    // The survivor that took it over says so in its log (flushed within a second, like any line).
+    const took = "continuing a turn whose worker died, from its checkpoint";
+    await until(
+      () => (cluster!.all.some((m) => m.output().includes(took)) ? [] : [took]),
+      "the log line",
+      30_000,
+    );
+    expect(cluster!.all.filter((m) => m.output().includes(took)).map((m) => m.label)).toEqual([
+      processOf(second[1]!),
+    ]);
     // Every kill turn that was not held (they ran on a receiver's worker) ran its tool once too.
     const killTurns = turns.filter((t) => t.marker.startsWith("kill-"));
     for (const t of killTurns)

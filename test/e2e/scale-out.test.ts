@@ -96,7 +96,7 @@ describe("scale-out: 2 receivers + 3 workers as separate processes on one Redis 
   let effects: EffectsServer;
   let queue: TurnQueue | undefined;
   let cluster: HermesCluster | undefined;
-  const dir = tempDir("scale-out");
+  let dir: ReturnType<typeof tempDir> | undefined;
   const redisPrefix = `so${Math.random().toString(36).slice(2, 10)}`;
 
   const senders = new Map<string, EventsSender>();
@@ -198,6 +198,7 @@ describe("scale-out: 2 receivers + 3 workers as separate processes on one Redis 
   }
 
   beforeAll(async () => {
+    dir = tempDir("scale-out");
     db = await createTestDatabase();
     handle = await openDatabase({
       databaseUrl: db.url,
@@ -242,7 +243,7 @@ describe("scale-out: 2 receivers + 3 workers as separate processes on one Redis 
           databaseUrl: db.url,
           redisUrl: testRedisUrl,
           redisPrefix,
-          dataDir: dir.path,
+          dataDir: dir!.path,
           modelBaseUrl: `${model.baseURL.replace(/\/v1$/, "")}/p/${label}/v1`,
           extra: { HERMES_HTTP_TOOLS: toolsFile, HERMES_TURN_TIMEOUT_SECONDS: "600" },
         }),
@@ -384,7 +385,7 @@ describe("scale-out: 2 receivers + 3 workers as separate processes on one Redis 
     await db?.drop();
     const admin = connectTestRedis();
     await deleteKeysWithPrefix(admin, `${redisPrefix}:`).finally(() => admin.disconnect());
-    dir.remove();
+    dir?.remove();
   }, 120_000);
 
   it("the 100 threads' events went half to each receiver, and every turn was answered exactly once", async () => {

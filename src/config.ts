@@ -54,6 +54,8 @@ export const envSchema = z.object({
       .optional(),
   ),
   SLACK_API_URL: optionalUrl("the Slack Web API base, e.g. https://slack.com/api/"),
+  // Multiplies Slack's published Web API rates Hermes paces its calls to (tests: a faster emulator)
+  HERMES_SLACK_RATE_SCALE: num(1, 0.01, 10_000),
   PORT: int(3000, 0, 65535),
 
   // Model

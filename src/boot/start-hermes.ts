@@ -1,4 +1,4 @@
-import { WebClient } from "@slack/web-api";
+import type { WebClient } from "@slack/web-api";
 import { createCommandModel } from "../agent/command-model.ts";
 import { createOpenAIModel } from "../agent/openai-model.ts";
 import type { Config } from "../config.ts";
@@ -12,6 +12,8 @@ import { registerActionListeners } from "../slack/action-listeners.ts";
 import { createSlackApp } from "../slack/create-slack-app.ts";
 import { registerEventListeners } from "../slack/event-listeners.ts";
 import { handleJob } from "../slack/job-handler.ts";
+import { CallScheduler } from "../slack/rate-limit/call-scheduler.ts";
+import { PacedWebClient } from "../slack/rate-limit/paced-web-client.ts";
 import { recoverUnfinishedWork } from "../slack/recover-run.ts";
 import { redactingSlackPort } from "../slack/redacting-slack-port.ts";
 import { fireSchedule } from "../slack/schedule-fire.ts";
@@ -77,14 +79,21 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
 
   const botToken = sandbox?.botToken ?? env.SLACK_BOT_TOKEN!;
   const slackApiUrl = sandbox?.slackApiUrl ?? env.SLACK_API_URL;
-  const webOptions = { ...(slackApiUrl ? { slackApiUrl } : {}), logger: slackLogger(logger, "web-api") };
-  const client = new WebClient(botToken, {
+  // One scheduler of Web API calls for both clients: per-budget queues paced to Slack's rate limits.
+  const webOptions = {
+    ...(slackApiUrl ? { slackApiUrl } : {}),
+    logger: slackLogger(logger, "web-api"),
+    scheduler: new CallScheduler({ logger: logger.child({ component: "slack-pacing" }) }),
+    rateScale: env.HERMES_SLACK_RATE_SCALE,
+  };
+  const client = new PacedWebClient(botToken, {
     ...webOptions,
+    lane: "deliver",
     retryConfig: { retries: 2, factor: 2, minTimeout: 300, maxTimeout: 3000, maxRetryTime: 15_000 },
   });
-  const progressClient = new WebClient(botToken, {
+  const progressClient = new PacedWebClient(botToken, {
     ...webOptions,
-    rejectRateLimitedCalls: true,
+    lane: "progress",
     retryConfig: { retries: 0 },
   });
   const bot = sandbox?.bot ?? (await authTest(client));

@@ -4,18 +4,26 @@ export type Fault =
   | { kind: "error"; error: string; extra?: Record<string, unknown> }
   | { kind: "http_status"; status: number };
 
+/** A planned fault, optionally only for calls about one channel. */
+type Planned = { fault: Fault; channel?: string };
+
 /**
  * Fault injection for tests: the next `times` calls of a method answer HTTP 429 with `Retry-After`,
- * a Slack error (`{ ok: false, error }`), or a bare HTTP status. Faults of a method are used in order.
+ * a Slack error (`{ ok: false, error }`), or a bare HTTP status. Faults of a method are used in order;
+ * a rate limit may be planned for one channel's calls only (Slack counts `chat.postMessage` per channel).
  */
 export class FaultPlan {
-  private readonly planned = new Map<string, Fault[]>();
+  private readonly planned = new Map<string, Planned[]>();
 
   rateLimit(
     method: string,
-    { times = 1, retryAfterSeconds = 1 }: { times?: number; retryAfterSeconds?: number } = {},
+    {
+      times = 1,
+      retryAfterSeconds = 1,
+      channel,
+    }: { times?: number; retryAfterSeconds?: number; channel?: string } = {},
   ): void {
-    this.add(method, { kind: "rate_limited", retryAfterSeconds }, times);
+    this.add(method, { kind: "rate_limited", retryAfterSeconds }, times, channel);
   }
 
   fail(
@@ -30,21 +38,23 @@ export class FaultPlan {
     this.add(method, { kind: "http_status", status }, times);
   }
 
-  /** The fault for this call of `method`, if one is planned (and uses it up). */
-  take(method: string): Fault | undefined {
+  /** The fault for this call of `method` (about `channel`), if one is planned (and uses it up). */
+  take(method: string, channel?: string): Fault | undefined {
     const list = this.planned.get(method);
-    const fault = list?.shift();
-    if (list && list.length === 0) this.planned.delete(method);
-    return fault;
+    const at = list?.findIndex((p) => p.channel === undefined || p.channel === channel) ?? -1;
+    if (!list || at === -1) return undefined;
+    const [taken] = list.splice(at, 1);
+    if (list.length === 0) this.planned.delete(method);
+    return taken!.fault;
   }
 
   clear(): void {
     this.planned.clear();
   }
 
-  private add(method: string, fault: Fault, times: number): void {
+  private add(method: string, fault: Fault, times: number, channel?: string): void {
     const list = this.planned.get(method) ?? [];
-    for (let i = 0; i < times; i++) list.push(fault);
+    for (let i = 0; i < times; i++) list.push(channel === undefined ? { fault } : { fault, channel });
     this.planned.set(method, list);
   }
 }

@@ -12,6 +12,7 @@ import { bearerToken, sendJson, sendText } from "./http-util.ts";
 import { refuseForeign } from "./loopback-guard.ts";
 import type { MethodContext } from "./method-types.ts";
 import { randomSlackId } from "./random-id.ts";
+import { type EmulatorRateLimitOptions, EmulatorRateLimits } from "./rate-limits.ts";
 import { parseBody, readApiRequest, readBody } from "./read-request.ts";
 import { ResponseUrls, type ResponseUrlTarget } from "./response-urls.ts";
 import { seedDemoWorkspace } from "./seed-demo-workspace.ts";
@@ -33,6 +34,11 @@ export interface SlackApiEmulatorOptions {
    */
   publicOrigin?: string;
   logger?: Logger;
+  /**
+   * Answer 429 with `Retry-After` beyond Slack's published rates (per method, `chat.postMessage` per
+   * channel). Off unless asked for: `true`, or options (a rate scale, stricter bursts).
+   */
+  rateLimits?: boolean | EmulatorRateLimitOptions;
 }
 
 /** One recorded Web API call (the token is left out). */
@@ -47,12 +53,15 @@ export interface RecordedCall {
 /**
  * A local Slack Web API: `POST /api/<method>` answered from a sandbox `Workspace` with Slack's
  * validation and error shapes, plus the URLs Slack hands out (file uploads and downloads,
- * `response_url`s, avatars). Records every call and can be told to fail the next calls of a method.
+ * `response_url`s, avatars). Records every call and can be told to fail the next calls of a method;
+ * with `rateLimits` it answers 429 with `Retry-After` beyond Slack's published rates.
  */
 export class SlackApiEmulator {
   readonly workspace: Workspace;
   readonly calls: RecordedCall[] = [];
   readonly faults = new FaultPlan();
+  /** The enforced rate limits, when on (`limited` counts the calls answered 429 per budget). */
+  readonly rateLimits: EmulatorRateLimits | undefined;
   private readonly tokens: Set<string>;
   private readonly responseUrls: ResponseUrls;
   private readonly uploads = new Map<string, string>();
@@ -66,6 +75,8 @@ export class SlackApiEmulator {
     this.tokens = new Set(options.tokens ?? [DEFAULT_BOT_TOKEN]);
     this.responseUrls = new ResponseUrls(this.workspace);
     this.logger = options.logger ?? silentLogger();
+    const limits = options.rateLimits;
+    this.rateLimits = limits ? new EmulatorRateLimits(limits === true ? {} : limits) : undefined;
   }
 
   async start(): Promise<this> {
@@ -166,12 +177,18 @@ export class SlackApiEmulator {
     }
     const call: RecordedCall = { method, args: request.args, at: new Date(this.workspace.now()) };
     this.calls.push(call);
-    const fault = this.faults.take(method);
+    const channel = request.args.channel ?? request.args.channel_id;
+    const fault = this.faults.take(method, typeof channel === "string" ? channel : undefined);
     if (fault?.kind === "rate_limited") {
       call.response = { ok: false, error: "ratelimited" };
       return sendJson(res, 429, call.response, { "retry-after": String(fault.retryAfterSeconds) });
     }
     if (fault?.kind === "http_status") return sendText(res, fault.status, "injected failure");
+    const retryAfter = fault ? undefined : this.rateLimits?.take(method, request.args);
+    if (retryAfter !== undefined) {
+      call.response = { ok: false, error: "ratelimited" };
+      return sendJson(res, 429, call.response, { "retry-after": String(retryAfter) });
+    }
     call.response = fault
       ? { ok: false, error: fault.error, ...fault.extra }
       : await this.answer(method, request);

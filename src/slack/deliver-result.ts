@@ -2,6 +2,7 @@ import type { TurnResult } from "../agent/runtime-types.ts";
 import type { Approval } from "../policy/approval-store.ts";
 import { fallbackText, planAnswer } from "./answer-blocks.ts";
 import { approvalCard } from "./approval-card.ts";
+import { asPaced } from "./rate-limit/paced-web-client.ts";
 import type { SlackServices } from "./services.ts";
 
 export interface ReplyTarget {
@@ -13,31 +14,52 @@ export interface ReplyTarget {
 
 type Deliver = Pick<
   SlackServices,
-  "client" | "progressClient" | "slack" | "logger" | "db" | "runs" | "approvals" | "registry" | "redactor"
+  "client" | "slack" | "logger" | "db" | "runs" | "approvals" | "registry" | "redactor"
 >;
 
 /**
- * Replaces the working message in place. `chat.update` shares its rate limit with the progress
- * updates before it, so it is tried once without waiting (the progress client rejects a 429); when
- * it is limited or fails, the caller posts the text as a new message instead of making the answer wait.
+ * An answer waits this long at most for its budget to replace the working message in place; beyond,
+ * a new reply goes out instead when that is sooner.
+ */
+const REPLACE_WAIT_MS = 2_000;
+
+/**
+ * Replaces the working message in place when that is about as quick as a new reply. `chat.update` is
+ * one budget for the whole workspace (Slack's tier 3, ~50/min) while replies are paced per channel, so
+ * in a burst, or when another channel's updates fill that budget, the answer is posted instead of
+ * waiting its turn; so is one whose budget a 429 pauses past that wait. The update never waits out a
+ * 429: the caller posts the text as a new reply.
  */
 async function replacePlaceholder(
-  s: Pick<SlackServices, "progressClient">,
+  s: Pick<SlackServices, "client">,
   target: ReplyTarget,
   m: { text: string; blocks: unknown[] },
 ): Promise<boolean> {
   if (!target.placeholderTs) return false;
+  const args = { channel: target.channel, ts: target.placeholderTs, text: m.text, blocks: m.blocks };
+  const paced = asPaced(s.client);
+  // Worth waiting for up to as long as a new reply would wait anyway (a couple of seconds at least).
+  const maxWaitMs = paced ? Math.max(REPLACE_WAIT_MS, paced.expectedWaitMs("chat.postMessage", args)) : 0;
+  if (paced && paced.expectedWaitMs("chat.update", args) > maxWaitMs) return false;
   try {
-    await s.progressClient.chat.update({
-      channel: target.channel,
-      ts: target.placeholderTs,
-      text: m.text,
-      blocks: m.blocks as never,
-    });
+    await (paced ? paced.callOnce("chat.update", args, { maxWaitMs }) : s.client.chat.update(args as never));
     return true;
   } catch {
     return false;
   }
+}
+
+/**
+ * The working message of an answer that went out as a new reply is removed (its own budget, so it
+ * never holds up answers); failing that, it stays, which is only untidy.
+ */
+function removePlaceholder(s: Pick<SlackServices, "client" | "logger">, target: ReplyTarget): void {
+  if (!target.placeholderTs) return;
+  s.client.chat
+    .delete({ channel: target.channel, ts: target.placeholderTs })
+    .catch((err: unknown) =>
+      s.logger.debug({ err: String(err), channel: target.channel }, "working message not removed"),
+    );
 }
 
 /**
@@ -69,7 +91,7 @@ function fallbackNote(result: TurnResult): string {
  * tool result, or was told to repeat one, cannot post it. Personal data the requester asked for stays.
  */
 export async function postAnswer(
-  s: Pick<SlackServices, "client" | "progressClient" | "slack" | "redactor">,
+  s: Pick<SlackServices, "client" | "slack" | "redactor" | "logger">,
   markdown: string,
   target: ReplyTarget,
 ): Promise<void> {
@@ -85,6 +107,7 @@ export async function postAnswer(
       unfurl_links: false,
       unfurl_media: false,
     });
+    if (i === 0) removePlaceholder(s, target);
   }
   if (plan.kind === "file") {
     await s.slack.uploadFile({
@@ -129,6 +152,7 @@ async function deliverPause(s: Deliver, result: TurnResult, target: ReplyTarget)
   const waiting = `:raised_hand: Waiting for approval of ${names}: use the ${created.length > 1 ? "cards" : "card"} below.`;
   if (!(await replacePlaceholder(s, target, { text: waiting, blocks: [] }))) {
     await s.client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text: waiting });
+    removePlaceholder(s, target);
   }
   for (const a of created) await postCard(s, a, target);
 }

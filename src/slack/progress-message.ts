@@ -1,10 +1,12 @@
 import type { WebClient } from "@slack/web-api";
 import type { Logger } from "../logger.ts";
+import { asPaced } from "./rate-limit/paced-web-client.ts";
 
 /**
  * The "working…" message of a turn, updated with progress at most once per `minIntervalMs`.
  * Progress is best effort: an update that fails (rate limit, anything) is dropped, never retried,
- * so it cannot delay the answer that replaces it.
+ * so it cannot delay the answer that replaces it. With a paced client, an update still waiting for
+ * its budget is replaced by a newer one, and cancelled when the message is closed.
  */
 export function createProgressMessage(options: {
   client: WebClient;
@@ -49,6 +51,7 @@ export function createProgressMessage(options: {
       if (timer) clearTimeout(timer);
       timer = undefined;
       pending = undefined;
+      asPaced(options.client)?.cancelProgress("chat.update", { channel: options.channel, ts: options.ts });
       await inFlight;
     },
   };

@@ -34,11 +34,15 @@ export interface SlackServices {
   model: ChatModel;
   /** HERMES_FALLBACK_MODEL, when configured: takes over a run whose model is down or unreadable. */
   fallbackModel?: ChatModel;
-  /** The bot's Web API client (`SLACK_API_URL` applied); a few bounded retries. */
+  /**
+   * The bot's Web API client (`SLACK_API_URL` applied), paced to Slack's rate limits per method and
+   * channel (`slack/rate-limit/`): calls wait their turn, a 429 is waited out and retried, and pauses
+   * only its own budget. A few bounded retries of network errors.
+   */
   client: WebClient;
   /**
-   * A second client for progress updates only: a rate-limited call is dropped at once instead of
-   * pausing the client's queue, so progress never delays an answer.
+   * The same budgets, for progress updates only: they go after the calls that must, a newer update of
+   * a message replaces a queued one, and a rate-limited one is dropped, so progress never delays an answer.
    */
   progressClient: WebClient;
   slack: SlackPort;

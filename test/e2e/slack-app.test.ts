@@ -181,26 +181,35 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
 
   it("a rate-limited progress update is dropped; the answer is not delayed", async () => {
     // chat.update is limited (Slack asks for 30 s): progress is dropped, and the answer that would
-    // replace the working message is posted as a new reply instead of waiting.
-    t.emulator.faults.rateLimit("chat.update", { times: 50, retryAfterSeconds: 30 });
+    // replace the working message is posted as a new reply instead of waiting. A Hermes of its own:
+    // it keeps honouring those 30 s for chat.update (as Slack would still refuse it), which the other
+    // tests here must not inherit.
+    const own = await startTestHermes({ model });
+    own.emulator.faults.rateLimit("chat.update", { times: 50, retryAfterSeconds: 30 });
     try {
       model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), answer("It is 10:00."));
       const started = Date.now();
-      const d = await t.sender.appMention({
+      const d = await own.sender.appMention({
         user: "U0USER1",
         channel: "C0OPS",
         text: "<@U0HERMES> what time is it?",
       });
       const reply = await waitFor(
-        () => botReplies(t, "C0OPS", d.message!.ts).find((m) => m.text.includes("10:00")),
+        () => botReplies(own, "C0OPS", d.message!.ts).find((m) => m.text.includes("10:00")),
         30_000,
         "answer",
       );
       expect(Date.now() - started).toBeLessThan(8000); // not the 30 s Slack asked to wait
       expect(reply.text).toBe("It is 10:00.");
-      expect(t.emulator.callsTo("chat.update").length).toBeGreaterThan(0);
+      expect(own.emulator.callsTo("chat.update").length).toBeGreaterThan(0);
+      // The working message it did not replace is removed (chat.delete is a budget of its own).
+      await waitFor(
+        () => botReplies(own, "C0OPS", d.message!.ts).length === 1,
+        30_000,
+        "working message removed",
+      );
     } finally {
-      t.emulator.faults.clear();
+      await own.stop();
     }
   });
 

@@ -5,7 +5,7 @@ import { type RunningHermes, startHermes } from "../../src/boot/start-hermes.ts"
 import { loadConfig } from "../../src/config.ts";
 import { type Logger, silentLogger } from "../../src/logger.ts";
 import { createEventsSender } from "../../src/sandbox/events-sender.ts";
-import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
+import type { SlackApiEmulator, SlackApiEmulatorOptions } from "../../src/sandbox/slack-api-server.ts";
 import { createTestDatabase, type TestDatabase } from "./pg.ts";
 import { connectTestRedis, deleteKeysWithPrefix } from "./redis.ts";
 import type { ScriptedModelServer } from "./scripted-model.ts";
@@ -45,13 +45,15 @@ export async function startTestHermes(
     reuse?: TestHermes;
     /** Where Hermes logs (and so its trace goes); silent by default. */
     logger?: Logger;
+    /** Options of the Slack emulator (e.g. `rateLimits`); ignored with `reuse`. */
+    emulator?: SlackApiEmulatorOptions;
   } = {},
 ) {
   const reused = options.reuse ? sharedOf.get(options.reuse) : undefined;
   if (options.reuse && !reused) throw new Error("startTestHermes: `reuse` is not a test Hermes");
   const shared: SharedResources = reused ?? {
     db: await createTestDatabase(),
-    emulator: await startSlackEmulator(),
+    emulator: await startSlackEmulator(options.emulator),
     redisPrefix: `e2e${Math.random().toString(36).slice(2, 10)}`,
     redis: options.redis ?? false,
     dataDir: mkdtempSync(join(tmpdir(), "hermes-e2e-")),
@@ -68,6 +70,8 @@ export async function startTestHermes(
     HERMES_DATA_DIR: shared.dataDir,
     HERMES_REDIS_PREFIX: prefix,
     HERMES_LOG_LEVEL: "silent",
+    // The emulator enforces no rate limits unless a test asks (and then sets the scale it enforces).
+    HERMES_SLACK_RATE_SCALE: "1000",
     ...(shared.redis ? { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" } : {}),
     ...(options.model
       ? {

@@ -152,6 +152,8 @@ export function productionEnv(o: {
     HERMES_DATA_DIR: o.dataDir,
     HERMES_ADMINS: "U0ADMIN",
     HERMES_AUDIT_KEY: TEST_AUDIT_KEY,
+    // The emulator enforces no rate limits unless a test asks (and then sets the scale it enforces).
+    HERMES_SLACK_RATE_SCALE: "1000",
     ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
     ...(o.redisPrefix ? { HERMES_REDIS_PREFIX: o.redisPrefix } : {}),
     ...(o.modelBaseUrl

@@ -1,0 +1,89 @@
+import { type WebAPICallResult, WebClient, type WebClientOptions } from "@slack/web-api";
+import type { CallScheduler, Lane } from "./call-scheduler.ts";
+import { channelOf, rateKeyOf } from "./tiers.ts";
+
+export interface PacedWebClientOptions extends WebClientOptions {
+  scheduler: CallScheduler;
+  /** `deliver` for the bot's client, `progress` for updates whose latest text is all that matters. */
+  lane: Lane;
+  /** Multiplies Slack's published rates (tests against a faster emulator); 1 by default. */
+  rateScale?: number;
+}
+
+/**
+ * The Web API client with every call routed through a shared `CallScheduler`: calls wait for their
+ * budget (method, and channel for `chat.postMessage`) instead of being sent into a 429, and a 429
+ * pauses that budget alone. The stock client's own 429 handling (pause the whole queue, retry) is off
+ * (`rejectRateLimitedCalls`); its retries of network errors and 5xx stay as configured.
+ * `filesUploadV2` is paced too: its `files.*` calls go through `apiCall`.
+ */
+export class PacedWebClient extends WebClient {
+  readonly scheduler: CallScheduler;
+  readonly lane: Lane;
+  readonly rateScale: number;
+
+  constructor(token: string | undefined, options: PacedWebClientOptions) {
+    const { scheduler, lane, rateScale, ...web } = options;
+    super(token, { ...web, rejectRateLimitedCalls: true });
+    this.scheduler = scheduler;
+    this.lane = lane;
+    this.rateScale = rateScale ?? 1;
+  }
+
+  override apiCall(method: string, options: Record<string, unknown> = {}): Promise<WebAPICallResult> {
+    // The v2 upload helper is not a Web API method: its own calls come back through here.
+    if (method === "files.uploadV2") return super.apiCall(method, options);
+    return this.paced(method, options, {});
+  }
+
+  /**
+   * A deliver call that does not wait out a 429 (it fails at once, with `retryAfter`) nor wait for its
+   * budget longer than `maxWaitMs` (it fails with `SlackCallDropped` "too_late"): for a caller that has
+   * something better to do than wait, e.g. post an answer instead of replacing a message.
+   */
+  callOnce(
+    method: string,
+    options: Record<string, unknown>,
+    { maxWaitMs }: { maxWaitMs?: number } = {},
+  ): Promise<WebAPICallResult> {
+    return this.paced(method, options, { lane: "deliver", rateLimitRetries: 0, maxWaitMs });
+  }
+
+  /** How long a call of `method` with these arguments would wait for its budget if made now. */
+  expectedWaitMs(method: string, options: Record<string, unknown>): number {
+    return this.scheduler.expectedWaitMs(rateKeyOf(method, options, this.rateScale).key);
+  }
+
+  /** Drops a progress update of this message still waiting for its budget (its final text follows). */
+  cancelProgress(method: string, options: Record<string, unknown>): void {
+    this.scheduler.cancelProgress(rateKeyOf(method, options, this.rateScale).key, messageId(method, options));
+  }
+
+  private paced(
+    method: string,
+    options: Record<string, unknown>,
+    how: { lane?: Lane; rateLimitRetries?: number; maxWaitMs?: number | undefined },
+  ): Promise<WebAPICallResult> {
+    const { key, pace } = rateKeyOf(method, options, this.rateScale);
+    const lane = how.lane ?? this.lane;
+    return this.scheduler.schedule({
+      key,
+      pace,
+      lane,
+      ...(lane === "progress" ? { coalesceId: messageId(method, options) } : {}),
+      ...(how.rateLimitRetries === undefined ? {} : { rateLimitRetries: how.rateLimitRetries }),
+      ...(how.maxWaitMs === undefined ? {} : { maxWaitMs: how.maxWaitMs }),
+      run: () => super.apiCall(method, options),
+    });
+  }
+}
+
+/** One message's updates replace each other: `chat.update C0OPS 1700000000.000100`. */
+function messageId(method: string, options: Record<string, unknown>): string {
+  return `${method} ${channelOf(options)} ${typeof options.ts === "string" ? options.ts : "-"}`;
+}
+
+/** The client as a `PacedWebClient`, or undefined for a plain one (tests may hand one in). */
+export function asPaced(client: WebClient): PacedWebClient | undefined {
+  return client instanceof PacedWebClient ? client : undefined;
+}

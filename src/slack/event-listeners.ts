@@ -2,6 +2,8 @@ import type { App } from "@slack/bolt";
 import { errorMessage } from "../errors.ts";
 import { cancelPausedRun } from "./cancel-run.ts";
 import { classifyEvent, type SlackMessageEvent, type TurnRequest } from "./classify-event.ts";
+import { createFollowUpLane } from "./follow-up-lane.ts";
+import { ackEvent } from "./record-first-app.ts";
 import { registerReplayGuard } from "./replay-guard.ts";
 import type { SlackServices } from "./services.ts";
 import { sessionKey } from "./session-key.ts";
@@ -9,22 +11,30 @@ import type { TurnJobMeta } from "./turn-worker.ts";
 
 const CANCEL = /^\s*(cancel|stop|abort)\s*[.!]?\s*$/i;
 
+/** Follow-up work (working message, enqueue) of this many events runs at once; the rest waits its turn. */
+const FOLLOW_UP_CONCURRENCY = 8;
+
 /**
- * `app_mention` (channels) and `message` (DMs). Bolt has already acked; this records the event id
- * durably (a redelivery of an event already taken is dropped), answers at once with a working
- * message, and enqueues the turn for a worker. A thread waiting for approval does not start a turn.
- * Commands and clicks, which have no event id, are deduplicated by the replay guard registered here.
+ * `app_mention` (channels) and `message` (DMs). The event id is claimed durably, with the turn job, in
+ * one statement; then the event is acked (`RecordFirstApp`: not before, so an acked event is never
+ * lost, and a redelivery of one already taken is dropped). After the ack, off Slack's clock: a working
+ * message, and the turn is queued for a worker, in the order one thread's messages were recorded. A
+ * thread waiting for approval does not start a turn. Commands and clicks, which have no event id, are
+ * deduplicated by the replay guard registered here.
  */
 export function registerEventListeners(app: App, s: SlackServices): void {
   registerReplayGuard(app, s);
   const staleAfterMs = (s.limits.turnTimeoutMs ?? 300_000) + 60_000;
+  const followUps = createFollowUpLane({ concurrency: FOLLOW_UP_CONCURRENCY });
 
   const onMessage = async ({
     event,
     body,
+    context,
   }: {
     event: SlackMessageEvent;
     body: { event_id?: string; team_id?: string };
+    context: Record<string, unknown>;
   }) => {
     const decision = classifyEvent(event, {
       teamId: body.team_id ?? s.bot.teamId,
@@ -56,27 +66,7 @@ export function registerEventListeners(app: App, s: SlackServices): void {
       messageTs: req.ts,
       isDm: req.isDm,
     };
-    try {
-      // The turn is kept with its claim, in one statement, before anything else can fail (a hung
-      // Slack call, a dead process): Slack will not redeliver an acked event, so a start-up or the
-      // background sweep queues it again from there.
-      const claim = await s.events.claim(eventId, { sessionKey: key, staleAfterMs, payload: job });
-      if (claim === "duplicate") {
-        log.info("duplicate delivery ignored");
-        return;
-      }
-      if (await answeredWhilePaused(s, req, key)) {
-        await s.events.finish(eventId, "done");
-        return;
-      }
-      const placeholder = await s.client.chat.postMessage({
-        channel: req.channelId,
-        thread_ts: req.threadTs,
-        text: ":hourglass_flowing_sand: Working on it…",
-      });
-      const meta: TurnJobMeta = { placeholderTs: placeholder.ts, inThread: req.inThread };
-      await s.queue.enqueue({ ...job, meta: meta as Record<string, unknown> }, { jobId: `turn:${eventId}` });
-    } catch (err) {
+    const refuse = async (err: unknown) => {
       log.error({ err: errorMessage(err) }, "could not accept the message");
       // Tell first: with a hung database, marking the event failed waits for its own timeout.
       await s.client.chat
@@ -87,14 +77,53 @@ export function registerEventListeners(app: App, s: SlackServices): void {
         })
         .catch(() => undefined);
       await s.events.finish(eventId, "failed").catch(() => undefined);
+    };
+
+    let claim: Awaited<ReturnType<typeof s.events.claim>>;
+    try {
+      // The turn is kept with its claim, in one statement, before the ack: from here a crash loses
+      // nothing (a start-up or the background sweep queues it again from this row).
+      claim = await followUps.first(() =>
+        s.events.claim(eventId, { sessionKey: key, staleAfterMs, payload: job }),
+      );
+    } catch (err) {
+      // Not recorded, and the user is told so at once: acked, so Slack does not deliver it again
+      // minutes later, when the user has moved on.
+      await ackEvent(context);
+      return refuse(err);
     }
+    await ackEvent(context);
+    if (claim === "duplicate") {
+      log.info("duplicate delivery ignored");
+      return;
+    }
+    await followUps.run(key, async () => {
+      try {
+        if (await answeredWhilePaused(s, req, key)) {
+          await s.events.finish(eventId, "done");
+          return;
+        }
+        const placeholder = await s.client.chat.postMessage({
+          channel: req.channelId,
+          thread_ts: req.threadTs,
+          text: ":hourglass_flowing_sand: Working on it…",
+        });
+        const meta: TurnJobMeta = { placeholderTs: placeholder.ts, inThread: req.inThread };
+        await s.queue.enqueue(
+          { ...job, meta: meta as Record<string, unknown> },
+          { jobId: `turn:${eventId}` },
+        );
+      } catch (err) {
+        await refuse(err);
+      }
+    });
   };
 
   app.event("app_mention", async (args) =>
-    onMessage({ event: args.event as SlackMessageEvent, body: args.body }),
+    onMessage({ event: args.event as SlackMessageEvent, body: args.body, context: args.context }),
   );
   app.event("message", async (args) =>
-    onMessage({ event: args.event as SlackMessageEvent, body: args.body }),
+    onMessage({ event: args.event as SlackMessageEvent, body: args.body, context: args.context }),
   );
 }
 

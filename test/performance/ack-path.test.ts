@@ -83,4 +83,48 @@ describe("acks under a burst", () => {
     );
     expect(model.requests).toHaveLength(BURST);
   }, 400_000);
+
+  it("while the event cannot be written (its table is locked), Slack gets no answer; once written, a 200", async () => {
+    model.fallback = answer("Answered after the wait.");
+    const locker = await direct.connect();
+    try {
+      await locker.query("begin");
+      // Blocks every INSERT into slack_events until the transaction ends (reads go on).
+      await locker.query("lock table slack_events in share mode");
+      let answered = false;
+      const delivery = t.sender
+        .appMention({ user: "U0USER1", channel: CHANNEL, text: "<@U0HERMES> locked" })
+        .then((d) => {
+          answered = true;
+          return d;
+        });
+      await waitFor(
+        async () =>
+          (
+            await direct.query<{ n: string }>(
+              "select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'insert into \"slack_events\"%'",
+            )
+          ).rows[0]!.n !== "0",
+        30_000,
+        "the claim waiting for the lock",
+      );
+      // The process still serves other requests meanwhile; this one has no answer yet.
+      expect((await fetch(`http://127.0.0.1:${t.hermes.port}/healthz?live`)).status).toBe(200);
+      expect(answered).toBe(false);
+      await locker.query("commit");
+      const d = await delivery;
+      expect(d.status).toBe(200);
+      expect(
+        (await direct.query("select 1 from slack_events where event_id = $1", [d.eventId])).rowCount,
+      ).toBe(1);
+      await waitFor(
+        () => (t.thread(CHANNEL, d.message!.ts) ?? []).some((m) => m.text === "Answered after the wait."),
+        60_000,
+        "the answer",
+      );
+    } finally {
+      await locker.query("rollback").catch(() => undefined);
+      locker.release();
+    }
+  }, 120_000);
 });

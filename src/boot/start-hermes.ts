@@ -11,7 +11,7 @@ import { createScheduler, type Scheduler } from "../schedules/scheduler.ts";
 import { resolveAccess } from "../slack/access.ts";
 import { registerActionListeners } from "../slack/action-listeners.ts";
 import { createSlackApp } from "../slack/create-slack-app.ts";
-import { registerEventListeners } from "../slack/event-listeners.ts";
+import { createEventIntake } from "../slack/event-listeners.ts";
 import { handleJob } from "../slack/job-handler.ts";
 import { recoverUnfinishedWork } from "../slack/recover-run.ts";
 import { redactingSlackPort } from "../slack/redacting-slack-port.ts";
@@ -149,6 +149,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const modelInfo = realModel
     ? `model ${config.model!.model} at ${config.model!.baseURL ?? "api.openai.com"}${fallbackInfo}`
     : "command mode (no model configured)";
+  const intake = createEventIntake(services);
   const slackApp =
     role === "worker"
       ? undefined
@@ -160,6 +161,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
           logger,
           bot,
           routes: [healthRoute(services, modelInfo), ...(sandbox ? [sandbox.route] : [])],
+          recordEvent: intake.record,
         });
   const scheduler = createScheduler({
     store: storage.schedules,
@@ -167,7 +169,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     onFire: (fire) => fireSchedule(services, fire),
   });
   if (slackApp) {
-    registerEventListeners(slackApp.app, services);
+    intake.register(slackApp.app);
     const admin = registerAdminSurfaces(slackApp.app, services, {
       schedules: storage.schedules,
       onSchedulesChanged: () => scheduler.reload(),

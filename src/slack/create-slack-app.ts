@@ -5,7 +5,7 @@ import { LogLevel } from "@slack/logger";
 import { type HttpHandler, type RouteServer, startRouteServer } from "../boot/route-server.ts";
 import type { Logger } from "../logger.ts";
 import { ackUnhandled } from "./ack-unhandled.ts";
-import { RecordFirstApp } from "./record-first-app.ts";
+import { type RecordEvent, RecordFirstApp } from "./record-first-app.ts";
 import { createRequestGuard, type GuardedRequest } from "./request-guard.ts";
 import { slackLogger } from "./slack-logger.ts";
 
@@ -33,6 +33,8 @@ export interface SlackAppOptions {
   retries?: number;
   /** Known bot ids (from auth.test at boot, or the sandbox): Bolt then makes no auth.test of its own. */
   bot?: { userId: string; botId?: string };
+  /** Records an Events API callback before it is acked (see `RecordFirstApp`). */
+  recordEvent?: RecordEvent;
 }
 
 export interface SlackAppHandle {
@@ -47,8 +49,8 @@ export interface SlackAppHandle {
  * /slack/events` (events, interactivity and slash commands) behind a guard: bad signatures and
  * timestamps more than 5 minutes off either way get 401, oversized bodies 413, malformed ones 400,
  * kinds Hermes does not handle a 200 ack — never a 500. Socket Mode: Bolt over
- * the socket, plus a small HTTP server for our routes. An event is acked by its listener once it is
- * recorded (`RecordFirstApp`); what follows runs after the ack.
+ * the socket, plus a small HTTP server for our routes. An event is acked once `recordEvent` has
+ * recorded it, before Bolt's listeners run (`RecordFirstApp`).
  */
 export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   const logger = slackLogger(options.logger, "bolt");
@@ -78,11 +80,12 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
         socketMode: true,
         logger,
         ...knownBot(options),
+        ...NO_CONVERSATION_STORE,
         clientOptions,
         // Socket Mode opens its connection with the installer's client, not `clientOptions`.
         installerOptions: { clientOptions: options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {} },
       } as AppOptions,
-      options.logger,
+      { logger: options.logger, record: options.recordEvent },
     );
     let server: RouteServer | undefined;
     return {
@@ -113,8 +116,15 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
     },
   });
   const app = new RecordFirstApp(
-    { token: options.botToken, receiver, logger, clientOptions, ...knownBot(options) },
-    options.logger,
+    {
+      token: options.botToken,
+      receiver,
+      logger,
+      clientOptions,
+      ...knownBot(options),
+      ...NO_CONVERSATION_STORE,
+    },
+    { logger: options.logger, record: options.recordEvent },
   );
   app.use(ackUnhandled(options.logger));
   const guard = createRequestGuard({ signingSecret: options.signingSecret, logger: options.logger });
@@ -151,6 +161,12 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
     },
   };
 }
+
+/**
+ * Hermes keeps threads in its own session store: Bolt's per-conversation store (on by default, in
+ * memory) would only cost a lookup per request and memory per conversation.
+ */
+const NO_CONVERSATION_STORE = { convoStore: false } as const;
 
 function knownBot(options: SlackAppOptions) {
   return options.bot?.botId

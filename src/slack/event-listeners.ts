@@ -1,12 +1,13 @@
 import type { App } from "@slack/bolt";
 import { errorMessage } from "../errors.ts";
+import type { TurnJob } from "../queue/jobs.ts";
 import { cancelPausedRun } from "./cancel-run.ts";
-import { classifyEvent, type SlackMessageEvent, type TurnRequest } from "./classify-event.ts";
+import type { TurnRequest } from "./classify-event.ts";
 import { createFollowUpLane } from "./follow-up-lane.ts";
-import { ackEvent } from "./record-first-app.ts";
+import { createEventRecorder, type RecordedEvent } from "./record-event.ts";
+import { recordedOf } from "./record-first-app.ts";
 import { registerReplayGuard } from "./replay-guard.ts";
 import type { SlackServices } from "./services.ts";
-import { sessionKey } from "./session-key.ts";
 import type { TurnJobMeta } from "./turn-worker.ts";
 
 const CANCEL = /^\s*(cancel|stop|abort)\s*[.!]?\s*$/i;
@@ -14,93 +15,67 @@ const CANCEL = /^\s*(cancel|stop|abort)\s*[.!]?\s*$/i;
 /** Follow-up work (working message, enqueue) of this many events runs at once; the rest waits its turn. */
 const FOLLOW_UP_CONCURRENCY = 8;
 
+export interface EventIntake {
+  /** Records a callback before its ack (`RecordFirstApp`'s `record`). */
+  record(body: Record<string, unknown>): Promise<RecordedEvent>;
+  /** The listeners that act on what was recorded, after the ack; and the replay guard. */
+  register(app: App): void;
+}
+
 /**
- * `app_mention` (channels) and `message` (DMs). The event id is claimed durably, with the turn job, in
- * one statement; then the event is acked (`RecordFirstApp`: not before, so an acked event is never
- * lost, and a redelivery of one already taken is dropped). After the ack, off Slack's clock: a working
- * message, and the turn is queued for a worker, in the order one thread's messages were recorded. A
- * thread waiting for approval does not start a turn. Commands and clicks, which have no event id, are
- * deduplicated by the replay guard registered here.
+ * `app_mention` (channels) and `message` (DMs). Before the ack, `record` claims the event id durably
+ * with its turn job (so an acked event is never lost, and a redelivery of one already taken is
+ * dropped). After the ack, off Slack's clock, the listener posts a working message and queues the
+ * turn for a worker, one thread's in the order they were recorded; a thread waiting for approval
+ * does not start a turn; a claim that failed is told to the user. Commands and clicks, which have no
+ * event id, are deduplicated by the replay guard registered here.
  */
-export function registerEventListeners(app: App, s: SlackServices): void {
-  registerReplayGuard(app, s);
-  const staleAfterMs = (s.limits.turnTimeoutMs ?? 300_000) + 60_000;
+export function createEventIntake(s: SlackServices): EventIntake {
   const followUps = createFollowUpLane({ concurrency: FOLLOW_UP_CONCURRENCY });
+  const record = createEventRecorder(s, followUps);
+
+  const refuse = async (job: TurnJob, err: unknown) => {
+    s.logger
+      .child({ sessionKey: job.sessionKey, eventId: job.eventId })
+      .error({ err: errorMessage(err) }, "could not accept the message");
+    // Tell first: with a hung database, marking the event failed waits for its own timeout.
+    await s.client.chat
+      .postMessage({
+        channel: job.channelId,
+        thread_ts: job.threadTs,
+        text: ":warning: Sorry, I could not take this request right now (my storage or queue is unavailable). Please try again in a moment.",
+      })
+      .catch(() => undefined);
+    await s.events.finish(job.eventId, "failed").catch(() => undefined);
+  };
 
   const onMessage = async ({
-    event,
     body,
     context,
   }: {
-    event: SlackMessageEvent;
-    body: { event_id?: string; team_id?: string };
+    body: Record<string, unknown>;
     context: Record<string, unknown>;
   }) => {
-    const decision = classifyEvent(event, {
-      teamId: body.team_id ?? s.bot.teamId,
-      botUserId: s.bot.userId,
-      botId: s.bot.botId,
-    });
-    if (!decision.answer) {
-      s.logger.debug({ why: decision.why, eventId: body.event_id }, "event ignored");
-      return;
+    // Recorded before the ack; an app built without the recorder records here.
+    const recorded = (recordedOf(context) as RecordedEvent | undefined) ?? (await record(body));
+    switch (recorded.kind) {
+      case "ignored":
+        s.logger.debug({ why: recorded.why, eventId: recorded.eventId }, "event ignored");
+        return;
+      case "duplicate":
+        s.logger.info(
+          { sessionKey: recorded.job.sessionKey, eventId: recorded.job.eventId },
+          "duplicate delivery ignored",
+        );
+        return;
+      case "unrecorded":
+        return refuse(recorded.job, recorded.error);
     }
-    const req = decision.request;
-    const key = sessionKey({
-      teamId: req.teamId,
-      channelId: req.channelId,
-      threadTs: req.threadTs,
-      ts: req.ts,
-    });
-    const eventId = body.event_id ?? `${req.channelId}-${req.ts}`;
-    const log = s.logger.child({ sessionKey: key, eventId });
-    const job = {
-      type: "turn" as const,
-      sessionKey: key,
-      teamId: req.teamId,
-      channelId: req.channelId,
-      threadTs: req.threadTs,
-      userId: req.userId,
-      text: req.text,
-      eventId,
-      messageTs: req.ts,
-      isDm: req.isDm,
-    };
-    const refuse = async (err: unknown) => {
-      log.error({ err: errorMessage(err) }, "could not accept the message");
-      // Tell first: with a hung database, marking the event failed waits for its own timeout.
-      await s.client.chat
-        .postMessage({
-          channel: req.channelId,
-          thread_ts: req.threadTs,
-          text: ":warning: Sorry, I could not take this request right now (my storage or queue is unavailable). Please try again in a moment.",
-        })
-        .catch(() => undefined);
-      await s.events.finish(eventId, "failed").catch(() => undefined);
-    };
-
-    let claim: Awaited<ReturnType<typeof s.events.claim>>;
-    try {
-      // The turn is kept with its claim, in one statement, before the ack: from here a crash loses
-      // nothing (a start-up or the background sweep queues it again from this row).
-      claim = await followUps.first(() =>
-        s.events.claim(eventId, { sessionKey: key, staleAfterMs, payload: job }),
-      );
-    } catch (err) {
-      // Not recorded, and the user is told so at once: acked, so Slack does not deliver it again
-      // minutes later, when the user has moved on.
-      await ackEvent(context);
-      return refuse(err);
-    }
-    await ackEvent(context);
-    if (claim === "duplicate") {
-      log.info("duplicate delivery ignored");
-      return;
-    }
-    await followUps.run(key, async () => {
+    const { job, request: req } = recorded;
+    await followUps.run(job.sessionKey, async () => {
       try {
-        if (await answeredWhilePaused(s, req, key)) {
-          await s.events.finish(eventId, "done");
+        if (await answeredWhilePaused(s, req, job.sessionKey)) {
+          await s.events.finish(job.eventId, "done");
           return;
         }
         const placeholder = await s.client.chat.postMessage({
@@ -111,20 +86,26 @@ export function registerEventListeners(app: App, s: SlackServices): void {
         const meta: TurnJobMeta = { placeholderTs: placeholder.ts, inThread: req.inThread };
         await s.queue.enqueue(
           { ...job, meta: meta as Record<string, unknown> },
-          { jobId: `turn:${eventId}` },
+          { jobId: `turn:${job.eventId}` },
         );
       } catch (err) {
-        await refuse(err);
+        await refuse(job, err);
       }
     });
   };
 
-  app.event("app_mention", async (args) =>
-    onMessage({ event: args.event as SlackMessageEvent, body: args.body, context: args.context }),
-  );
-  app.event("message", async (args) =>
-    onMessage({ event: args.event as SlackMessageEvent, body: args.body, context: args.context }),
-  );
+  return {
+    record,
+    register(app) {
+      registerReplayGuard(app, s);
+      app.event("app_mention", async (args) =>
+        onMessage({ body: args.body as Record<string, unknown>, context: args.context }),
+      );
+      app.event("message", async (args) =>
+        onMessage({ body: args.body as Record<string, unknown>, context: args.context }),
+      );
+    },
+  };
 }
 
 /**

@@ -2,31 +2,70 @@ import pLimit from "p-limit";
 
 export interface FollowUpLane {
   /**
-   * Runs `task` after the tasks handed in before it under the same `key` (a thread), and at most
-   * `concurrency` tasks of all keys at once. Resolves or rejects with the task.
+   * Runs `task` after the tasks handed in before it under the same `key` (a thread), once no ack is
+   * waiting (or it has waited `maxDeferMs`), and at most `concurrency` tasks of all keys at once.
+   * Resolves or rejects with the task.
    */
   run(key: string, task: () => Promise<void>): Promise<void>;
-  /**
-   * Runs `work` (an event's claim, which its ack waits for) with priority: while any such work is in
-   * flight, follow-up tasks start one at a time, so a burst's acks are not queued behind its
-   * follow-ups' Web API posts, enqueues and database reads on the same event loop and pool.
-   */
+  /** Runs `work`, an event's claim that its ack waits for, ahead of every follow-up task. */
   first<T>(work: () => Promise<T>): Promise<T>;
 }
 
+/** Follow-ups start once no claim has started for this long and none is in flight. */
+const QUIET_MS = 5;
+/** …or once the oldest waiting one has waited this long: a steady stream of events still gets them. */
+const MAX_DEFER_MS = 500;
+
 /**
- * The work that follows an event's ack (working message, enqueue): one thread's tasks in the order
- * they were recorded, so two quick messages are queued in arrival order; a burst's acks first. In
- * process only: across receivers, the worker keeps a thread's turns in message order.
+ * The work that follows an event's ack (working message, enqueue). Acks first: a burst of deliveries
+ * is read, claimed and acked while its follow-ups wait, so an ack never queues behind the Web API
+ * posts, enqueues and database reads of the events before it, which share its event loop and pool;
+ * the follow-ups run once the burst is acked (a steady stream defers each by at most `MAX_DEFER_MS`).
+ * One thread's tasks run in the order they were recorded, so two quick messages are queued in arrival
+ * order. In process only: across receivers, the worker keeps a thread's turns in message order.
  */
-export function createFollowUpLane({ concurrency }: { concurrency: number }): FollowUpLane {
+export function createFollowUpLane({
+  concurrency,
+  maxDeferMs = MAX_DEFER_MS,
+}: {
+  concurrency: number;
+  maxDeferMs?: number;
+}): FollowUpLane {
   const limit = pLimit(concurrency);
   const tails = new Map<string, Promise<void>>();
-  let acking = 0;
+  let claiming = 0;
+  let lastClaimAt = 0;
+  let held: Array<{ since: number; go: () => void }> = [];
+  let checking = false;
+
+  function check(): void {
+    checking = false;
+    if (held.length === 0) return;
+    const now = performance.now();
+    const quiet = claiming === 0 && now - lastClaimAt >= QUIET_MS;
+    if (quiet || now - held[0]!.since >= maxDeferMs) {
+      const go = held;
+      held = [];
+      for (const h of go) h.go();
+      return;
+    }
+    checking = true;
+    setTimeout(check, QUIET_MS);
+  }
+
+  const whenAcked = () =>
+    new Promise<void>((go) => {
+      held.push({ since: performance.now(), go });
+      if (!checking) {
+        checking = true;
+        setTimeout(check, 0);
+      }
+    });
+
   return {
     run(key, task) {
       const previous = tails.get(key) ?? Promise.resolve();
-      const run = previous.then(() => limit(task));
+      const run = previous.then(whenAcked).then(() => limit(task));
       const tail = run.catch(() => undefined);
       tails.set(key, tail);
       void tail.then(() => {
@@ -35,11 +74,12 @@ export function createFollowUpLane({ concurrency }: { concurrency: number }): Fo
       return run;
     },
     async first(work) {
-      if (acking++ === 0) limit.concurrency = 1;
+      claiming++;
+      lastClaimAt = performance.now();
       try {
         return await work();
       } finally {
-        if (--acking === 0) limit.concurrency = concurrency;
+        claiming--;
       }
     },
   };

@@ -2,65 +2,60 @@ import { App, type AppOptions, type ReceiverEvent } from "@slack/bolt";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 
-/** Where an Events API listener finds its request's ack in Bolt's `context`. */
-const ACK_KEY = "hermesAckEvent";
+/** Where listeners find what `record` made of their event, in Bolt's `context`. */
+const RECORD_KEY = "hermesRecorded";
+
+/** Writes an Events API callback down (durably, or decides it needs nothing); never throws. */
+export type RecordEvent = (body: Record<string, unknown>) => Promise<unknown>;
 
 /**
  * Bolt acks every Events API request before its middleware runs, so an acked event could still be
- * lost (the process dies before it is written down) and the ack waited behind whatever the event loop
- * was doing. Hermes acks an event once it is durably recorded instead: this App hands the ack to the
- * listeners (`ackEvent(context)`, called right after the event's claim is written) and acks whatever
- * no listener did when Bolt is done with the event (ignored kinds, the bot's own messages, a listener
- * that threw). The work after the ack (working message, enqueue) runs off the request path: Slack has
- * its answer by then. The same over HTTP (the ack is the 200) and Socket Mode (the envelope's ack).
+ * lost (the process dies before it is written down). Hermes acks an event once it is recorded
+ * instead: this App first runs `record` on the callback (classify it; claim it in Postgres with its
+ * turn job), then acks it, and only then hands it to Bolt, whose middleware and listeners find the
+ * outcome with `recordedOf(context)` and do the rest (working message, enqueue) off the request path.
+ * The ack waits for nothing but the record: not for Bolt's per-listener middleware, not for the
+ * listeners' work. The same over HTTP (the ack is the 200) and Socket Mode (the envelope's ack).
  * Clicks, commands and `function_executed` keep Bolt's own `ack`, which their listeners call.
  */
 export class RecordFirstApp extends App {
   readonly #log: Logger;
+  readonly #record: RecordEvent | undefined;
 
-  constructor(options: AppOptions, log: Logger) {
+  constructor(options: AppOptions, o: { logger: Logger; record?: RecordEvent | undefined }) {
     super(options);
-    this.#log = log;
+    this.#log = o.logger;
+    this.#record = o.record;
   }
 
   override async processEvent(event: ReceiverEvent): Promise<void> {
     if (!isEventsApiCallback(event.body)) return super.processEvent(event);
-    const ack = once(event.ack);
-    try {
-      await super.processEvent({
-        ...event,
-        ack: async () => undefined,
-        customProperties: { ...event.customProperties, [ACK_KEY]: ack },
-      });
-    } finally {
-      await ack().catch((err: unknown) =>
-        this.#log.warn(
-          { err: errorMessage(err), eventId: event.body.event_id },
-          "could not ack a Slack event",
-        ),
+    const recorded = await this.#record?.(event.body).catch((err: unknown) => {
+      this.#log.error(
+        { err: errorMessage(err), eventId: event.body.event_id },
+        "could not record a Slack event",
       );
+      return undefined;
+    });
+    try {
+      await event.ack();
+    } catch (err) {
+      this.#log.warn({ err: errorMessage(err), eventId: event.body.event_id }, "could not ack a Slack event");
     }
+    await super.processEvent({
+      ...event,
+      ack: async () => undefined,
+      customProperties: { ...event.customProperties, [RECORD_KEY]: recorded },
+    });
   }
 }
 
-/**
- * Acks the Events API request `context` belongs to (once; later calls wait for the first). A no-op
- * where there is none to ack (an app built without `RecordFirstApp`, whose events Bolt acked).
- */
-export function ackEvent(context: Record<string, unknown>): Promise<void> {
-  const ack = context[ACK_KEY];
-  return typeof ack === "function" ? (ack as () => Promise<void>)() : Promise.resolve();
+/** What `record` returned for the event `context` belongs to (undefined: not recorded before Bolt). */
+export function recordedOf(context: Record<string, unknown>): unknown {
+  return context[RECORD_KEY];
 }
 
 function isEventsApiCallback(body: Record<string, unknown>): boolean {
   const inner = body.event as { type?: unknown } | undefined;
   return body.type === "event_callback" && inner?.type !== "function_executed";
-}
-
-function once(ack: () => Promise<void>): () => Promise<void> {
-  let sent: Promise<void> | undefined;
-  return () => {
-    sent ??= ack();
-    return sent;
-  };
 }

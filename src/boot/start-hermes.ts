@@ -161,7 +161,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
           logger,
           bot,
           routes: [healthRoute(services, modelInfo), ...(sandbox ? [sandbox.route] : [])],
-          recordEvent: intake.record,
+          events: intake,
         });
   const scheduler = createScheduler({
     store: storage.schedules,

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type App, type AppOptions, ExpressReceiver } from "@slack/bolt";
+import { type App, type AppOptions, HTTPReceiver } from "@slack/bolt";
 import { LogLevel } from "@slack/logger";
 import { type HttpHandler, type RouteServer, startRouteServer } from "../boot/route-server.ts";
 import type { Logger } from "../logger.ts";
@@ -33,8 +33,8 @@ export interface SlackAppOptions {
   retries?: number;
   /** Known bot ids (from auth.test at boot, or the sandbox): Bolt then makes no auth.test of its own. */
   bot?: { userId: string; botId?: string };
-  /** Records an Events API callback before it is acked (see `RecordFirstApp`). */
-  recordEvent?: RecordEvent;
+  /** Records an Events API callback before it is acked, and when Bolt may go on (see `RecordFirstApp`). */
+  events?: { record: RecordEvent; afterAck?: () => Promise<void> };
 }
 
 export interface SlackAppHandle {
@@ -49,7 +49,7 @@ export interface SlackAppHandle {
  * /slack/events` (events, interactivity and slash commands) behind a guard: bad signatures and
  * timestamps more than 5 minutes off either way get 401, oversized bodies 413, malformed ones 400,
  * kinds Hermes does not handle a 200 ack — never a 500. Socket Mode: Bolt over
- * the socket, plus a small HTTP server for our routes. An event is acked once `recordEvent` has
+ * the socket, plus a small HTTP server for our routes. An event is acked once `events.record` has
  * recorded it, before Bolt's listeners run (`RecordFirstApp`).
  */
 export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
@@ -85,7 +85,7 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
         // Socket Mode opens its connection with the installer's client, not `clientOptions`.
         installerOptions: { clientOptions: options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {} },
       } as AppOptions,
-      { logger: options.logger, record: options.recordEvent },
+      { logger: options.logger, ...options.events },
     );
     let server: RouteServer | undefined;
     return {
@@ -103,9 +103,10 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   }
 
   if (!options.signingSecret) throw new Error("SLACK_SIGNING_SECRET is required in HTTP mode");
-  const receiver = new ExpressReceiver({
+  // Bolt's plain HTTP receiver, fed by our server: no Express routing on the way to an ack.
+  const receiver = new HTTPReceiver({
     signingSecret: options.signingSecret,
-    endpoints: "/slack/events",
+    endpoints: ["/slack/events"],
     logger,
     processBeforeResponse: false,
     unhandledRequestTimeoutMillis: NO_ACK_TIMEOUT_MS,
@@ -124,7 +125,7 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
       ...knownBot(options),
       ...NO_CONVERSATION_STORE,
     },
-    { logger: options.logger, record: options.recordEvent },
+    { logger: options.logger, ...options.events },
   );
   app.use(ackUnhandled(options.logger));
   const guard = createRequestGuard({ signingSecret: options.signingSecret, logger: options.logger });
@@ -132,7 +133,7 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       if ((await serve(req, res)) || (await guard(req, res))) return;
-      receiver.app(req, res);
+      receiver.requestListener(req, res);
     } catch (err) {
       options.logger.error({ err, url: req.url }, "HTTP request failed");
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });

@@ -18,6 +18,8 @@ const FOLLOW_UP_CONCURRENCY = 8;
 export interface EventIntake {
   /** Records a callback before its ack (`RecordFirstApp`'s `record`). */
   record(body: Record<string, unknown>): Promise<RecordedEvent>;
+  /** Resolves once a burst's claims are done (`RecordFirstApp`'s `afterAck`). */
+  afterAck(): Promise<void>;
   /** The listeners that act on what was recorded, after the ack; and the replay guard. */
   register(app: App): void;
 }
@@ -96,6 +98,7 @@ export function createEventIntake(s: SlackServices): EventIntake {
 
   return {
     record,
+    afterAck: () => followUps.quiet(),
     register(app) {
       registerReplayGuard(app, s);
       app.event("app_mention", async (args) =>

@@ -9,6 +9,8 @@ export interface FollowUpLane {
   run(key: string, task: () => Promise<void>): Promise<void>;
   /** Runs `work`, an event's claim that its ack waits for, ahead of every follow-up task. */
   first<T>(work: () => Promise<T>): Promise<T>;
+  /** Resolves once no claim is in flight or just started (or after `maxDeferMs`): when follow-ups may go. */
+  quiet(): Promise<void>;
 }
 
 /** Follow-ups start once no claim has started for this long and none is in flight. */
@@ -53,7 +55,7 @@ export function createFollowUpLane({
     setTimeout(check, QUIET_MS);
   }
 
-  const whenAcked = () =>
+  const quiet = () =>
     new Promise<void>((go) => {
       held.push({ since: performance.now(), go });
       if (!checking) {
@@ -65,7 +67,7 @@ export function createFollowUpLane({
   return {
     run(key, task) {
       const previous = tails.get(key) ?? Promise.resolve();
-      const run = previous.then(whenAcked).then(() => limit(task));
+      const run = previous.then(quiet).then(() => limit(task));
       const tail = run.catch(() => undefined);
       tails.set(key, tail);
       void tail.then(() => {
@@ -73,6 +75,7 @@ export function createFollowUpLane({
       });
       return run;
     },
+    quiet,
     async first(work) {
       claiming++;
       lastClaimAt = performance.now();

@@ -5,8 +5,18 @@ import type { Logger } from "../logger.ts";
 /** Where listeners find what `record` made of their event, in Bolt's `context`. */
 const RECORD_KEY = "hermesRecorded";
 
-/** Writes an Events API callback down (durably, or decides it needs nothing); never throws. */
+/** Writes an Events API callback down (durably, or decides it needs nothing). */
 export type RecordEvent = (body: Record<string, unknown>) => Promise<unknown>;
+
+export interface RecordFirstOptions {
+  logger: Logger;
+  record?: RecordEvent | undefined;
+  /**
+   * Awaited between the ack and Bolt's processing: Bolt's middleware and listeners run on the same
+   * event loop as the acks of a burst still arriving, so they may wait until those are out.
+   */
+  afterAck?: (() => Promise<void>) | undefined;
+}
 
 /**
  * Bolt acks every Events API request before its middleware runs, so an acked event could still be
@@ -15,23 +25,22 @@ export type RecordEvent = (body: Record<string, unknown>) => Promise<unknown>;
  * turn job), then acks it, and only then hands it to Bolt, whose middleware and listeners find the
  * outcome with `recordedOf(context)` and do the rest (working message, enqueue) off the request path.
  * The ack waits for nothing but the record: not for Bolt's per-listener middleware, not for the
- * listeners' work. The same over HTTP (the ack is the 200) and Socket Mode (the envelope's ack).
- * Clicks, commands and `function_executed` keep Bolt's own `ack`, which their listeners call.
+ * listeners' work, which can also be held back (`afterAck`) until a burst's acks are out. The same
+ * over HTTP (the ack is the 200) and Socket Mode (the envelope's ack). Clicks, commands and
+ * `function_executed` keep Bolt's own `ack`, which their listeners call.
  */
 export class RecordFirstApp extends App {
-  readonly #log: Logger;
-  readonly #record: RecordEvent | undefined;
+  readonly #o: RecordFirstOptions;
 
-  constructor(options: AppOptions, o: { logger: Logger; record?: RecordEvent | undefined }) {
+  constructor(options: AppOptions, o: RecordFirstOptions) {
     super(options);
-    this.#log = o.logger;
-    this.#record = o.record;
+    this.#o = o;
   }
 
   override async processEvent(event: ReceiverEvent): Promise<void> {
     if (!isEventsApiCallback(event.body)) return super.processEvent(event);
-    const recorded = await this.#record?.(event.body).catch((err: unknown) => {
-      this.#log.error(
+    const recorded = await this.#o.record?.(event.body).catch((err: unknown) => {
+      this.#o.logger.error(
         { err: errorMessage(err), eventId: event.body.event_id },
         "could not record a Slack event",
       );
@@ -40,8 +49,12 @@ export class RecordFirstApp extends App {
     try {
       await event.ack();
     } catch (err) {
-      this.#log.warn({ err: errorMessage(err), eventId: event.body.event_id }, "could not ack a Slack event");
+      this.#o.logger.warn(
+        { err: errorMessage(err), eventId: event.body.event_id },
+        "could not ack a Slack event",
+      );
     }
+    await this.#o.afterAck?.();
     await super.processEvent({
       ...event,
       ack: async () => undefined,

@@ -74,6 +74,8 @@ export const envSchema = z.object({
   DATABASE_URL: optionalUrl("a Postgres URL, e.g. postgres://user@127.0.0.1:5432/hermes"),
   REDIS_URL: optionalUrl("a Redis URL, e.g. redis://127.0.0.1:6379"),
   HERMES_DATA_DIR: z.preprocess(emptyToUndefined, z.string().trim().default(".hermes")),
+  // Postgres connections per process (PGlite is one connection): processes × this ≤ max_connections − headroom
+  HERMES_PG_POOL: int(5, 1, 1000),
   HERMES_REDIS_PREFIX: z.preprocess(
     emptyToUndefined,
     z
@@ -106,6 +108,10 @@ export const envSchema = z.object({
   HERMES_CONTEXT_BUDGET_TOKENS: int(8000, 1000, 2_000_000),
   HERMES_MAX_STEPS: int(10, 1, 100),
   HERMES_TURN_TIMEOUT_SECONDS: int(300, 5, 3600),
+  // Turns one worker process runs at once (they mostly wait on the model); one thread's turns never overlap
+  HERMES_WORKER_CONCURRENCY: int(32, 1, 1000),
+  // Model calls in flight at once per process, primary and fallback together
+  HERMES_MODEL_CONCURRENCY: int(8, 1, 1000),
   HERMES_APPROVAL_TTL_SECONDS: int(900, 10, 7 * 24 * 3600),
   HERMES_SESSION_TTL_SECONDS: int(7 * 24 * 3600, 60, 90 * 24 * 3600),
   // Days finished results, Slack events, schedule fires and runs are kept (0: forever); never the audit log

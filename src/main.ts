@@ -1,22 +1,22 @@
 /**
  * `npm start`: receiver and worker in one process. With no Slack token this is the embedded default:
  * the sandbox workspace at http://localhost:$PORT/, PGlite, in-process stores.
+ * `npm start -- --receiver`: Slack requests only; `npm run worker` (`--worker`): turns only (see
+ * `process-role.ts`).
  */
+import { parseRole, roleProblems } from "./boot/process-role.ts";
 import { startHermes } from "./boot/start-hermes.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { createRedactor } from "./policy/redact.ts";
 import { loadSecretValues } from "./policy/secret-values.ts";
 
-const role = process.argv.includes("--worker") ? "worker" : "all";
-
 async function main() {
+  const role = parseRole(process.argv.slice(2));
+  if (typeof role !== "string") throw new ConfigError([role.error]);
   const config = loadConfig(process.env);
-  if (role === "worker" && (!config.env.REDIS_URL || config.slackMode === "sandbox")) {
-    throw new ConfigError([
-      "`npm run worker` needs REDIS_URL (the queue it takes turns from) and a Slack token (SLACK_BOT_TOKEN); the sandbox runs receiver and worker in one process with `npm start`",
-    ]);
-  }
+  const problems = roleProblems(role, config);
+  if (problems.length > 0) throw new ConfigError(problems);
   // One set of secret values for the whole process: the logger's redactor and everything startHermes builds.
   const secrets = await loadSecretValues({ config, rawEnv: process.env });
   const logger = createLogger({
@@ -24,12 +24,16 @@ async function main() {
     redact: createRedactor({ secrets }).redact,
   });
   const hermes = await startHermes({ config, logger, rawEnv: process.env, role, secrets });
+  const slack =
+    config.slackMode === "sandbox"
+      ? `sandbox workspace at ${hermes.url}`
+      : `Slack ${config.slackMode === "socket" ? "Socket Mode" : `events at ${hermes.url}`}`;
   const mode =
     role === "worker"
-      ? "worker only"
-      : config.slackMode === "sandbox"
-        ? `sandbox workspace at ${hermes.url}`
-        : `Slack ${config.slackMode === "socket" ? "Socket Mode" : `events at ${hermes.url}`}`;
+      ? `worker only (health at ${hermes.url})`
+      : role === "receiver"
+        ? `receiver only, ${slack}`
+        : slack;
   const model = config.model
     ? `model ${config.model.model} at ${config.model.baseURL ?? "api.openai.com"}`
     : "command mode (no model configured: set OPENAI_BASE_URL and HERMES_MODEL)";

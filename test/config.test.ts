@@ -98,4 +98,29 @@ describe("loadConfig", () => {
       /HERMES_FALLBACK_MODEL is required/,
     );
   });
+
+  it("sizes workers, model calls and the Postgres pool: defaults, overrides, clear refusals", () => {
+    const d = loadConfig({}).env;
+    expect([d.HERMES_WORKER_CONCURRENCY, d.HERMES_MODEL_CONCURRENCY, d.HERMES_PG_POOL]).toEqual([32, 8, 5]);
+    const set = loadConfig({
+      HERMES_WORKER_CONCURRENCY: "64",
+      HERMES_MODEL_CONCURRENCY: "2",
+      HERMES_PG_POOL: "20",
+    }).env;
+    expect([set.HERMES_WORKER_CONCURRENCY, set.HERMES_MODEL_CONCURRENCY, set.HERMES_PG_POOL]).toEqual([
+      64, 2, 20,
+    ]);
+    let err: unknown;
+    try {
+      loadConfig({ HERMES_WORKER_CONCURRENCY: "0", HERMES_MODEL_CONCURRENCY: "1.5", HERMES_PG_POOL: "many" });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect([...(err as ConfigError).problems].sort()).toEqual([
+      'HERMES_MODEL_CONCURRENCY must be a whole number from 1 to 1000 (got "1.5")',
+      'HERMES_PG_POOL must be a whole number from 1 to 1000 (got "many")',
+      'HERMES_WORKER_CONCURRENCY must be a whole number from 1 to 1000 (got "0")',
+    ]);
+  });
 });

@@ -3,15 +3,29 @@ import type { AuditCheckpoint } from "../store/audit-checkpoint.ts";
 import { checkpointFilePath } from "../store/audit-checkpoint-file.ts";
 import { startAuditCheckpoints } from "../store/audit-checkpoint-schedule.ts";
 
+/** A period's claim is never taken over: a process that died after claiming just skips that one. */
+const CLAIM_FOREVER_MS = 365 * 24 * 3600_000;
+
 /**
  * The audit checkpoints as configured: `HERMES_AUDIT_CHECKPOINT_FILE` (default under the data dir)
  * every `HERMES_AUDIT_CHECKPOINT_MINUTES`, and posted to `HERMES_AUDIT_CHECKPOINT_CHANNEL` when set.
  */
 export function startConfiguredAuditCheckpoints(
-  s: Pick<SlackServices, "audit" | "config" | "client" | "logger">,
+  s: Pick<SlackServices, "audit" | "config" | "client" | "logger"> & Partial<Pick<SlackServices, "events">>,
 ) {
   const env = s.config.env;
   const channel = env.HERMES_AUDIT_CHECKPOINT_CHANNEL;
+  // With Redis there may be several workers: one checkpoint per period among them (claimed like an
+  // event, `audit-checkpoint:<period>`, and kept until retention removes it).
+  const events = env.REDIS_URL ? s.events : undefined;
+  const claimPeriod = events
+    ? async (period: number) => {
+        const key = `audit-checkpoint:${env.HERMES_AUDIT_CHECKPOINT_MINUTES}m:${period}`;
+        const claimed = (await events.claim(key, { staleAfterMs: CLAIM_FOREVER_MS })) !== "duplicate";
+        if (claimed) await events.finish(key, "done");
+        return claimed;
+      }
+    : undefined;
   return startAuditCheckpoints({
     audit: s.audit,
     file: checkpointFilePath(env),
@@ -21,6 +35,7 @@ export function startConfiguredAuditCheckpoints(
           await s.client.chat.postMessage({ channel, text: checkpointText(checkpoint) });
         }
       : undefined,
+    claimPeriod,
     logger: s.logger.child({ component: "audit-checkpoint" }),
   });
 }

@@ -37,7 +37,12 @@ export async function buildStorage(
     dataDir: env.HERMES_DATA_DIR,
     logger,
   });
-  const handle = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.HERMES_DATA_DIR, logger });
+  const handle = await openDatabase({
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.HERMES_DATA_DIR,
+    logger,
+    maxConnections: env.HERMES_PG_POOL,
+  });
   const migrated = await migrate(handle);
   if (migrated.applied > 0) logger.info({ applied: migrated.applied, db: handle.kind }, "database migrated");
   await warnAboutAuditRole(handle, logger).catch((err: unknown) =>

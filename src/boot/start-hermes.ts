@@ -1,16 +1,17 @@
 import type { WebClient } from "@slack/web-api";
 import { createCommandModel } from "../agent/command-model.ts";
+import { limitModelCalls, modelCallLimit } from "../agent/limit-model-calls.ts";
 import { createOpenAIModel } from "../agent/openai-model.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { addGeneratedAuditKey, loadSecretValues, type SecretValues } from "../policy/secret-values.ts";
-import { createDurableTurnQueue } from "../queue/durable-turn-queue.ts";
-import { createScheduler } from "../schedules/scheduler.ts";
+import { createDurableTurnQueue, type DurableTurnQueue } from "../queue/durable-turn-queue.ts";
+import { createScheduler, type Scheduler } from "../schedules/scheduler.ts";
 import { resolveAccess } from "../slack/access.ts";
 import { registerActionListeners } from "../slack/action-listeners.ts";
 import { createSlackApp } from "../slack/create-slack-app.ts";
-import { registerEventListeners } from "../slack/event-listeners.ts";
+import { createEventIntake } from "../slack/event-listeners.ts";
 import { handleJob } from "../slack/job-handler.ts";
 import { CallScheduler } from "../slack/rate-limit/call-scheduler.ts";
 import { PacedWebClient } from "../slack/rate-limit/paced-web-client.ts";
@@ -27,6 +28,8 @@ import { startBackgroundWork } from "./background-work.ts";
 import { buildStorage } from "./build-storage.ts";
 import { buildTools } from "./build-tools.ts";
 import { healthRoute } from "./health-route.ts";
+import type { ProcessRole } from "./process-role.ts";
+import { startRouteServer } from "./route-server.ts";
 import { prepareSandboxSlack, type SandboxSlack } from "./sandbox-slack.ts";
 import { seedDemoTickets } from "./seed-demo-tickets.ts";
 
@@ -34,8 +37,8 @@ export interface StartOptions {
   config: Config;
   logger: Logger;
   rawEnv: Record<string, string | undefined>;
-  /** `false`: receiver only (no worker); `worker-only`: no receiver. Default: both. */
-  role?: "all" | "receiver" | "worker";
+  /** What this process does (see `ProcessRole`). Default: both receiver and worker. */
+  role?: ProcessRole;
   /** Secret values redacted by value (main builds them first, for its logger); default: from config. */
   secrets?: SecretValues;
 }
@@ -99,9 +102,13 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const bot = sandbox?.bot ?? (await authTest(client));
   const slack = redactingSlackPort(createWebSlackPort(client), redactor);
 
-  const realModel = config.model ? createOpenAIModel(config.model) : undefined;
+  // One cap on model calls in flight for the whole process: the primary and the fallback share it.
+  const modelLimit = modelCallLimit(env.HERMES_MODEL_CONCURRENCY);
+  const realModel = config.model ? limitModelCalls(createOpenAIModel(config.model), modelLimit) : undefined;
   const model = createCommandModel({ fallback: realModel });
-  const fallbackModel = config.fallbackModel ? createOpenAIModel(config.fallbackModel) : undefined;
+  const fallbackModel = config.fallbackModel
+    ? limitModelCalls(createOpenAIModel(config.fallbackModel), modelLimit)
+    : undefined;
   const services = {} as SlackServices;
   const { registry, guards } = await buildTools({
     config,
@@ -151,6 +158,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const modelInfo = realModel
     ? `model ${config.model!.model} at ${config.model!.baseURL ?? "api.openai.com"}${fallbackInfo}`
     : "command mode (no model configured)";
+  const intake = createEventIntake(services);
   const slackApp =
     role === "worker"
       ? undefined
@@ -162,6 +170,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
           logger,
           bot,
           routes: [healthRoute(services, modelInfo), ...(sandbox ? [sandbox.route] : [])],
+          events: intake,
         });
   const scheduler = createScheduler({
     store: storage.schedules,
@@ -169,7 +178,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     onFire: (fire) => fireSchedule(services, fire),
   });
   if (slackApp) {
-    registerEventListeners(slackApp.app, services);
+    intake.register(slackApp.app);
     const admin = registerAdminSurfaces(slackApp.app, services, {
       schedules: storage.schedules,
       onSchedulesChanged: () => scheduler.reload(),
@@ -177,10 +186,13 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     registerActionListeners(slackApp.app, services, { refreshHome: admin.refreshHome });
   }
   const port = sandbox?.port ?? env.PORT;
-  let started: { port: number };
+  let started: { port: number; stop(): Promise<void> };
   try {
     // The sandbox page lets whoever opens it act as anyone: it listens on loopback only.
-    started = slackApp ? await slackApp.start(port, sandbox ? "127.0.0.1" : undefined) : { port: 0 };
+    // A worker takes no Slack request; it serves `/healthz` for its readiness probe.
+    started = slackApp
+      ? { ...(await slackApp.start(port, sandbox ? "127.0.0.1" : undefined)), stop: () => slackApp.stop() }
+      : await startRouteServer([healthRoute(services, modelInfo)], port);
   } catch (err) {
     // Nothing half-started stays behind: the database and Redis connections close with the error.
     await slackApp?.stop().catch(() => undefined);
@@ -211,22 +223,13 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
       },
     });
   }
-  if (role !== "receiver")
-    await storage.queue.process((job, ctx) => handleJob(services, job, ctx), { concurrency: 4 });
-  // Embedded: one process, so everything unfinished is from before it. With Redis, other replicas
-  // may be accepting turns right now: only turns accepted a while ago without a queued job are lost
-  // ones (the job id is the receiver's, so a queued or running one is not queued twice), at start
-  // and on the background sweep.
-  const recoverTurns = env.REDIS_URL
-    ? () => durableQueue.recoverPending(new Date(Date.now() - SHARED_RECOVERY_GRACE_MS))
-    : undefined;
-  await (recoverTurns ? recoverTurns() : recoverUnfinishedWork(services, durableQueue)).catch(
-    (err: unknown) => logger.error({ err: String(err) }, "could not pick up unfinished turns"),
-  );
-  const background =
-    role === "receiver" ? undefined : await startBackgroundWork(services, scheduler, { recoverTurns });
+  // A receiver runs no turn and no background work: the workers do (each of those is claimed once
+  // in Postgres, so any number of workers may run it).
+  const background = role === "receiver" ? undefined : await startWorker(services, durableQueue, scheduler);
 
-  const url = sandbox ? `http://localhost:${started.port}/` : `http://localhost:${started.port}/slack/events`;
+  const url = sandbox
+    ? `http://localhost:${started.port}/`
+    : `http://localhost:${started.port}/${role === "worker" ? "healthz" : "slack/events"}`;
   return {
     port: started.port,
     url,
@@ -234,12 +237,33 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     sandbox,
     async stop() {
       await background?.stop();
-      await slackApp?.stop().catch(() => undefined);
+      await started.stop().catch(() => undefined);
       sandbox?.close();
       await storage.queue.stop({ timeoutMs: 10_000 }).catch(() => undefined);
       await storage.close();
     },
   };
+}
+
+/**
+ * The worker side: runs queued jobs (`HERMES_WORKER_CONCURRENCY` at once), picks up turns left
+ * unfinished, and starts the background work. Embedded: one process, so everything unfinished is
+ * from before it. With Redis, other processes may be accepting turns right now: only turns accepted
+ * a while ago without a queued job are lost ones (the job id is the receiver's, so a queued or
+ * running one is not queued twice), at start and on the background sweep.
+ */
+async function startWorker(services: SlackServices, durableQueue: DurableTurnQueue, scheduler: Scheduler) {
+  const { config, logger } = services;
+  await durableQueue.process((job, ctx) => handleJob(services, job, ctx), {
+    concurrency: config.env.HERMES_WORKER_CONCURRENCY,
+  });
+  const recoverTurns = config.env.REDIS_URL
+    ? () => durableQueue.recoverPending(new Date(Date.now() - SHARED_RECOVERY_GRACE_MS))
+    : undefined;
+  await (recoverTurns ? recoverTurns() : recoverUnfinishedWork(services, durableQueue)).catch(
+    (err: unknown) => logger.error({ err: String(err) }, "could not pick up unfinished turns"),
+  );
+  return startBackgroundWork(services, scheduler, { recoverTurns });
 }
 
 async function authTest(client: WebClient): Promise<SlackServices["bot"]> {

@@ -17,7 +17,7 @@ export function ackUnhandled(logger: Logger): Middleware<AnyMiddlewareArgs> {
     } catch (err) {
       logger.error({ err: errorMessage(err) }, "a Slack listener failed");
     }
-    if (!("ack" in args) || typeof args.ack !== "function") return; // events are acked by Bolt first
+    if (!("ack" in args) || typeof args.ack !== "function") return; // events were acked before Bolt (RecordFirstApp)
     try {
       await (args.ack as () => Promise<void>)();
       logger.info({ type: (args.body as { type?: unknown }).type }, "Slack request no listener took: acked");

@@ -1,16 +1,24 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { App, ExpressReceiver } from "@slack/bolt";
+import { type App, type AppOptions, HTTPReceiver } from "@slack/bolt";
 import { LogLevel } from "@slack/logger";
+import { type HttpHandler, type RouteServer, startRouteServer } from "../boot/route-server.ts";
 import type { Logger } from "../logger.ts";
 import { ackUnhandled } from "./ack-unhandled.ts";
+import { type RecordEvent, RecordFirstApp } from "./record-first-app.ts";
 import { createRequestGuard, type GuardedRequest } from "./request-guard.ts";
 import { slackLogger } from "./slack-logger.ts";
 
 type BoltApp = App;
 
-/** Extra HTTP routes served by the same process (health, the sandbox page): true when handled. */
-export type HttpHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean> | boolean;
+export type { HttpHandler } from "../boot/route-server.ts";
+
+/**
+ * Bolt answers a request no listener acked after this long (its default: 3 s, with a 404). An event
+ * is acked once it is recorded, and a hung database takes up to its statement bound (15 s) to fail:
+ * the listener then acks and tells the user, so that answer must not be cut off by Bolt's 404.
+ */
+const NO_ACK_TIMEOUT_MS = 30_000;
 
 export interface SlackAppOptions {
   botToken: string;
@@ -25,6 +33,8 @@ export interface SlackAppOptions {
   retries?: number;
   /** Known bot ids (from auth.test at boot, or the sandbox): Bolt then makes no auth.test of its own. */
   bot?: { userId: string; botId?: string };
+  /** Records an Events API callback before it is acked, and when Bolt may go on (see `RecordFirstApp`). */
+  events?: { record: RecordEvent; afterAck?: () => Promise<void> };
 }
 
 export interface SlackAppHandle {
@@ -39,8 +49,8 @@ export interface SlackAppHandle {
  * /slack/events` (events, interactivity and slash commands) behind a guard: bad signatures and
  * timestamps more than 5 minutes off either way get 401, oversized bodies 413, malformed ones 400,
  * kinds Hermes does not handle a 200 ack — never a 500. Socket Mode: Bolt over
- * the socket, plus a small HTTP server for our routes. Bolt acks events before listeners run;
- * listeners only record and enqueue, so acks stay far below Slack's 3 s.
+ * the socket, plus a small HTTP server for our routes. An event is acked once `events.record` has
+ * recorded it, before Bolt's listeners run (`RecordFirstApp`).
  */
 export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   const logger = slackLogger(options.logger, "bolt");
@@ -63,58 +73,67 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   };
 
   if (options.appToken) {
-    const app = new App({
-      token: options.botToken,
-      appToken: options.appToken,
-      socketMode: true,
-      logger,
-      ...knownBot(options),
-      clientOptions,
-      // Socket Mode opens its connection with the installer's client, not `clientOptions`.
-      installerOptions: { clientOptions: options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {} },
-    } as ConstructorParameters<typeof App>[0]);
-    let server: Server | undefined;
+    const app = new RecordFirstApp(
+      {
+        token: options.botToken,
+        appToken: options.appToken,
+        socketMode: true,
+        logger,
+        ...knownBot(options),
+        ...NO_CONVERSATION_STORE,
+        clientOptions,
+        // Socket Mode opens its connection with the installer's client, not `clientOptions`.
+        installerOptions: { clientOptions: options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {} },
+      } as AppOptions,
+      { logger: options.logger, ...options.events },
+    );
+    let server: RouteServer | undefined;
     return {
       app,
       async start(port, host) {
         await app.start();
-        server = createServer((req, res) => {
-          void serve(req, res).then((done) => {
-            if (!done) notFound(res);
-          });
-        });
-        await new Promise<void>((resolve) =>
-          host ? server!.listen(port, host, resolve) : server!.listen(port, resolve),
-        );
-        return { port: (server.address() as AddressInfo).port };
+        server = await startRouteServer(options.routes, port, host);
+        return { port: server.port };
       },
       async stop() {
         await app.stop();
-        await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
+        await server?.stop();
       },
     };
   }
 
   if (!options.signingSecret) throw new Error("SLACK_SIGNING_SECRET is required in HTTP mode");
-  const receiver = new ExpressReceiver({
+  // Bolt's plain HTTP receiver, fed by our server: no Express routing on the way to an ack.
+  const receiver = new HTTPReceiver({
     signingSecret: options.signingSecret,
-    endpoints: "/slack/events",
+    endpoints: ["/slack/events"],
     logger,
     processBeforeResponse: false,
+    unhandledRequestTimeoutMillis: NO_ACK_TIMEOUT_MS,
     // The guard in front has hashed the signed body: listeners see it as `context.hermesBodySha256`.
     customPropertiesExtractor: (req) => {
       const sha = (req as GuardedRequest).hermesBodySha256;
       return sha ? { hermesBodySha256: sha } : {};
     },
   });
-  const app = new App({ token: options.botToken, receiver, logger, clientOptions, ...knownBot(options) });
+  const app = new RecordFirstApp(
+    {
+      token: options.botToken,
+      receiver,
+      logger,
+      clientOptions,
+      ...knownBot(options),
+      ...NO_CONVERSATION_STORE,
+    },
+    { logger: options.logger, ...options.events },
+  );
   app.use(ackUnhandled(options.logger));
   const guard = createRequestGuard({ signingSecret: options.signingSecret, logger: options.logger });
   // Our routes first, then the request guard (signature, timestamps, body shape), then Bolt's router.
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     try {
       if ((await serve(req, res)) || (await guard(req, res))) return;
-      receiver.app(req, res);
+      receiver.requestListener(req, res);
     } catch (err) {
       options.logger.error({ err, url: req.url }, "HTTP request failed");
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
@@ -144,13 +163,14 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   };
 }
 
+/**
+ * Hermes keeps threads in its own session store: Bolt's per-conversation store (on by default, in
+ * memory) would only cost a lookup per request and memory per conversation.
+ */
+const NO_CONVERSATION_STORE = { convoStore: false } as const;
+
 function knownBot(options: SlackAppOptions) {
   return options.bot?.botId
     ? { botId: options.bot.botId, botUserId: options.bot.userId, tokenVerificationEnabled: false }
     : {};
-}
-
-function notFound(res: ServerResponse) {
-  res.writeHead(404, { "content-type": "application/json" });
-  res.end(JSON.stringify({ ok: false, error: "not_found" }));
 }

@@ -1,101 +1,114 @@
 import type { App } from "@slack/bolt";
 import { errorMessage } from "../errors.ts";
+import type { TurnJob } from "../queue/jobs.ts";
 import { cancelPausedRun } from "./cancel-run.ts";
-import { classifyEvent, type SlackMessageEvent, type TurnRequest } from "./classify-event.ts";
+import type { TurnRequest } from "./classify-event.ts";
+import { createFollowUpLane } from "./follow-up-lane.ts";
+import { createEventRecorder, type RecordedEvent } from "./record-event.ts";
+import { recordedOf } from "./record-first-app.ts";
 import { registerReplayGuard } from "./replay-guard.ts";
 import type { SlackServices } from "./services.ts";
-import { sessionKey } from "./session-key.ts";
 import type { TurnJobMeta } from "./turn-worker.ts";
 
 const CANCEL = /^\s*(cancel|stop|abort)\s*[.!]?\s*$/i;
 
-/**
- * `app_mention` (channels) and `message` (DMs). Bolt has already acked; this records the event id
- * durably (a redelivery of an event already taken is dropped), answers at once with a working
- * message, and enqueues the turn for a worker. A thread waiting for approval does not start a turn.
- * Commands and clicks, which have no event id, are deduplicated by the replay guard registered here.
- */
-export function registerEventListeners(app: App, s: SlackServices): void {
-  registerReplayGuard(app, s);
-  const staleAfterMs = (s.limits.turnTimeoutMs ?? 300_000) + 60_000;
+/** Follow-up work (working message, enqueue) of this many events runs at once; the rest waits its turn. */
+const FOLLOW_UP_CONCURRENCY = 8;
 
-  const onMessage = async ({
-    event,
-    body,
-  }: {
-    event: SlackMessageEvent;
-    body: { event_id?: string; team_id?: string };
-  }) => {
-    const decision = classifyEvent(event, {
-      teamId: body.team_id ?? s.bot.teamId,
-      botUserId: s.bot.userId,
-      botId: s.bot.botId,
-    });
-    if (!decision.answer) {
-      s.logger.debug({ why: decision.why, eventId: body.event_id }, "event ignored");
-      return;
-    }
-    const req = decision.request;
-    const key = sessionKey({
-      teamId: req.teamId,
-      channelId: req.channelId,
-      threadTs: req.threadTs,
-      ts: req.ts,
-    });
-    const eventId = body.event_id ?? `${req.channelId}-${req.ts}`;
-    const log = s.logger.child({ sessionKey: key, eventId });
-    const job = {
-      type: "turn" as const,
-      sessionKey: key,
-      teamId: req.teamId,
-      channelId: req.channelId,
-      threadTs: req.threadTs,
-      userId: req.userId,
-      text: req.text,
-      eventId,
-      messageTs: req.ts,
-      isDm: req.isDm,
-    };
-    try {
-      // The turn is kept with its claim, in one statement, before anything else can fail (a hung
-      // Slack call, a dead process): Slack will not redeliver an acked event, so a start-up or the
-      // background sweep queues it again from there.
-      const claim = await s.events.claim(eventId, { sessionKey: key, staleAfterMs, payload: job });
-      if (claim === "duplicate") {
-        log.info("duplicate delivery ignored");
-        return;
-      }
-      if (await answeredWhilePaused(s, req, key)) {
-        await s.events.finish(eventId, "done");
-        return;
-      }
-      const placeholder = await s.client.chat.postMessage({
-        channel: req.channelId,
-        thread_ts: req.threadTs,
-        text: ":hourglass_flowing_sand: Working on it…",
-      });
-      const meta: TurnJobMeta = { placeholderTs: placeholder.ts, inThread: req.inThread };
-      await s.queue.enqueue({ ...job, meta: meta as Record<string, unknown> }, { jobId: `turn:${eventId}` });
-    } catch (err) {
-      log.error({ err: errorMessage(err) }, "could not accept the message");
-      // Tell first: with a hung database, marking the event failed waits for its own timeout.
-      await s.client.chat
-        .postMessage({
-          channel: req.channelId,
-          thread_ts: req.threadTs,
-          text: ":warning: Sorry, I could not take this request right now (my storage or queue is unavailable). Please try again in a moment.",
-        })
-        .catch(() => undefined);
-      await s.events.finish(eventId, "failed").catch(() => undefined);
-    }
+export interface EventIntake {
+  /** Records a callback before its ack (`RecordFirstApp`'s `record`). */
+  record(body: Record<string, unknown>): Promise<RecordedEvent>;
+  /** Resolves once a burst's claims are done (`RecordFirstApp`'s `afterAck`). */
+  afterAck(): Promise<void>;
+  /** The listeners that act on what was recorded, after the ack; and the replay guard. */
+  register(app: App): void;
+}
+
+/**
+ * `app_mention` (channels) and `message` (DMs). Before the ack, `record` claims the event id durably
+ * with its turn job (so an acked event is never lost, and a redelivery of one already taken is
+ * dropped). After the ack, off Slack's clock, the listener posts a working message and queues the
+ * turn for a worker, one thread's in the order they were recorded; a thread waiting for approval
+ * does not start a turn; a claim that failed is told to the user. Commands and clicks, which have no
+ * event id, are deduplicated by the replay guard registered here.
+ */
+export function createEventIntake(s: SlackServices): EventIntake {
+  const followUps = createFollowUpLane({ concurrency: FOLLOW_UP_CONCURRENCY });
+  const record = createEventRecorder(s, followUps);
+
+  const refuse = async (job: TurnJob, err: unknown) => {
+    s.logger
+      .child({ sessionKey: job.sessionKey, eventId: job.eventId })
+      .error({ err: errorMessage(err) }, "could not accept the message");
+    // Tell first: with a hung database, marking the event failed waits for its own timeout.
+    await s.client.chat
+      .postMessage({
+        channel: job.channelId,
+        thread_ts: job.threadTs,
+        text: ":warning: Sorry, I could not take this request right now (my storage or queue is unavailable). Please try again in a moment.",
+      })
+      .catch(() => undefined);
+    await s.events.finish(job.eventId, "failed").catch(() => undefined);
   };
 
-  app.event("app_mention", async (args) =>
-    onMessage({ event: args.event as SlackMessageEvent, body: args.body }),
-  );
-  app.event("message", async (args) =>
-    onMessage({ event: args.event as SlackMessageEvent, body: args.body }),
-  );
+  const onMessage = async ({
+    body,
+    context,
+  }: {
+    body: Record<string, unknown>;
+    context: Record<string, unknown>;
+  }) => {
+    // Recorded before the ack; an app built without the recorder records here.
+    const recorded = (recordedOf(context) as RecordedEvent | undefined) ?? (await record(body));
+    switch (recorded.kind) {
+      case "ignored":
+        s.logger.debug({ why: recorded.why, eventId: recorded.eventId }, "event ignored");
+        return;
+      case "duplicate":
+        s.logger.info(
+          { sessionKey: recorded.job.sessionKey, eventId: recorded.job.eventId },
+          "duplicate delivery ignored",
+        );
+        return;
+      case "unrecorded":
+        return refuse(recorded.job, recorded.error);
+    }
+    const { job, request: req } = recorded;
+    await followUps.run(job.sessionKey, async () => {
+      try {
+        if (await answeredWhilePaused(s, req, job.sessionKey)) {
+          await s.events.finish(job.eventId, "done");
+          return;
+        }
+        const placeholder = await s.client.chat.postMessage({
+          channel: req.channelId,
+          thread_ts: req.threadTs,
+          text: ":hourglass_flowing_sand: Working on it…",
+        });
+        const meta: TurnJobMeta = { placeholderTs: placeholder.ts, inThread: req.inThread };
+        await s.queue.enqueue(
+          { ...job, meta: meta as Record<string, unknown> },
+          { jobId: `turn:${job.eventId}` },
+        );
+      } catch (err) {
+        await refuse(job, err);
+      }
+    });
+  };
+
+  return {
+    record,
+    afterAck: () => followUps.quiet(),
+    register(app) {
+      registerReplayGuard(app, s);
+      app.event("app_mention", async (args) =>
+        onMessage({ body: args.body as Record<string, unknown>, context: args.context }),
+      );
+      app.event("message", async (args) =>
+        onMessage({ body: args.body as Record<string, unknown>, context: args.context }),
+      );
+    },
+  };
 }
 
 /**

@@ -16,6 +16,7 @@ import { createProgressText } from "./progress-text.ts";
 import { runCheckpoint, settleOpenCalls } from "./recover-run.ts";
 import type { SlackServices } from "./services.ts";
 import { threadContext } from "./thread-context.ts";
+import { inThreadOrder } from "./thread-order.ts";
 
 /** What the event listener adds to a turn job (inside `meta`). */
 export interface TurnJobMeta {
@@ -24,9 +25,9 @@ export interface TurnJobMeta {
 }
 
 /**
- * Runs one turn job: one turn per thread at a time (the session lock), history from the session
- * store, the user's permitted tools and policy, progress in the working message, then the answer or
- * the approval cards. Whatever goes wrong, the user sees one sentence with a run id.
+ * Runs one turn job: one turn per thread at a time (the session lock), in the order of the thread's
+ * messages (`inThreadOrder`), history from the session store, the user's permitted tools and
+ * policy, progress in the working message, then the answer or the approval cards. Whatever goes wrong, the user sees one sentence with a run id.
  */
 export async function handleTurnJob(
   s: SlackServices,
@@ -42,7 +43,7 @@ export async function handleTurnJob(
   let log = ctx.logger.child({ runId, sessionKey: job.sessionKey, eventId: job.eventId });
   const target = { channel: job.channelId, threadTs: job.threadTs, placeholderTs: meta.placeholderTs };
   try {
-    await s.sessions.withLock(job.sessionKey, async (lockSignal) => {
+    await inThreadOrder(s, job, ctx, async (lockSignal) => {
       // A queue may hand a job out twice (a worker that stalled after finishing): checked under the
       // thread's lock, and marked done before it is released, so the second copy sees it.
       if (await s.events.isFinished(job.eventId)) {

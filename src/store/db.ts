@@ -46,7 +46,7 @@ export interface OpenDatabaseOptions {
   databaseUrl?: string | undefined;
   dataDir: string;
   logger: Logger;
-  /** Pool size for Postgres (default 10). PGlite is a single connection. */
+  /** Pool size for Postgres (`HERMES_PG_POOL`; default 5). PGlite is a single connection. */
   maxConnections?: number;
 }
 
@@ -65,13 +65,19 @@ export const PG_TIMEOUTS = {
   statement_timeout: 15_000,
 } as const;
 
+/**
+ * Connections per process. Hermes' statements are short, so a few serve many concurrent turns (they
+ * wait for a free connection in turn); the server's `max_connections` is shared by every process.
+ */
+export const DEFAULT_PG_POOL = 5;
+
 /** Opens Postgres (pg Pool) when a URL is given, else embedded PGlite; same schema, same `db` type. */
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const { databaseUrl, dataDir, logger } = options;
   if (databaseUrl) {
     const pool = new pg.Pool({
       connectionString: databaseUrl,
-      max: options.maxConnections ?? 10,
+      max: options.maxConnections ?? DEFAULT_PG_POOL,
       application_name: "hermes",
       ...PG_TIMEOUTS,
     });

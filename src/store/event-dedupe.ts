@@ -1,6 +1,7 @@
-import { and, asc, eq, inArray, isNotNull, lt, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm";
 import { HermesError } from "../errors.ts";
 import { toStorableJson } from "./canonical-json.ts";
+import { createClaimBatcher } from "./claim-batch.ts";
 import type { Database } from "./db.ts";
 import { slackEvents } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
@@ -38,7 +39,15 @@ export interface EventDedupe {
    * and a Slack retry meanwhile is a duplicate.
    */
   claimPending(claimedBefore: Date): Promise<Array<{ eventId: string; job: unknown }>>;
+  /**
+   * Unfinished events of thread `sessionKey` whose message (`payload.messageTs`) came before
+   * `messageTs`, other than `eventId`: turns that must run before this one (at most a few ids).
+   */
+  earlierUnfinished(options: { sessionKey: string; messageTs: string; eventId: string }): Promise<string[]>;
 }
+
+/** A Slack message ts (`1712345678.123456`), the only form compared as a number. */
+const SLACK_TS = /^[0-9]+([.][0-9]+)?$/;
 
 /**
  * Durable Slack `event_id` dedupe in `slack_events`. Each outcome is one atomic statement, so any
@@ -47,6 +56,7 @@ export interface EventDedupe {
  * `received_at` is the time of the current claim.
  */
 export function createEventDedupe({ db }: { db: Database }): EventDedupe {
+  const insertClaim = createClaimBatcher(db);
   return withStorageErrors(
     {
       async claim(eventId, { sessionKey, staleAfterMs, payload }) {
@@ -55,12 +65,7 @@ export function createEventDedupe({ db }: { db: Database }): EventDedupe {
           throw new HermesError("config_invalid", "staleAfterMs must be at least one second.");
         }
         const job = payload === undefined ? {} : { payload: toStorableJson(payload) };
-        const inserted = await db
-          .insert(slackEvents)
-          .values({ eventId, sessionKey: sessionKey ?? null, ...job })
-          .onConflictDoNothing({ target: slackEvents.eventId })
-          .returning({ eventId: slackEvents.eventId });
-        if (inserted.length > 0) return "new";
+        if (await insertClaim({ eventId, sessionKey: sessionKey ?? null, ...job })) return "new";
 
         // Concurrent reclaimers queue on the row lock; after the first commits, the row is fresh
         // again and the others' WHERE no longer matches.
@@ -103,6 +108,25 @@ export function createEventDedupe({ db }: { db: Database }): EventDedupe {
             set: { payload },
             setWhere: eq(slackEvents.status, "received"),
           });
+      },
+
+      async earlierUnfinished({ sessionKey, messageTs, eventId }) {
+        if (!SLACK_TS.test(messageTs)) return [];
+        const theirTs = sql`${slackEvents.payload}->>'messageTs'`;
+        const rows = await db
+          .select({ eventId: slackEvents.eventId })
+          .from(slackEvents)
+          .where(
+            and(
+              eq(slackEvents.status, "received"),
+              eq(slackEvents.sessionKey, sessionKey),
+              ne(slackEvents.eventId, eventId),
+              // CASE first: a row whose payload holds no ts is never cast (and never counts).
+              sql`(case when ${theirTs} ~ ${SLACK_TS.source} then (${theirTs})::numeric end) < ${messageTs}::numeric`,
+            ),
+          )
+          .limit(5);
+        return rows.map((r) => r.eventId);
       },
 
       async claimPending(claimedBefore) {

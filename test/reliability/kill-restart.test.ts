@@ -32,6 +32,8 @@ const userText = (r: RecordedRequest) =>
 const hasToolResult = (r: RecordedRequest) => r.body.messages.some((m) => m.role === "tool");
 /** Long enough to hold a worker slot until the test kills the process; never answered in time. */
 const HOLD_MS = 10 * 60_000;
+/** Turns a process runs at once here: few, so that a handful of hanging turns hold every slot. */
+const WORKER_SLOTS = 4;
 
 /**
  * `kill -9` of a real Hermes process in production mode (Postgres + Redis/BullMQ, HTTP receiver),
@@ -71,7 +73,11 @@ describe.each([
         ...(redis ? { redisUrl: testRedisUrl, redisPrefix } : {}),
         dataDir: dir.path,
         modelBaseUrl: model.baseURL,
-        extra: { HERMES_HTTP_TOOLS: effects.writeToolsFile(dir.path), ...extra },
+        extra: {
+          HERMES_HTTP_TOOLS: effects.writeToolsFile(dir.path),
+          HERMES_WORKER_CONCURRENCY: String(WORKER_SLOTS),
+          ...extra,
+        },
       }),
     );
     sender = createEventsSender({
@@ -165,8 +171,8 @@ describe.each([
       )
     ).rows;
 
-  // The window between Bolt's ack and the turn's job: the event is claimed and the working message is
-  // being posted when the process dies. Slack had its 200 and will not redeliver, so the turn must
+  // The window between the ack (sent once the event is claimed) and the turn's job: the working
+  // message is being posted when the process dies. Slack had its 200 and will not redeliver, so the turn must
   // already be kept with its event (and queued again at start).
   it("(a) killed after the ack, before the turn was queued (its Slack call hangs): the restart runs it once", async () => {
     await start({ HERMES_TURN_TIMEOUT_SECONDS: "300" });
@@ -192,9 +198,13 @@ describe.each([
   it("(a) killed after the ack with the turn queued but not started: the restart runs it once", async () => {
     if (!hermes) await start({ HERMES_TURN_TIMEOUT_SECONDS: "300" });
     blockersHang = true;
-    // Four turns (the worker's concurrency) whose model calls hang hold every slot…
-    for (let i = 0; i < 4; i++) expect((await mention(`blocker ${i}`)).status).toBe(200);
-    await waitFor(() => requestsFor("blocker").length >= 4, 60_000, "the blockers hold the worker");
+    // As many turns as the worker runs at once, whose model calls hang, hold every slot…
+    for (let i = 0; i < WORKER_SLOTS; i++) expect((await mention(`blocker ${i}`)).status).toBe(200);
+    await waitFor(
+      () => requestsFor("blocker").length >= WORKER_SLOTS,
+      60_000,
+      "the blockers hold the worker",
+    );
     // …so this one is acked and queued, and waits.
     const d = await mention("case-a2 and now?");
     expect(d.status).toBe(200);

@@ -1,0 +1,57 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import type { Logger } from "../logger.ts";
+import type { TurnJob } from "../queue/jobs.ts";
+import type { SlackServices } from "./services.ts";
+
+/**
+ * How long a turn lets an earlier message of its thread go first when that one has not even started
+ * (its receiver died before queueing it: the background sweep queues it within ~15 s). After that the
+ * turn runs anyway: a lost message must not hold its thread up for good.
+ */
+export const WAIT_FOR_EARLIER_MS = 30_000;
+const FIRST_PAUSE_MS = 50;
+const MAX_PAUSE_MS = 1_000;
+
+/**
+ * Runs a thread's turn under its lock, after the turns of the thread's earlier messages. The lock
+ * alone keeps turns from overlapping, but two quick messages may reach workers in either order (two
+ * receivers, or two workers taking them at the same moment). So under the lock, a turn whose thread
+ * still has an unfinished earlier message (by Slack ts) lets go of the lock and tries again a moment
+ * later: the earlier turn runs first, and the later one sees it in the history.
+ */
+export async function inThreadOrder<T>(
+  s: Pick<SlackServices, "sessions" | "events">,
+  job: TurnJob,
+  o: { signal: AbortSignal; logger: Logger; waitMs?: number },
+  fn: (lockSignal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const deadline = Date.now() + (o.waitMs ?? WAIT_FOR_EARLIER_MS);
+  let pauseMs = FIRST_PAUSE_MS;
+  let told = false;
+  for (;;) {
+    type Outcome = { done: T } | { earlier: string[] };
+    const outcome = await s.sessions.withLock(job.sessionKey, async (lockSignal): Promise<Outcome> => {
+      if (Date.now() < deadline) {
+        const earlier = await s.events.earlierUnfinished({
+          sessionKey: job.sessionKey,
+          messageTs: job.messageTs,
+          eventId: job.eventId,
+        });
+        if (earlier.length > 0) return { earlier };
+      } else if (told) {
+        o.logger.warn("the thread's earlier message has not started in time; this turn runs now");
+      }
+      return { done: await fn(lockSignal) };
+    });
+    if ("done" in outcome) return outcome.done;
+    if (!told) {
+      o.logger.info(
+        { earlier: outcome.earlier },
+        "waiting for the thread's earlier messages to be answered first",
+      );
+      told = true;
+    }
+    await sleep(pauseMs, undefined, { signal: o.signal });
+    pauseMs = Math.min(pauseMs * 2, MAX_PAUSE_MS);
+  }
+}

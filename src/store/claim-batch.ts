@@ -1,0 +1,67 @@
+import type { JsonValue } from "./canonical-json.ts";
+import type { Database } from "./db.ts";
+import { slackEvents } from "./schema.ts";
+
+export interface ClaimRow {
+  eventId: string;
+  sessionKey: string | null;
+  payload?: JsonValue;
+}
+
+/** Rows per statement: far below Postgres' 65,535 parameters, and a burst rarely has more. */
+const MAX_ROWS = 500;
+
+/**
+ * First claims of events, batched: every claim asked for in one turn of the event loop (a burst of
+ * deliveries read from their sockets together) goes to Postgres as one multi-row `INSERT … ON
+ * CONFLICT DO NOTHING RETURNING`, so 200 acks wait for a few statements, not for 200 round trips on
+ * a pool of a few connections. Each row is as durable as alone (the statement commits them all).
+ * Resolves true for the caller whose row went in; false when the event id was there already (or
+ * came twice in the batch: the first caller has it). A failed statement fails its batch's claims.
+ */
+export function createClaimBatcher(db: Database) {
+  let pending: Array<{
+    row: ClaimRow;
+    resolve: (inserted: boolean) => void;
+    reject: (err: unknown) => void;
+  }> = [];
+
+  async function flush(batch: typeof pending): Promise<void> {
+    const first = new Map<string, ClaimRow>();
+    for (const { row } of batch) if (!first.has(row.eventId)) first.set(row.eventId, row);
+    try {
+      const inserted = new Set<string>();
+      const rows = [...first.values()];
+      for (let i = 0; i < rows.length; i += MAX_ROWS) {
+        const values = rows.slice(i, i + MAX_ROWS).map(({ eventId, sessionKey, payload }) => ({
+          eventId,
+          sessionKey,
+          ...(payload === undefined ? {} : { payload }),
+        }));
+        const returned = await db
+          .insert(slackEvents)
+          .values(values)
+          .onConflictDoNothing({ target: slackEvents.eventId })
+          .returning({ eventId: slackEvents.eventId });
+        for (const r of returned) inserted.add(r.eventId);
+      }
+      for (const { row, resolve } of batch) {
+        const mine = first.get(row.eventId) === row && inserted.has(row.eventId);
+        resolve(mine);
+      }
+    } catch (err) {
+      for (const { reject } of batch) reject(err);
+    }
+  }
+
+  return (row: ClaimRow): Promise<boolean> =>
+    new Promise((resolve, reject) => {
+      if (pending.length === 0)
+        setImmediate(() => {
+          const batch = pending;
+          pending = [];
+          void flush(batch);
+        });
+      pending.push({ row, resolve, reject });
+    });
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { createFollowUpLane } from "../../src/slack/follow-up-lane.ts";
+import { waitFor } from "../helpers/hermes-harness.ts";
+
+function gate() {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { open, opened };
+}
+
+describe("the follow-up lane (work after an event's ack)", () => {
+  it("runs one thread's tasks in the order they were handed in, other threads alongside", async () => {
+    const lane = createFollowUpLane({ concurrency: 4 });
+    const order: string[] = [];
+    const slow = gate();
+    const done = Promise.all([
+      lane.run("t1", async () => {
+        await slow.opened;
+        order.push("t1-first");
+      }),
+      lane.run("t1", async () => {
+        order.push("t1-second");
+      }),
+      lane.run("t2", async () => {
+        order.push("t2");
+      }),
+    ]);
+    await waitFor(() => order.includes("t2"), 5000, "the other thread's task");
+    expect(order).toEqual(["t2"]); // t1's second waits for its first
+    slow.open();
+    await done;
+    expect(order).toEqual(["t2", "t1-first", "t1-second"]);
+  });
+
+  it("holds follow-ups while a claim is in flight, and lets them go once it is done", async () => {
+    const lane = createFollowUpLane({ concurrency: 4, maxDeferMs: 60_000 });
+    const claim = gate();
+    const claiming = lane.first(() => claim.opened);
+    let ran = false;
+    const task = lane.run("t1", async () => {
+      ran = true;
+    });
+    // A claim still in flight: nothing runs across several of the lane's checks (one per 5 ms).
+    for (let i = 0; i < 5; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(ran).toBe(false);
+    claim.open();
+    await claiming;
+    await task;
+    expect(ran).toBe(true);
+  });
+
+  it("a steady stream of claims delays a follow-up by at most maxDeferMs, never for good", async () => {
+    const lane = createFollowUpLane({ concurrency: 1, maxDeferMs: 50 });
+    const claim = gate();
+    const claiming = lane.first(() => claim.opened);
+    let ran = false;
+    await lane.run("t1", async () => {
+      ran = true;
+    });
+    expect(ran).toBe(true);
+    claim.open();
+    await claiming;
+  });
+
+  it("a failing task rejects its own promise and does not stop the thread's next one", async () => {
+    const lane = createFollowUpLane({ concurrency: 2 });
+    const first = lane.run("t1", async () => {
+      throw new Error("Slack said no");
+    });
+    const second = lane.run("t1", async () => undefined);
+    await expect(first).rejects.toThrow("Slack said no");
+    await expect(second).resolves.toBeUndefined();
+  });
+});

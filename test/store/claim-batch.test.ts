@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { isHermesError } from "../../src/errors.ts";
+import { createEventDedupe, type EventDedupe } from "../../src/store/event-dedupe.ts";
+import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
+
+const STALE = { staleAfterMs: 60_000 };
+
+describe.each(DRIVERS)("claims in a burst, and a thread's earlier messages, on %s", (kind) => {
+  let store: TestStore;
+  let dedupe: EventDedupe;
+  beforeAll(async () => {
+    store = await openTestStore(kind, { maxConnections: 5 });
+    dedupe = createEventDedupe(store.handle);
+  });
+  afterAll(() => store?.cleanup());
+
+  it("600 claims at once (more than one statement's rows), mixed with repeats: each event has one owner and its job", async () => {
+    await dedupe.claim("EvB-done", STALE);
+    await dedupe.finish("EvB-done", "done");
+    const ids = Array.from({ length: 600 }, (_, i) => `EvB${i}`);
+    const claims = await Promise.all([
+      ...ids.map((id, i) => dedupe.claim(id, { ...STALE, sessionKey: `T:C:${i}`, payload: { n: i } })),
+      // The same events again in the same moment (a retry racing its first delivery) and a finished one.
+      ...ids.slice(0, 50).map((id) => dedupe.claim(id, STALE)),
+      dedupe.claim("EvB-done", STALE),
+    ]);
+    expect(claims.slice(0, 600)).toEqual(ids.map(() => "new"));
+    expect(claims.slice(600)).toEqual(claims.slice(600).map(() => "duplicate"));
+    const rows = await execSql(
+      store.handle.db,
+      "SELECT count(*)::int AS n, count(payload)::int AS jobs FROM slack_events WHERE event_id LIKE 'EvB_%' AND event_id <> 'EvB-done'",
+    );
+    expect(rows[0]).toEqual({ n: 600, jobs: 600 });
+    const [one] = await execSql(
+      store.handle.db,
+      "SELECT session_key, payload FROM slack_events WHERE event_id = 'EvB7'",
+    );
+    expect(one).toEqual({ session_key: "T:C:7", payload: { n: 7 } });
+  });
+
+  it("a claim whose statement fails is refused as storage unavailable, like any other", async () => {
+    const other = await openTestStore(kind, { maxConnections: 1 });
+    const closed = createEventDedupe(other.handle);
+    await other.cleanup();
+    const results = await Promise.allSettled([closed.claim("EvX1", STALE), closed.claim("EvX2", STALE)]);
+    for (const r of results) {
+      expect(r.status).toBe("rejected");
+      expect(isHermesError((r as PromiseRejectedResult).reason, "storage_unavailable")).toBe(true);
+    }
+  });
+
+  it("earlier unfinished messages of a thread: by Slack ts, this thread only, unfinished only", async () => {
+    const thread = "T:C:1700000000.000100";
+    const claim = (eventId: string, messageTs: string, sessionKey = thread) =>
+      dedupe.claim(eventId, { ...STALE, sessionKey, payload: { messageTs } });
+    await claim("EvO1", "1700000000.000100");
+    await claim("EvO2", "1700000005.000200");
+    await claim("EvO3", "1700000009.000300");
+    await claim("EvO-other", "1700000001.000000", "T:C:other");
+    await claim("EvO-odd", "not a ts");
+    const earlier = (eventId: string, messageTs: string) =>
+      dedupe.earlierUnfinished({ sessionKey: thread, messageTs, eventId });
+
+    expect(await earlier("EvO1", "1700000000.000100")).toEqual([]);
+    expect((await earlier("EvO3", "1700000009.000300")).sort()).toEqual(["EvO1", "EvO2"]);
+    // A ts with more digits before the point is later, not earlier (compared as numbers, not text).
+    expect((await earlier("EvO4", "17000000100.000000")).sort()).toEqual(["EvO1", "EvO2", "EvO3"]);
+    await dedupe.finish("EvO1", "done");
+    await dedupe.finish("EvO2", "failed");
+    expect(await earlier("EvO3", "1700000009.000300")).toEqual([]);
+    expect(await earlier("EvO3", "not a ts")).toEqual([]);
+  });
+});

@@ -8,9 +8,6 @@ import { addGeneratedAuditKey, loadSecretValues, type SecretValues } from "../po
 import { createDurableTurnQueue } from "../queue/durable-turn-queue.ts";
 import { createScheduler } from "../schedules/scheduler.ts";
 import { resolveAccess } from "../slack/access.ts";
-import { registerActionListeners } from "../slack/action-listeners.ts";
-import { createSlackApp } from "../slack/create-slack-app.ts";
-import { registerEventListeners } from "../slack/event-listeners.ts";
 import { handleJob } from "../slack/job-handler.ts";
 import { recoverUnfinishedWork } from "../slack/recover-run.ts";
 import { redactingSlackPort } from "../slack/redacting-slack-port.ts";
@@ -20,12 +17,11 @@ import { slackLogger } from "../slack/slack-logger.ts";
 import { createWebSlackPort } from "../slack/web-slack-port.ts";
 import { recordAuditRead } from "../store/audit-query.ts";
 import { createAuditSink } from "../store/audit-sink.ts";
-import { registerAdminSurfaces } from "./admin-surfaces.ts";
 import { startBackgroundWork } from "./background-work.ts";
 import { buildStorage } from "./build-storage.ts";
 import { buildTools } from "./build-tools.ts";
 import { healthRoute } from "./health-route.ts";
-import { prepareSandboxSlack, type SandboxSlack } from "./sandbox-slack.ts";
+import type { SandboxSlack } from "./sandbox-slack.ts";
 import { seedDemoTickets } from "./seed-demo-tickets.ts";
 
 export interface StartOptions {
@@ -62,8 +58,13 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     ? [...new Set([...o.config.env.HERMES_ADMINS, "U0ADMIN"])]
     : o.config.env.HERMES_ADMINS;
   const config: Config = { ...o.config, env: { ...o.config.env, HERMES_ADMINS: admins } };
+  // The sandbox (Web API emulator, page) is loaded only when there is no Slack token.
   const sandbox = isSandbox
-    ? await prepareSandboxSlack({ port: config.env.PORT, admins, logger })
+    ? await (await import("./sandbox-slack.ts")).prepareSandboxSlack({
+        port: config.env.PORT,
+        admins,
+        logger,
+      })
     : undefined;
   const env = config.env;
   const secrets = o.secrets ?? (await loadSecretValues({ config, rawEnv: o.rawEnv }));
@@ -142,10 +143,12 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const modelInfo = realModel
     ? `model ${config.model!.model} at ${config.model!.baseURL ?? "api.openai.com"}${fallbackInfo}`
     : "command mode (no model configured)";
+  // Bolt and the listeners are loaded by processes that receive events only: a worker needs neither.
+  const receiving = role === "worker" ? undefined : await loadReceiving();
   const slackApp =
-    role === "worker"
+    receiving === undefined
       ? undefined
-      : createSlackApp({
+      : receiving.createSlackApp({
           botToken,
           signingSecret: sandbox?.signingSecret ?? env.SLACK_SIGNING_SECRET,
           appToken: sandbox ? undefined : env.SLACK_APP_TOKEN,
@@ -159,13 +162,13 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     logger,
     onFire: (fire) => fireSchedule(services, fire),
   });
-  if (slackApp) {
-    registerEventListeners(slackApp.app, services);
-    const admin = registerAdminSurfaces(slackApp.app, services, {
+  if (slackApp && receiving) {
+    receiving.registerEventListeners(slackApp.app, services);
+    const admin = receiving.registerAdminSurfaces(slackApp.app, services, {
       schedules: storage.schedules,
       onSchedulesChanged: () => scheduler.reload(),
     });
-    registerActionListeners(slackApp.app, services, { refreshHome: admin.refreshHome });
+    receiving.registerActionListeners(slackApp.app, services, { refreshHome: admin.refreshHome });
   }
   const port = sandbox?.port ?? env.PORT;
   let started: { port: number };
@@ -231,6 +234,16 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
       await storage.close();
     },
   };
+}
+
+async function loadReceiving() {
+  const [app, events, actions, admin] = await Promise.all([
+    import("../slack/create-slack-app.ts"),
+    import("../slack/event-listeners.ts"),
+    import("../slack/action-listeners.ts"),
+    import("./admin-surfaces.ts"),
+  ]);
+  return { ...app, ...events, ...actions, ...admin };
 }
 
 async function authTest(client: WebClient): Promise<SlackServices["bot"]> {

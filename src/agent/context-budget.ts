@@ -6,8 +6,10 @@ export const SUMMARY_PREFIX = "Summary of earlier conversation — reference onl
 export interface BudgetOptions {
   /** The whole window we may use: prompt, history, tool schemas and the reserved output. */
   budgetTokens: number;
-  /** Tokens outside `messages`: tool schemas + reserved output tokens. */
-  fixedTokens: number;
+  /** Tokens outside `messages`: tool schemas + reserved output tokens (a function: counted only if needed). */
+  fixedTokens: number | (() => number);
+  /** An upper bound on `fixedTokens` that needs no tokenizer: when it and the history's bound fit, nothing is counted. */
+  fixedTokensUpperBound?: number;
   /** Makes a rolling summary of trimmed units; when it throws, units are dropped instead. */
   summarize?: (input: { previous: string | undefined; dropped: ChatMessage[] }) => Promise<string>;
   /** Trimming aims this far below the budget so the next steps do not summarize again at once. */
@@ -33,20 +35,15 @@ export interface BudgetResult {
  * the leading system prompt are never trimmed. Returns the same array when nothing had to change.
  */
 export async function fitToBudget(messages: ChatMessage[], options: BudgetOptions): Promise<BudgetResult> {
-  const limit = options.budgetTokens - options.fixedTokens;
   const base = { shrunkResults: 0, droppedUnits: 0, summarized: false };
   const bound = historyTokensUpperBound(messages);
-  if (bound <= limit) {
-    return {
-      messages,
-      tokens: bound,
-      estimated: true,
-      shrunkResults: 0,
-      droppedUnits: 0,
-      summarized: false,
-      overBudget: false,
-    };
-  }
+  const fitsUncounted = { messages, tokens: bound, estimated: true, ...base, overBudget: false };
+  // Bytes bound tokens: when the bounds fit, nothing is tokenized (short threads never load the tokenizer).
+  const fixedBound = options.fixedTokensUpperBound;
+  if (fixedBound !== undefined && bound <= options.budgetTokens - fixedBound) return fitsUncounted;
+  const fixed = typeof options.fixedTokens === "function" ? options.fixedTokens() : options.fixedTokens;
+  const limit = options.budgetTokens - fixed;
+  if (bound <= limit) return fitsUncounted;
   let tokens = historyTokens(messages);
   if (tokens <= limit) return { messages, tokens, ...base, overBudget: false };
 

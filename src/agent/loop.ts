@@ -31,7 +31,7 @@ import { sanitizeHistory } from "./sanitize-history.ts";
 import { stopMessage } from "./stop-messages.ts";
 import { summarizeWithModel } from "./summarize.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt.ts";
-import { specsTokens, textTokens } from "./token-count.ts";
+import { specsTokens, specsTokensUpperBound, textTokens, textTokensUpperBound } from "./token-count.ts";
 import { createTracer, type Tracer } from "./trace.ts";
 
 export type { Limits, RuntimeDeps, TurnInput, TurnResult, TurnStatus } from "./runtime-types.ts";
@@ -144,7 +144,9 @@ export async function loop(
 
       const budget = await fitToBudget(state.messages, {
         budgetTokens: limits.contextBudgetTokens,
-        fixedTokens: textTokens(systemPrompt) + specsTokens(specs) + model().maxOutputTokens,
+        fixedTokens: () => textTokens(systemPrompt) + specsTokens(specs) + model().maxOutputTokens,
+        fixedTokensUpperBound:
+          textTokensUpperBound(systemPrompt) + specsTokensUpperBound(specs) + model().maxOutputTokens,
         summarize: (i) => summarizeWithModel(model(), i, signal, (u) => countModelCall(state, u)),
       });
       if (budget.messages !== state.messages) {

@@ -1,6 +1,16 @@
-import { countTokens as countBpe } from "gpt-tokenizer";
+import { createRequire } from "node:module";
 import type { ToolSpec } from "./chat-model.ts";
 import type { ChatMessage } from "./messages.ts";
+
+/**
+ * The o200k tokenizer holds ~65 MB once loaded and takes ~0.35 s to load: it is loaded on the first
+ * count, which only a history too long for the cheap byte bound needs (a receiver never loads it).
+ */
+let bpe: ((text: string) => number) | undefined;
+function countBpe(text: string): number {
+  bpe ??= (createRequire(import.meta.url)("gpt-tokenizer") as typeof import("gpt-tokenizer")).countTokens;
+  return bpe(text);
+}
 
 // Per-message framing the chat format adds (role, separators), as OpenAI documents it: ~4 tokens.
 const MESSAGE_OVERHEAD = 4;
@@ -37,19 +47,44 @@ export function countTokens(text: string): number {
   return pieceStart === 0 ? countBpe(text) : total + countBpe(text.slice(pieceStart));
 }
 
+// Counts of longer texts by content, across turns: a thread's history is loaded as new objects each
+// turn, and re-tokenizing all of it (when it nears the budget) would make every turn cost more as
+// the thread grows. Bounded by the characters held; the oldest entries go first.
+const CONTENT_CACHE_MIN_CHARS = 256;
+const CONTENT_CACHE_MAX_CHARS = 4_000_000;
+const byContent = new Map<string, number>();
+let contentCacheChars = 0;
+
+/** `countTokens`, remembered by content for texts long enough to be worth it. */
+function countTokensCached(text: string): number {
+  if (text.length < CONTENT_CACHE_MIN_CHARS || text.length > MAX_TOKENIZED_CHARS) return countTokens(text);
+  const hit = byContent.get(text);
+  if (hit !== undefined) return hit;
+  const n = countTokens(text);
+  byContent.set(text, n);
+  contentCacheChars += text.length;
+  for (const key of byContent.keys()) {
+    if (contentCacheChars <= CONTENT_CACHE_MAX_CHARS) break;
+    byContent.delete(key);
+    contentCacheChars -= key.length;
+  }
+  return n;
+}
+
 const byMessage = new WeakMap<object, number>();
 const bySpecs = new WeakMap<object, number>();
 
 /**
  * Tokens of one message (o200k encoding: exact for current OpenAI models, a close estimate for
- * others). Cached per message object, so a step re-counts only what is new.
+ * others). Cached per message object, so a step re-counts only what is new, and long contents by
+ * text, so a turn does not re-count the history it loaded.
  */
 export function messageTokens(m: ChatMessage): number {
   const cached = byMessage.get(m);
   if (cached !== undefined) return cached;
-  let n = MESSAGE_OVERHEAD + countTokens(m.content ?? "");
+  let n = MESSAGE_OVERHEAD + countTokensCached(m.content ?? "");
   if (m.role === "assistant" && m.toolCalls) {
-    for (const c of m.toolCalls) n += MESSAGE_OVERHEAD + countTokens(c.name) + countTokens(c.arguments);
+    for (const c of m.toolCalls) n += MESSAGE_OVERHEAD + countTokens(c.name) + countTokensCached(c.arguments);
   }
   byMessage.set(m, n);
   return n;
@@ -87,6 +122,23 @@ export function historyTokensUpperBound(messages: readonly ChatMessage[]): numbe
       for (const c of m.toolCalls)
         n += MESSAGE_OVERHEAD + Buffer.byteLength(c.name) + Buffer.byteLength(c.arguments);
     }
+  }
+  return n;
+}
+
+/** A cheap upper bound on `textTokens` (bytes: a token is at least one), needing no tokenizer. */
+export function textTokensUpperBound(text: string): number {
+  return MESSAGE_OVERHEAD + Buffer.byteLength(text);
+}
+
+const specsBytes = new WeakMap<object, number>();
+
+/** A cheap upper bound on `specsTokens`, cached per specs array. */
+export function specsTokensUpperBound(specs: readonly ToolSpec[]): number {
+  let n = specsBytes.get(specs);
+  if (n === undefined) {
+    n = specs.length ? Buffer.byteLength(JSON.stringify(specs)) : 0;
+    specsBytes.set(specs, n);
   }
   return n;
 }

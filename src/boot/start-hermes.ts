@@ -9,9 +9,6 @@ import { addGeneratedAuditKey, loadSecretValues, type SecretValues } from "../po
 import { createDurableTurnQueue, type DurableTurnQueue } from "../queue/durable-turn-queue.ts";
 import { createScheduler, type Scheduler } from "../schedules/scheduler.ts";
 import { resolveAccess } from "../slack/access.ts";
-import { registerActionListeners } from "../slack/action-listeners.ts";
-import { createSlackApp } from "../slack/create-slack-app.ts";
-import { createEventIntake } from "../slack/event-listeners.ts";
 import { handleJob } from "../slack/job-handler.ts";
 import { CallScheduler } from "../slack/rate-limit/call-scheduler.ts";
 import { PacedWebClient } from "../slack/rate-limit/paced-web-client.ts";
@@ -23,14 +20,13 @@ import { slackLogger } from "../slack/slack-logger.ts";
 import { createWebSlackPort } from "../slack/web-slack-port.ts";
 import { recordAuditRead } from "../store/audit-query.ts";
 import { createAuditSink } from "../store/audit-sink.ts";
-import { registerAdminSurfaces } from "./admin-surfaces.ts";
 import { startBackgroundWork } from "./background-work.ts";
 import { buildStorage } from "./build-storage.ts";
 import { buildTools } from "./build-tools.ts";
 import { healthRoute } from "./health-route.ts";
 import type { ProcessRole } from "./process-role.ts";
 import { startRouteServer } from "./route-server.ts";
-import { prepareSandboxSlack, type SandboxSlack } from "./sandbox-slack.ts";
+import type { SandboxSlack } from "./sandbox-slack.ts";
 import { seedDemoTickets } from "./seed-demo-tickets.ts";
 
 export interface StartOptions {
@@ -67,8 +63,13 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     ? [...new Set([...o.config.env.HERMES_ADMINS, "U0ADMIN"])]
     : o.config.env.HERMES_ADMINS;
   const config: Config = { ...o.config, env: { ...o.config.env, HERMES_ADMINS: admins } };
+  // The sandbox (Web API emulator, page) is loaded only when there is no Slack token.
   const sandbox = isSandbox
-    ? await prepareSandboxSlack({ port: config.env.PORT, admins, logger })
+    ? await (await import("./sandbox-slack.ts")).prepareSandboxSlack({
+        port: config.env.PORT,
+        admins,
+        logger,
+      })
     : undefined;
   const env = config.env;
   const secrets = o.secrets ?? (await loadSecretValues({ config, rawEnv: o.rawEnv }));
@@ -158,11 +159,13 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const modelInfo = realModel
     ? `model ${config.model!.model} at ${config.model!.baseURL ?? "api.openai.com"}${fallbackInfo}`
     : "command mode (no model configured)";
-  const intake = createEventIntake(services);
+  // Bolt and the listeners are loaded by processes that receive events only: a worker needs neither.
+  const receiving = role === "worker" ? undefined : await loadReceiving();
+  const intake = receiving?.createEventIntake(services);
   const slackApp =
-    role === "worker"
+    receiving === undefined
       ? undefined
-      : createSlackApp({
+      : receiving.createSlackApp({
           botToken,
           signingSecret: sandbox?.signingSecret ?? env.SLACK_SIGNING_SECRET,
           appToken: sandbox ? undefined : env.SLACK_APP_TOKEN,
@@ -177,13 +180,13 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     logger,
     onFire: (fire) => fireSchedule(services, fire),
   });
-  if (slackApp) {
+  if (slackApp && receiving && intake) {
     intake.register(slackApp.app);
-    const admin = registerAdminSurfaces(slackApp.app, services, {
+    const admin = receiving.registerAdminSurfaces(slackApp.app, services, {
       schedules: storage.schedules,
       onSchedulesChanged: () => scheduler.reload(),
     });
-    registerActionListeners(slackApp.app, services, { refreshHome: admin.refreshHome });
+    receiving.registerActionListeners(slackApp.app, services, { refreshHome: admin.refreshHome });
   }
   const port = sandbox?.port ?? env.PORT;
   let started: { port: number; stop(): Promise<void> };
@@ -264,6 +267,17 @@ async function startWorker(services: SlackServices, durableQueue: DurableTurnQue
     (err: unknown) => logger.error({ err: String(err) }, "could not pick up unfinished turns"),
   );
   return startBackgroundWork(services, scheduler, { recoverTurns });
+}
+
+/** Bolt, the listeners and the admin surfaces: loaded only by processes that take Slack requests. */
+async function loadReceiving() {
+  const [app, events, actions, admin] = await Promise.all([
+    import("../slack/create-slack-app.ts"),
+    import("../slack/event-listeners.ts"),
+    import("../slack/action-listeners.ts"),
+    import("./admin-surfaces.ts"),
+  ]);
+  return { ...app, ...events, ...actions, ...admin };
 }
 
 async function authTest(client: WebClient): Promise<SlackServices["bot"]> {

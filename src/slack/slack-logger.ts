@@ -15,6 +15,8 @@ export function slackLogger(logger: Logger, name = "slack"): SlackLogger {
   const write =
     (method: "debug" | "info" | "warn" | "error") =>
     (...msg: unknown[]) => {
+      // The Web API client logs every request and result at debug: skip joining what is not written.
+      if (!log.isLevelEnabled(method)) return;
       log[method](
         msg
           .map((m) => (m instanceof Error ? m.message : typeof m === "string" ? m : JSON.stringify(m)))

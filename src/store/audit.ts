@@ -9,6 +9,7 @@ import {
   checkCheckpoint,
   signCheckpoint,
 } from "./audit-checkpoint.ts";
+import { createGroupCommit } from "./audit-group-commit.ts";
 import { ARGS_MAC_PREFIX, type AuditKey, createAuditKey } from "./audit-key.ts";
 import { type AuditPage, type AuditQuery, queryAudit } from "./audit-query.ts";
 import { storableString, toStorableJson } from "./canonical-json.ts";
@@ -110,6 +111,8 @@ export function createAuditLog({ db, key: given }: AuditLogOptions): AuditLog {
       ? event
       : { ...event, argsSha256: key.argsMac(hash) };
   };
+  // Appends outside a caller's transaction are written in batches, one transaction each.
+  const grouped = createGroupCommit((events: ParsedEvent[]) => db.transaction((t) => appendRows(t, events)));
   return {
     async append(event, tx) {
       const parsed = auditEventSchema.safeParse(event);
@@ -118,8 +121,8 @@ export function createAuditLog({ db, key: given }: AuditLogOptions): AuditLog {
       }
       const data = keyed(parsed.data);
       try {
-        if (tx) return await appendIn(tx, data);
-        return await db.transaction((t) => appendIn(t, data));
+        if (tx) return (await appendRows(tx, [data]))[0]!;
+        return await grouped(data);
       } catch (err) {
         if (isHermesError(err)) throw err;
         throw new HermesError(
@@ -189,7 +192,8 @@ async function readHead(db: Database): Promise<AuditHead | null> {
 
 type ParsedEvent = z.output<typeof auditEventSchema>;
 
-async function appendIn(tx: Database, event: ParsedEvent): Promise<AuditRow> {
+/** Appends `events` in order, chained to the head and to each other, in `tx` (under the chain's lock). */
+async function appendRows(tx: Database, events: ParsedEvent[]): Promise<AuditRow[]> {
   const lock = await tx.execute<{ iso: string }>(
     sql`SELECT pg_advisory_xact_lock(${sql.raw(String(AUDIT_LOCK_KEY))}) AS locked,
                current_setting('transaction_isolation') AS iso`,
@@ -203,19 +207,22 @@ async function appendIn(tx: Database, event: ParsedEvent): Promise<AuditRow> {
   }
   // Under the lock: the head is final, and ids and timestamps increase along the chain.
   const next = await tx.execute<{ id: string | number; created_at: string; prev_hash: string | null }>(
-    sql`SELECT nextval(pg_get_serial_sequence('audit_log', 'id')) AS id,
-               ${utcIso(sql`clock_timestamp()`)} AS created_at,
-               (SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1) AS prev_hash`,
+    sql`SELECT n.id, n.created_at, (SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1) AS prev_hash
+          FROM (SELECT nextval(pg_get_serial_sequence('audit_log', 'id')) AS id,
+                       ${utcIso(sql`clock_timestamp()`)} AS created_at
+                  FROM generate_series(1, ${sql.raw(String(events.length))})) AS n`,
   );
-  const head = next.rows[0];
-  if (!head) throw new Error("audit_log: nextval returned no row");
-  const unhashed: Omit<AuditRow, "hash"> = {
-    id: Number(head.id),
-    createdAt: head.created_at,
-    ...event,
-    prevHash: head.prev_hash ?? GENESIS_HASH,
-  };
-  const row: AuditRow = { ...unhashed, hash: auditRowHash(unhashed) };
-  await tx.insert(auditLog).values(row);
-  return row;
+  if (next.rows.length !== events.length) throw new Error("audit_log: nextval returned too few rows");
+  // Ids and times, each in increasing order (both drawn under the lock), go to the events in order.
+  const ids = next.rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+  const times = next.rows.map((r) => r.created_at).sort();
+  let prevHash = next.rows[0]?.prev_hash ?? GENESIS_HASH;
+  const rows = events.map((event, i): AuditRow => {
+    const unhashed: Omit<AuditRow, "hash"> = { id: ids[i]!, createdAt: times[i]!, ...event, prevHash };
+    const row: AuditRow = { ...unhashed, hash: auditRowHash(unhashed) };
+    prevHash = row.hash;
+    return row;
+  });
+  await tx.insert(auditLog).values(rows);
+  return rows;
 }

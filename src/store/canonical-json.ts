@@ -44,8 +44,15 @@ export function storableString(value: string): string {
 export function toStorableJson(value: unknown): JsonValue {
   const json = JSON.stringify(value);
   if (json === undefined) return null;
-  return clean(JSON.parse(json) as JsonValue);
+  const parsed = JSON.parse(json) as JsonValue;
+  // JSON.stringify writes NUL and unpaired surrogates as `\u0000` / `\ud800`-style escapes: without
+  // one in the text (the usual case: run snapshots, audit args) there is nothing to clean, and the
+  // second walk over every key and string is skipped. A backslash written before such letters only
+  // takes the slow path.
+  return ESCAPED_UNSTORABLE.test(json) ? clean(parsed) : parsed;
 }
+
+const ESCAPED_UNSTORABLE = /\\u(?:0000|d[89a-f])/i;
 
 function clean(value: JsonValue): JsonValue {
   if (typeof value === "string") return storableString(value);

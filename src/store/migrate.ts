@@ -3,8 +3,6 @@ import { sql } from "drizzle-orm";
 import { readMigrationFiles } from "drizzle-orm/migrator";
 import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import { migrate as migrateNodePg } from "drizzle-orm/node-postgres/migrator";
-import { drizzle as drizzlePglite } from "drizzle-orm/pglite";
-import { migrate as migratePglite } from "drizzle-orm/pglite/migrator";
 import pg from "pg";
 import type { Database, DatabaseHandle } from "./db.ts";
 import * as schema from "./schema.ts";
@@ -34,6 +32,11 @@ export async function migrate(handle: DatabaseHandle): Promise<MigrateResult> {
   if (handle.kind === "pglite") {
     const pending = await pendingIn(handle.db);
     if (pending > 0) {
+      // Loaded only here: with Postgres, PGlite (~45 MB) is never loaded.
+      const [{ drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+        import("drizzle-orm/pglite"),
+        import("drizzle-orm/pglite/migrator"),
+      ]);
       await migratePglite(drizzlePglite({ client: handle.client }), { migrationsFolder: MIGRATIONS_FOLDER });
     }
     return { applied: pending };

@@ -62,7 +62,10 @@ describe.each(DRIVERS)("audit hash chain on %s", (kind) => {
   });
 
   it("200 concurrent appends (8 connections on Postgres) form one chain with no gaps", async () => {
-    const rows = await Promise.all(Array.from({ length: 200 }, (_, i) => audit.append(event(i))));
+    // Eight log objects, as eight replicas: each writes its own appends in batches on one connection,
+    // and the eight take turns on the chain's lock.
+    const logs = Array.from({ length: 8 }, () => createAuditLog(store.handle));
+    const rows = await Promise.all(Array.from({ length: 200 }, (_, i) => logs[i % 8]!.append(event(i))));
     if (store.handle.kind === "postgres") expect(store.handle.pool.totalCount).toBe(8);
     const sorted = [...rows].sort((a, b) => a.id - b.id);
     expect(sorted.map((r) => r.id)).toEqual(Array.from({ length: 200 }, (_, i) => i + 1));

@@ -62,6 +62,30 @@ describe("toStorableJson", () => {
     expect(storableString("\uDC00")).toBe("\uFFFD");
   });
 
+  it("cleans every key and string at any depth, and leaves storable data exactly as JSON gives it", () => {
+    const strings = (v: JsonValue): string[] =>
+      v === null || typeof v !== "object"
+        ? typeof v === "string"
+          ? [v]
+          : []
+        : Array.isArray(v)
+          ? v.flatMap(strings)
+          : Object.entries(v).flatMap(([k, x]) => [k, ...strings(x)]);
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: "binary" }), (value) => {
+        const stored = toStorableJson(value);
+        for (const s of strings(stored)) expect(UNSTORABLE.test(s)).toBe(false);
+        const plain = JSON.parse(JSON.stringify(value)) as JsonValue;
+        if (!strings(plain).some((s) => UNSTORABLE.test(s))) expect(stored).toEqual(plain);
+      }),
+    );
+    // A backslash before "u0000" or "ud800" in the text is data, not an escape: kept as it is.
+    expect(toStorableJson({ path: "C:\\u0000\\ud800" })).toEqual({ path: "C:\\u0000\\ud800" });
+    expect(toStorableJson({ deep: [{ "a\uDFFF": { b: "\u0000" } }] })).toEqual({
+      deep: [{ "a\uFFFD": { b: "\uFFFD" } }],
+    });
+  });
+
   it("is idempotent and never leaves an unstorable character", () => {
     fc.assert(
       fc.property(fc.jsonValue({ stringUnit: "binary" }), (value) => {

@@ -1,6 +1,4 @@
-import { Resvg } from "@resvg/resvg-js";
-import * as vega from "vega";
-import { compile, type TopLevelSpec } from "vega-lite";
+import type { TopLevelSpec } from "vega-lite";
 
 export interface BarChartOptions {
   title: string;
@@ -42,6 +40,12 @@ export async function renderBarChartPng(options: BarChartOptions): Promise<Buffe
       y: { field: "count", type: "quantitative", title: y, axis: { tickMinStep: 1, format: "d" } },
     },
   };
+  // Loaded on the first chart, not at start: vega, vega-lite and resvg hold ~35 MB.
+  const [vega, { compile }, { Resvg }] = await Promise.all([
+    import("vega"),
+    import("vega-lite"),
+    import("@resvg/resvg-js"),
+  ]);
   const view = new vega.View(vega.parse(compile(spec).spec), { renderer: "none" });
   try {
     const svg = await view.toSVG();

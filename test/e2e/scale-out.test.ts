@@ -29,7 +29,7 @@ import { type EffectsServer, startEffectsServer } from "../reliability/effects-s
  * (receiver and worker in one process); once it does, this becomes `["--receiver"]` and the turns
  * run on the three workers only. Nothing else in this file depends on it.
  */
-const RECEIVER_ARGS: string[] = [];
+const RECEIVER_ARGS: string[] = ["--receiver"];
 const RECEIVERS_RUN_TURNS = !RECEIVER_ARGS.includes("--receiver");
 
 const SIGNING_SECRET = "scale-out-signing-secret";

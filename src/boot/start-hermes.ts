@@ -149,26 +149,25 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const modelInfo = realModel
     ? `model ${config.model!.model} at ${config.model!.baseURL ?? "api.openai.com"}${fallbackInfo}`
     : "command mode (no model configured)";
-  const intake = createEventIntake(services);
-  const slackApp =
-    role === "worker"
-      ? undefined
-      : createSlackApp({
-          botToken,
-          signingSecret: sandbox?.signingSecret ?? env.SLACK_SIGNING_SECRET,
-          appToken: sandbox ? undefined : env.SLACK_APP_TOKEN,
-          slackApiUrl,
-          logger,
-          bot,
-          routes: [healthRoute(services, modelInfo), ...(sandbox ? [sandbox.route] : [])],
-          events: intake,
-        });
+  const intake = role === "worker" ? undefined : createEventIntake(services);
+  const slackApp = !intake
+    ? undefined
+    : createSlackApp({
+        botToken,
+        signingSecret: sandbox?.signingSecret ?? env.SLACK_SIGNING_SECRET,
+        appToken: sandbox ? undefined : env.SLACK_APP_TOKEN,
+        slackApiUrl,
+        logger,
+        bot,
+        routes: [healthRoute(services, modelInfo), ...(sandbox ? [sandbox.route] : [])],
+        events: intake,
+      });
   const scheduler = createScheduler({
     store: storage.schedules,
     logger,
     onFire: (fire) => fireSchedule(services, fire),
   });
-  if (slackApp) {
+  if (slackApp && intake) {
     intake.register(slackApp.app);
     const admin = registerAdminSurfaces(slackApp.app, services, {
       schedules: storage.schedules,

@@ -20,12 +20,14 @@ const MAX_PAUSE_MS = 1_000;
  * later: the earlier turn runs first, and the later one sees it in the history.
  */
 export async function inThreadOrder<T>(
-  s: Pick<SlackServices, "sessions" | "events">,
+  s: Pick<SlackServices, "sessions" | "events" | "limits">,
   job: TurnJob,
   o: { signal: AbortSignal; logger: Logger; waitMs?: number },
   fn: (lockSignal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const deadline = Date.now() + (o.waitMs ?? WAIT_FOR_EARLIER_MS);
+  // A claim older than a whole turn is a dead one (recovery takes it over): it holds nobody up.
+  const withinMs = (s.limits.turnTimeoutMs ?? 300_000) + 60_000;
   let pauseMs = FIRST_PAUSE_MS;
   let told = false;
   for (;;) {
@@ -36,6 +38,7 @@ export async function inThreadOrder<T>(
           sessionKey: job.sessionKey,
           messageTs: job.messageTs,
           eventId: job.eventId,
+          withinMs,
         });
         if (earlier.length > 0) return { earlier };
       } else if (told) {

@@ -41,9 +41,15 @@ export interface EventDedupe {
   claimPending(claimedBefore: Date): Promise<Array<{ eventId: string; job: unknown }>>;
   /**
    * Unfinished events of thread `sessionKey` whose message (`payload.messageTs`) came before
-   * `messageTs`, other than `eventId`: turns that must run before this one (at most a few ids).
+   * `messageTs`, other than `eventId`, claimed within the last `withinMs` (an older claim is a dead
+   * one, left to recovery): turns that must run before this one (at most a few ids).
    */
-  earlierUnfinished(options: { sessionKey: string; messageTs: string; eventId: string }): Promise<string[]>;
+  earlierUnfinished(options: {
+    sessionKey: string;
+    messageTs: string;
+    eventId: string;
+    withinMs: number;
+  }): Promise<string[]>;
 }
 
 /** A Slack message ts (`1712345678.123456`), the only form compared as a number. */
@@ -110,7 +116,7 @@ export function createEventDedupe({ db }: { db: Database }): EventDedupe {
           });
       },
 
-      async earlierUnfinished({ sessionKey, messageTs, eventId }) {
+      async earlierUnfinished({ sessionKey, messageTs, eventId, withinMs }) {
         if (!SLACK_TS.test(messageTs)) return [];
         const theirTs = sql`${slackEvents.payload}->>'messageTs'`;
         const rows = await db
@@ -121,6 +127,7 @@ export function createEventDedupe({ db }: { db: Database }): EventDedupe {
               eq(slackEvents.status, "received"),
               eq(slackEvents.sessionKey, sessionKey),
               ne(slackEvents.eventId, eventId),
+              sql`${slackEvents.receivedAt} > now() - make_interval(secs => ${withinMs / 1000})`,
               // CASE first: a row whose payload holds no ts is never cast (and never counts).
               sql`(case when ${theirTs} ~ ${SLACK_TS.source} then (${theirTs})::numeric end) < ${messageTs}::numeric`,
             ),

@@ -58,13 +58,20 @@ describe.each(DRIVERS)("claims in a burst, and a thread's earlier messages, on %
     await claim("EvO3", "1700000009.000300");
     await claim("EvO-other", "1700000001.000000", "T:C:other");
     await claim("EvO-odd", "not a ts");
-    const earlier = (eventId: string, messageTs: string) =>
-      dedupe.earlierUnfinished({ sessionKey: thread, messageTs, eventId });
+    const earlier = (eventId: string, messageTs: string, withinMs = 60_000) =>
+      dedupe.earlierUnfinished({ sessionKey: thread, messageTs, eventId, withinMs });
 
     expect(await earlier("EvO1", "1700000000.000100")).toEqual([]);
     expect((await earlier("EvO3", "1700000009.000300")).sort()).toEqual(["EvO1", "EvO2"]);
     // A ts with more digits before the point is later, not earlier (compared as numbers, not text).
     expect((await earlier("EvO4", "17000000100.000000")).sort()).toEqual(["EvO1", "EvO2", "EvO3"]);
+    // A claim older than the window is a dead one: it holds nobody up.
+    await execSql(
+      store.handle.db,
+      "UPDATE slack_events SET received_at = now() - interval '10 minutes' WHERE event_id = 'EvO2'",
+    );
+    expect((await earlier("EvO3", "1700000009.000300")).sort()).toEqual(["EvO1"]);
+    expect((await earlier("EvO3", "1700000009.000300", 3_600_000)).sort()).toEqual(["EvO1", "EvO2"]);
     await dedupe.finish("EvO1", "done");
     await dedupe.finish("EvO2", "failed");
     expect(await earlier("EvO3", "1700000009.000300")).toEqual([]);

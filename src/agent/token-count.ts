@@ -3,13 +3,19 @@ import type { ToolSpec } from "./chat-model.ts";
 import type { ChatMessage } from "./messages.ts";
 
 /**
- * The o200k tokenizer holds ~65 MB once loaded and takes ~0.35 s to load: it is loaded on the first
- * count, which only a history too long for the cheap byte bound needs (a receiver never loads it).
+ * The o200k tokenizer holds ~65 MB once loaded and takes ~0.35 s of blocking work to load, so it is
+ * not loaded at import: a process that runs turns loads it at start-up (`preloadTokenizer`), before
+ * it takes work, so that no turn's first long history stalls the event loop; a receiver never does.
  */
 let bpe: ((text: string) => number) | undefined;
 function countBpe(text: string): number {
   bpe ??= (createRequire(import.meta.url)("gpt-tokenizer") as typeof import("gpt-tokenizer")).countTokens;
   return bpe(text);
+}
+
+/** Loads the tokenizer now (start-up of a process that runs turns), not in the middle of a turn. */
+export function preloadTokenizer(): void {
+  countBpe("");
 }
 
 // Per-message framing the chat format adds (role, separators), as OpenAI documents it: ~4 tokens.

@@ -2,6 +2,7 @@ import type { WebClient } from "@slack/web-api";
 import { createCommandModel } from "../agent/command-model.ts";
 import { limitModelCalls, modelCallLimit } from "../agent/limit-model-calls.ts";
 import { createOpenAIModel } from "../agent/openai-model.ts";
+import { preloadTokenizer } from "../agent/token-count.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { createRedactor } from "../policy/redact.ts";
@@ -257,6 +258,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
  */
 async function startWorker(services: SlackServices, durableQueue: DurableTurnQueue, scheduler: Scheduler) {
   const { config, logger } = services;
+  preloadTokenizer();
   await durableQueue.process((job, ctx) => handleJob(services, job, ctx), {
     concurrency: config.env.HERMES_WORKER_CONCURRENCY,
   });

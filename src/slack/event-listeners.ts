@@ -13,7 +13,9 @@ import type { TurnJobMeta } from "./turn-worker.ts";
 const CANCEL = /^\s*(cancel|stop|abort)\s*[.!]?\s*$/i;
 
 /** Follow-up work (working message, enqueue) of this many events runs at once; the rest waits its turn. */
-const FOLLOW_UP_CONCURRENCY = 8;
+const FOLLOW_UP_CONCURRENCY = 32;
+/** …and of this many per channel, so one busy channel (paced by Slack's rate limit) never holds up another. */
+const FOLLOW_UP_PER_CHANNEL = 4;
 
 export interface EventIntake {
   /** Records a callback before its ack (`RecordFirstApp`'s `record`). */
@@ -33,7 +35,10 @@ export interface EventIntake {
  * event id, are deduplicated by the replay guard registered here.
  */
 export function createEventIntake(s: SlackServices): EventIntake {
-  const followUps = createFollowUpLane({ concurrency: FOLLOW_UP_CONCURRENCY });
+  const followUps = createFollowUpLane({
+    concurrency: FOLLOW_UP_CONCURRENCY,
+    perGroup: FOLLOW_UP_PER_CHANNEL,
+  });
   const record = createEventRecorder(s, followUps);
 
   const refuse = async (job: TurnJob, err: unknown) => {
@@ -74,26 +79,30 @@ export function createEventIntake(s: SlackServices): EventIntake {
         return refuse(recorded.job, recorded.error);
     }
     const { job, request: req } = recorded;
-    await followUps.run(job.sessionKey, async () => {
-      try {
-        if (await answeredWhilePaused(s, req, job.sessionKey)) {
-          await s.events.finish(job.eventId, "done");
-          return;
+    await followUps.run(
+      job.sessionKey,
+      async () => {
+        try {
+          if (await answeredWhilePaused(s, req, job.sessionKey)) {
+            await s.events.finish(job.eventId, "done");
+            return;
+          }
+          const placeholder = await s.client.chat.postMessage({
+            channel: req.channelId,
+            thread_ts: req.threadTs,
+            text: ":hourglass_flowing_sand: Working on it…",
+          });
+          const meta: TurnJobMeta = { placeholderTs: placeholder.ts, inThread: req.inThread };
+          await s.queue.enqueue(
+            { ...job, meta: meta as Record<string, unknown> },
+            { jobId: `turn:${job.eventId}` },
+          );
+        } catch (err) {
+          await refuse(job, err);
         }
-        const placeholder = await s.client.chat.postMessage({
-          channel: req.channelId,
-          thread_ts: req.threadTs,
-          text: ":hourglass_flowing_sand: Working on it…",
-        });
-        const meta: TurnJobMeta = { placeholderTs: placeholder.ts, inThread: req.inThread };
-        await s.queue.enqueue(
-          { ...job, meta: meta as Record<string, unknown> },
-          { jobId: `turn:${job.eventId}` },
-        );
-      } catch (err) {
-        await refuse(job, err);
-      }
-    });
+      },
+      req.channelId,
+    );
   };
 
   return {

@@ -3,10 +3,10 @@ import pLimit from "p-limit";
 export interface FollowUpLane {
   /**
    * Runs `task` after the tasks handed in before it under the same `key` (a thread), once no ack is
-   * waiting (or it has waited `maxDeferMs`), and at most `concurrency` tasks of all keys at once.
-   * Resolves or rejects with the task.
+   * waiting (or it has waited `maxDeferMs`), at most `perGroup` tasks of one `group` (a channel) and
+   * `concurrency` tasks of all groups at once. Resolves or rejects with the task.
    */
-  run(key: string, task: () => Promise<void>): Promise<void>;
+  run(key: string, task: () => Promise<void>, group?: string): Promise<void>;
   /** Runs `work`, an event's claim that its ack waits for, ahead of every follow-up task. */
   first<T>(work: () => Promise<T>): Promise<T>;
   /** Resolves once no claim is in flight or just started (or after `maxDeferMs`): when follow-ups may go. */
@@ -28,12 +28,33 @@ const MAX_DEFER_MS = 500;
  */
 export function createFollowUpLane({
   concurrency,
+  perGroup = concurrency,
   maxDeferMs = MAX_DEFER_MS,
 }: {
   concurrency: number;
+  /**
+   * Tasks of one group (channel) at once. A burst in one channel waits on that channel's Slack rate
+   * budget; capping it per channel keeps its queued tasks from taking every slot while another
+   * channel's follow-ups wait behind them.
+   */
+  perGroup?: number;
   maxDeferMs?: number;
 }): FollowUpLane {
   const limit = pLimit(concurrency);
+  const groups = new Map<string, ReturnType<typeof pLimit>>();
+  const inGroup = (group: string | undefined, task: () => Promise<void>): Promise<void> => {
+    if (group === undefined) return limit(task);
+    let g = groups.get(group);
+    if (!g) {
+      g = pLimit(perGroup);
+      groups.set(group, g);
+    }
+    const mine = g;
+    return mine(() => limit(task)).finally(() => {
+      if (mine.activeCount === 0 && mine.pendingCount === 0 && groups.get(group) === mine)
+        groups.delete(group);
+    });
+  };
   const tails = new Map<string, Promise<void>>();
   let claiming = 0;
   let lastClaimAt = 0;
@@ -65,9 +86,9 @@ export function createFollowUpLane({
     });
 
   return {
-    run(key, task) {
+    run(key, task, group) {
       const previous = tails.get(key) ?? Promise.resolve();
-      const run = previous.then(quiet).then(() => limit(task));
+      const run = previous.then(quiet).then(() => inGroup(group, task));
       const tail = run.catch(() => undefined);
       tails.set(key, tail);
       void tail.then(() => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { normalizeAssistantMessage } from "../../src/agent/normalize-response.ts";
-import { countTokens } from "../../src/agent/token-count.ts";
+import { countTokens, preloadTokenizer } from "../../src/agent/token-count.ts";
 import { toolFormatContext } from "../../src/agent/tool-formats/context.ts";
 import { CALL_MARKERS } from "../../src/agent/tool-formats/index.ts";
 import { silentLogger } from "../../src/logger.ts";
@@ -88,6 +88,8 @@ describe("no argument text blocks the event loop", () => {
   );
 
   it("token counting is bounded for one huge word, mixed scripts and megabyte messages", () => {
+    // A process that runs turns loads the tokenizer at start-up; the cost measured here is per text.
+    preloadTokenizer();
     for (const text of [
       "a".repeat(39_000),
       "x9é中".repeat(30_000),

@@ -34,6 +34,31 @@ describe("the follow-up lane (work after an event's ack)", () => {
     expect(order).toEqual(["t2", "t1-first", "t1-second"]);
   });
 
+  it("a busy channel takes at most its share of slots: another channel's follow-up is not held behind it", async () => {
+    const lane = createFollowUpLane({ concurrency: 4, perGroup: 2 });
+    const busy = gate();
+    const started: string[] = [];
+    const all: Array<Promise<void>> = [];
+    for (let i = 0; i < 10; i++) {
+      all.push(
+        lane.run(
+          `busy-${i}`,
+          async () => {
+            started.push(`busy-${i}`);
+            await busy.opened; // waiting on the busy channel's Slack rate budget
+          },
+          "C-BUSY",
+        ),
+      );
+    }
+    all.push(lane.run("quiet-1", async () => void started.push("quiet-1"), "C-QUIET"));
+    await waitFor(() => started.includes("quiet-1"), 5000, "the quiet channel's follow-up");
+    expect(started.filter((s) => s.startsWith("busy-"))).toHaveLength(2);
+    busy.open();
+    await Promise.all(all);
+    expect(started).toHaveLength(11);
+  });
+
   it("holds follow-ups while a claim is in flight, and lets them go once it is done", async () => {
     const lane = createFollowUpLane({ concurrency: 4, maxDeferMs: 60_000 });
     const claim = gate();

@@ -1,0 +1,59 @@
+/**
+ * End to end, one turn at a time: a signed `app_mention` in → the answer posted in the thread, on one
+ * Hermes process (receiver and worker, as `npm start`) with Postgres and Redis. Each turn opens a
+ * ticket with one tool call, so it takes two model steps (the scripted model waits `modelDelayMs`
+ * per call). Hermes' own time per step = (total − model time) / 2; CPU per turn is what the Hermes
+ * process used (user + system, from /proc) over the measured turns, divided by their number.
+ */
+import type { BenchStack } from "./lib/bench-stack.ts";
+import { within } from "./lib/bench-stack.ts";
+import type { HermesProcess } from "./lib/hermes-processes.ts";
+import { type Summary, summarize } from "./lib/stats.ts";
+
+const STEPS_PER_TURN = 2;
+
+export interface E2EResult {
+  turns: number;
+  modelDelayMs: number;
+  totalMs: Summary;
+  ownPerStepMs: Summary;
+  cpuMsPerTurn: number;
+  /** The kernel's share of it (system time: socket reads and writes on loopback). */
+  systemMsPerTurn: number;
+  /** Monotonic-clock window (µs) of the measured turns, to cut a `--cpu-prof` profile to it. */
+  windowUs: { from: number; to: number };
+}
+
+export async function measureE2E(
+  stack: BenchStack,
+  hermes: HermesProcess,
+  o: { turns: number; warmup: number; modelDelayMs: number },
+): Promise<E2EResult> {
+  const driver = stack.driver(hermes);
+  stack.state.modelDelayMs = o.modelDelayMs;
+  const one = async () => {
+    const sent = await driver.send("tool");
+    return within(60_000, `answer to ${sent.token}`, sent.done);
+  };
+  for (let i = 0; i < o.warmup; i++) await one();
+  const totals: number[] = [];
+  const cpu0 = hermes.cpuTimes();
+  const from = monotonicUs();
+  for (let i = 0; i < o.turns; i++) totals.push(await one());
+  const to = monotonicUs();
+  const cpu1 = hermes.cpuTimes();
+  return {
+    turns: o.turns,
+    modelDelayMs: o.modelDelayMs,
+    totalMs: summarize(totals),
+    ownPerStepMs: summarize(totals.map((t) => (t - STEPS_PER_TURN * o.modelDelayMs) / STEPS_PER_TURN)),
+    cpuMsPerTurn: (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / o.turns,
+    systemMsPerTurn: (cpu1.system - cpu0.system) / o.turns,
+    windowUs: { from, to },
+  };
+}
+
+/** CLOCK_MONOTONIC in µs: the clock of V8's profile timestamps in every process on this machine. */
+export function monotonicUs(): number {
+  return Number(process.hrtime.bigint() / 1000n);
+}

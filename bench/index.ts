@@ -1,0 +1,237 @@
+/**
+ * `npm run bench [-- --quick]`: every benchmark of issue 11 in one run (so ratios hold on a noisy
+ * machine), on loopback with a scripted model server, the Slack Web API emulator, Postgres and Redis:
+ *   1. runtime overhead per turn vs a bare `openai` SDK loop and vs `@openai/agents`
+ *   2. end to end (signed event in → answer posted): Hermes' own time per model step, CPU per turn
+ *   3. ack latency under bursts of concurrent events (up to 200)
+ *   4. throughput with 1, 2 and 4 worker processes (model 50 ms per call, and 1 s), scaling at 4
+ *   5. memory and start-up: idle RSS per process, RSS with 1,000 idle sessions and 100 paused runs,
+ *      time to /healthz; a 200-turn thread's prompt size and per-turn cost
+ *   6. audit rows/s with the hash chain (1/4/16 writers), approval decide p99
+ * Prints progress to stderr, then one table and, as its last line, the headline figures.
+ * Every benchmark stops its processes and drops its databases, Redis keys and folders when it ends.
+ */
+import { cpus, loadavg } from "node:os";
+import { measureAckBursts } from "./ack-burst.ts";
+import { FULL, measureAuditSuite, QUICK } from "./audit-suite.ts";
+import { measureE2E } from "./e2e-turn.ts";
+import { createBenchStack } from "./lib/bench-stack.ts";
+import { RECEIVER_FLAG } from "./lib/hermes-processes.ts";
+import { formatTable, type ReportRow } from "./lib/report-table.ts";
+import { fmt, percentile } from "./lib/stats.ts";
+import { measureEmbeddedStart, measureIdleSessions, measureLongThread, settledRssMb } from "./memory.ts";
+import { measureRuntimeOverhead } from "./runtime-overhead.ts";
+import { measureThroughput, scalingEfficiency } from "./throughput.ts";
+
+const quick = process.argv.includes("--quick");
+const SMALL_SEMI_SPACE = "--max-semi-space-size=4";
+const rows: ReportRow[] = [];
+const head: Record<string, string> = {};
+const add = (bench: string, measure: string, value: string, target?: string) =>
+  rows.push({ bench, measure, value, ...(target ? { target } : {}) });
+const pct = (share: number) => `${fmt(share * 100, 0)}%`;
+const progress = (text: string) => process.stderr.write(`[bench] ${text}\n`);
+
+async function runtimeOverhead() {
+  progress("1/6 runtime overhead");
+  const r = await measureRuntimeOverhead({ turns: quick ? 100 : 300, warmup: quick ? 20 : 50 });
+  const b = "1 runtime";
+  for (const [name, s] of Object.entries(r.perTurnMs)) add(b, `${name} ms/turn (mean)`, fmt(s.mean, 2));
+  add(b, "hermes / bare openai loop", fmt(r.vsBare, 2), "≤ 1.3");
+  add(b, `hermes / @openai/agents ${r.openaiAgentsVersion}`, fmt(r.vsOpenaiAgents, 2), "≤ 0.7");
+  add(
+    b,
+    "same, trace off: / bare, / agents",
+    `${fmt(r.noTraceVsBare, 2)}, ${fmt(r.noTraceVsOpenaiAgents, 2)}`,
+  );
+  head.overhead_vs_bare = fmt(r.vsBare, 2);
+  head.overhead_vs_openai_agents = fmt(r.vsOpenaiAgents, 2);
+}
+
+/** 2, 3 and 5 on one `npm start` process (receiver + worker) with Postgres and Redis. */
+async function singleProcess() {
+  const stack = await createBenchStack();
+  try {
+    progress("2,3,5 one process: start on a fresh database");
+    const fresh = await stack.start("all");
+    add("5 memory", "healthz after start, Postgres, fresh db (s)", fmt(fresh.readyMs / 1000, 2));
+    const rssFresh = await settledRssMb(fresh);
+    add("5 memory", "idle RSS, npm start, fresh db (MB)", fmt(rssFresh, 0));
+
+    progress("2/6 end to end");
+    const e2e = await measureE2E(stack, fresh, { turns: quick ? 60 : 200, warmup: 20, modelDelayMs: 50 });
+    const b2 = "2 end to end";
+    add(b2, `turns (one tool call, model ${e2e.modelDelayMs} ms/call)`, String(e2e.turns));
+    add(b2, "event in → answer posted p50 / p99 (ms)", `${fmt(e2e.totalMs.p50)} / ${fmt(e2e.totalMs.p99)}`);
+    add(b2, "own time per model step p50 (ms)", fmt(e2e.ownPerStepMs.p50));
+    add(b2, "own time per model step p99 (ms)", fmt(e2e.ownPerStepMs.p99), "≤ 25");
+    add(b2, "CPU per turn, whole process (ms)", fmt(e2e.cpuMsPerTurn), "(issue: ~28)");
+    add(b2, "  of which kernel (system) (ms)", fmt(e2e.systemMsPerTurn));
+    head.own_p99_ms = fmt(e2e.ownPerStepMs.p99);
+
+    progress("5/6 a long thread");
+    const thread = await measureLongThread(stack, fresh, {
+      turns: quick ? 100 : 200,
+      windowSize: quick ? 10 : 20,
+    });
+    const b5 = "5 memory";
+    add(
+      b5,
+      `${thread.turns}-turn thread: largest prompt (tokens)`,
+      String(thread.maxPromptTokens),
+      `≤ budget ${thread.budgetTokens}`,
+    );
+    for (const w of thread.windows) {
+      add(
+        b5,
+        `  turns ${w.from}-${w.to}: e2e p50 ms, CPU ms/turn, prompt tokens`,
+        `${fmt(w.e2eP50Ms)}, ${fmt(w.cpuMsPerTurn)}, ${w.promptTokens}`,
+      );
+    }
+    add(b5, "  summaries of trimmed history", String(thread.summaries));
+
+    progress("3/6 ack bursts");
+    const bursts = await measureAckBursts(stack, fresh, {
+      sizes: quick ? [50, 200] : [50, 100, 200],
+      modelDelayMs: 50,
+    });
+    for (const r of bursts) {
+      add(
+        "3 acks",
+        `burst of ${r.size}, npm start: ack p50 / p99 / max (ms)`,
+        `${fmt(r.ackMs.p50)} / ${fmt(r.ackMs.p99)} / ${fmt(r.ackMs.max)}`,
+        r.size === 200 ? "p99 ≤ 50" : undefined,
+      );
+      add("3 acks", `  all ${r.size} answered after (s)`, fmt(r.allAnsweredMs / 1000, 1));
+    }
+    head.ack_p99_ms = fmt(bursts.at(-1)?.ackMs.p99 ?? Number.NaN);
+
+    progress("5/6 1,000 idle sessions and 100 paused runs");
+    const idle = await measureIdleSessions(stack, fresh, { sessions: 1000, paused: 100 });
+    add(b5, "RSS before those sessions (MB)", fmt(idle.rssBeforeMb, 0));
+    add(
+      b5,
+      `RSS with ${idle.sessions} idle sessions + ${idle.pausedRuns} paused runs (MB)`,
+      fmt(idle.rssAfterMb, 0),
+    );
+    head.rss_1000_idle_mb = fmt(idle.rssAfterMb, 0);
+    await stack.stopProcess(fresh);
+
+    progress("5/6 restarts on the migrated database; worker and receiver start");
+    // Three restarts (a replica joining, a deploy): the median, as one start can hit a busy moment.
+    const starts: number[] = [];
+    let rssIdle = Number.NaN;
+    for (let i = 0; i < 3; i++) {
+      const warm = await stack.start("all");
+      starts.push(warm.readyMs / 1000);
+      if (i === 2) rssIdle = await settledRssMb(warm);
+      await stack.stopProcess(warm);
+    }
+    const healthz = percentile(starts, 0.5);
+    add(b5, "healthz after start, Postgres, migrated db, median of 3 (s)", fmt(healthz, 2), "≤ 3");
+    add(b5, "  the three starts (s)", starts.map((x) => fmt(x, 2)).join(", "));
+    add(b5, "idle RSS, npm start (MB)", fmt(rssIdle, 0), "≤ 150");
+    head.healthz_s = fmt(healthz, 2);
+    head.rss_idle_mb = fmt(rssIdle, 0);
+    const worker = await stack.start("worker");
+    add(b5, "idle RSS, npm run worker (MB)", fmt(await settledRssMb(worker), 0), "≤ 150");
+    add(b5, "  worker ready after (s)", fmt(worker.readyMs / 1000, 2));
+    await stack.stopProcess(worker);
+    // V8's young generation grows to 2×16 MB during start-up and stays: a smaller cap trades a few
+    // more minor GCs for ~30 MB (docs/performance.md).
+    const small = await stack.start("worker", { nodeArgs: [SMALL_SEMI_SPACE] });
+    add(b5, `  the same with node ${SMALL_SEMI_SPACE} (MB)`, fmt(await settledRssMb(small), 0));
+    await stack.stopProcess(small);
+    if (RECEIVER_FLAG) {
+      const receiver = await stack.start("receiver");
+      add(b5, "idle RSS, npm start -- --receiver (MB)", fmt(await settledRssMb(receiver), 0), "≤ 150");
+      add(b5, "  receiver healthz after (s)", fmt(receiver.readyMs / 1000, 2));
+      await stack.stopProcess(receiver);
+    }
+  } finally {
+    await stack.close();
+  }
+}
+
+async function throughput() {
+  progress("4/6 throughput with 1, 2, 4 workers");
+  const stack = await createBenchStack();
+  try {
+    const delays = [50, 1000];
+    const t = await measureThroughput(stack, { workers: [1, 2, 4], modelDelaysMs: delays, quick });
+    const b = "4 throughput";
+    add(
+      b,
+      `receiver: ${t.receiverRunsTurns ? "an npm start process (also works turns: no --receiver here)" : "--receiver"}; ${t.concurrency} turns per worker`,
+      "",
+    );
+    for (const r of t.rows) {
+      add(
+        b,
+        `${r.workers} worker${r.workers > 1 ? "s" : ""}, model ${r.modelDelayMs} ms, ${r.turns} turns: turns/s (CPU: each worker, receiver, driver; machine busy)`,
+        `${fmt(r.turnsPerSecond, 1)} (${pct(r.workerCpu)}, ${pct(r.receiverCpu)}, ${pct(r.driverCpu)}; ${pct(r.machineBusy)})`,
+      );
+    }
+    for (const d of delays) {
+      add(b, `scaling efficiency at 4 workers, model ${d} ms`, fmt(scalingEfficiency(t.rows, d), 2), "≥ 0.7");
+    }
+    head.scale_eff_4 = fmt(scalingEfficiency(t.rows, 1000), 2);
+  } finally {
+    await stack.close();
+  }
+}
+
+async function embeddedStart() {
+  progress("5/6 embedded start (PGlite, sandbox)");
+  const e = await measureEmbeddedStart();
+  add(
+    "5 memory",
+    "healthz after start, embedded PGlite, fresh data dir (s)",
+    fmt(e.freshHealthzMs / 1000, 2),
+  );
+  add("5 memory", "healthz after start, embedded PGlite, again (s)", fmt(e.warmHealthzMs / 1000, 2));
+  add("5 memory", "idle RSS, embedded (MB; PGlite's WebAssembly heap)", fmt(e.rssIdleMb, 0));
+}
+
+async function audit() {
+  progress("6/6 audit");
+  const a = await measureAuditSuite(quick ? QUICK : FULL);
+  for (const r of a.appends)
+    add("6 audit", `${r.label}: rows/s (p99 ms)`, `${fmt(r.perSecond, 0)} (${fmt(r.p99, 1)})`);
+  for (const r of a.decides)
+    add("6 audit", `decide, ${r.label}: p50 / p99 (ms)`, `${fmt(r.p50, 1)} / ${fmt(r.p99, 1)}`);
+  const sixteen = a.appends.find((r) => r.label === "postgres, 16 writers");
+  head.audit_rows_per_s = fmt(sixteen?.perSecond ?? Number.NaN, 0);
+}
+
+const started = performance.now();
+add(
+  "machine",
+  "cores, load average at start (1 min)",
+  `${cpus().length}, ${fmt(loadavg()[0] ?? Number.NaN, 1)}`,
+);
+await runtimeOverhead();
+await audit();
+await singleProcess();
+await throughput();
+await embeddedStart();
+progress(`done in ${fmt((performance.now() - started) / 1000, 0)} s`);
+add(
+  "machine",
+  "load average at the end (1 min), run time (s)",
+  `${fmt(loadavg()[0] ?? Number.NaN, 1)}, ${fmt((performance.now() - started) / 1000, 0)}`,
+);
+
+console.log(formatTable(rows));
+const keys = [
+  "overhead_vs_bare",
+  "overhead_vs_openai_agents",
+  "own_p99_ms",
+  "ack_p99_ms",
+  "scale_eff_4",
+  "rss_idle_mb",
+  "rss_1000_idle_mb",
+  "healthz_s",
+  "audit_rows_per_s",
+];
+console.log(`bench ${keys.map((k) => `${k}=${head[k] ?? "n/a"}`).join(" ")}`);

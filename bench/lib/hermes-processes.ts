@@ -1,0 +1,149 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
+import { cpuMs, cpuTimes, rssMb } from "./proc-stats.ts";
+
+export type Role = "all" | "receiver" | "worker";
+
+/** Only bounds a hang: a start on a busy 2-core machine (tsx, migrations) can take well over 30 s. */
+const START_CEILING_MS = 180_000;
+const STOP_GRACE_MS = 15_000;
+/** Hermes logs at `info` (its default) in benchmarks, as in production: only the tail is kept here. */
+const OUTPUT_TAIL = 16_000;
+
+/**
+ * The Hermes checkout the benchmarks start: this one, or `HERMES_BENCH_APP_DIR` (another checkout
+ * with its node_modules, to compare a change against the code before it in one run of the driver).
+ */
+export const APP_DIR = process.env.HERMES_BENCH_APP_DIR ?? fileURLToPath(new URL("../..", import.meta.url));
+
+/** Whether this build of `src/main.ts` can run a receiver alone (`npm start -- --receiver`). */
+export const RECEIVER_FLAG = readFileSync(join(APP_DIR, "src/main.ts"), "utf8").includes('"--receiver"');
+
+export interface HermesProcess {
+  role: Role;
+  pid: number;
+  /** The HTTP port (receivers and "all"; workers serve no HTTP). */
+  port?: number;
+  /** ms from spawn to `/healthz` answering 200 (workers: to the start-up line). */
+  readyMs: number;
+  rssMb(): number;
+  cpuMs(): number;
+  cpuTimes(): { user: number; system: number };
+  output(): string;
+  /** SIGTERM, then SIGKILL of the whole process group after a grace period. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+// Process groups still running: if the benchmark dies, they go with it.
+const live = new Set<number>();
+process.once("exit", () => {
+  for (const pid of live) signalGroup(pid, "SIGKILL");
+});
+
+function signalGroup(pid: number, signal: NodeJS.Signals) {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // gone already
+  }
+}
+
+/**
+ * Starts `src/main.ts` as `npm start` / `npm run worker` run it (`node --import tsx`, so the pid is
+ * Hermes itself, not a launcher) in its own process group, with exactly `env` plus PATH/HOME/LANG,
+ * and waits until it is ready: `/healthz` answers 200, or for a worker its start-up line.
+ * `role: "receiver"` uses `--receiver` when this build has it, else starts an "all" process.
+ */
+export async function startHermesProcess(
+  role: Role,
+  env: Record<string, string>,
+  options: { nodeArgs?: string[]; appDir?: string } = {},
+): Promise<HermesProcess> {
+  const appDir = options.appDir ?? APP_DIR;
+  const receiverFlag =
+    appDir === APP_DIR
+      ? RECEIVER_FLAG
+      : readFileSync(join(appDir, "src/main.ts"), "utf8").includes('"--receiver"');
+  const roleArgs =
+    role === "worker" ? ["--worker"] : role === "receiver" && receiverFlag ? ["--receiver"] : [];
+  const base = Object.fromEntries(
+    ["PATH", "HOME", "LANG"].filter((k) => process.env[k]).map((k) => [k, process.env[k]!]),
+  );
+  const t0 = performance.now();
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), "--import", "tsx", "src/main.ts", ...roleArgs],
+    {
+      cwd: appDir,
+      env: { PORT: "0", ...base, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
+  const pid = child.pid;
+  if (pid === undefined) throw new Error("could not spawn Hermes");
+  live.add(pid);
+  let out = "";
+  const keep = (d: Buffer) => {
+    out = (out + d.toString()).slice(-OUTPUT_TAIL);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const gone = () => child.exitCode !== null || child.signalCode !== null;
+  let stopping: Promise<void> | undefined;
+  const stop = () => {
+    stopping ??= (async () => {
+      if (!gone()) {
+        signalGroup(pid, "SIGTERM");
+        await Promise.race([exited, sleep(STOP_GRACE_MS)]);
+      }
+      signalGroup(pid, "SIGKILL");
+      await exited;
+      live.delete(pid);
+    })();
+    return stopping;
+  };
+
+  let port: number | undefined;
+  try {
+    for (;;) {
+      const ready = /Hermes is running: (.*)/.exec(out);
+      if (ready && role === "worker") break;
+      port ??= ready ? portOf(ready[1]!) : undefined;
+      if (port !== undefined) {
+        const ok = await fetch(`http://127.0.0.1:${port}/healthz`)
+          .then((r) => r.status === 200)
+          .catch(() => false);
+        if (ok) break;
+      }
+      if (gone()) throw new Error(`Hermes (${role}) exited during start-up:\n${out}`);
+      if (performance.now() - t0 > START_CEILING_MS)
+        throw new Error(`Hermes (${role}) did not start within ${START_CEILING_MS} ms:\n${out}`);
+      await sleep(20);
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    role,
+    pid,
+    ...(port !== undefined ? { port } : {}),
+    readyMs: performance.now() - t0,
+    rssMb: () => rssMb(pid),
+    cpuMs: () => cpuMs(pid),
+    cpuTimes: () => cpuTimes(pid),
+    output: () => out,
+    stop,
+  };
+}
+
+function portOf(line: string): number | undefined {
+  const m = /https?:\/\/[^:/\s]+:(\d+)/.exec(line);
+  return m ? Number(m[1]) : undefined;
+}

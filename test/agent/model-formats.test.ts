@@ -4,7 +4,7 @@ import { z } from "zod";
 import { runTurn } from "../../src/agent/loop.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { defineTool, type Tool } from "../../src/tools/define-tool.ts";
-import { type Execution, testModel, testRegistry, testRun } from "../helpers/runtime.ts";
+import { type Execution, fixtureTools, testModel, testRegistry, testRun } from "../helpers/runtime.ts";
 import { answer, type RecordedRequest, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 
 /**
@@ -44,41 +44,10 @@ const callCases = cases.filter((c) => c.expect.calls.length > 0);
 const answerCases = cases.filter((c) => c.expect.calls.length === 0 && !c.expect.reasked);
 const reaskedCases = cases.filter((c) => c.expect.reasked);
 
-/** The four corpus tools; every execution is recorded. */
+/** The fixture tools plus `schedule_check` (typed values for XML and pythonic cases); every execution is recorded. */
 function corpusTools(executions: Execution[]): Tool[] {
-  const record = (name: string) => (args: Record<string, unknown>) => {
-    executions.push({ name, args });
-    return { ok: true };
-  };
   return [
-    defineTool({
-      name: "create_ticket",
-      description: "Open a ticket.",
-      input: z.object({
-        title: z.string().min(1),
-        description: z.string().optional(),
-        priority: z.enum(["low", "medium", "high", "urgent"]).optional(),
-      }),
-      execute: record("create_ticket"),
-    }),
-    defineTool({
-      name: "search_tickets",
-      description: "Search tickets.",
-      level: "viewer",
-      input: z.object({
-        query: z.string().optional(),
-        status: z.enum(["open", "in_progress", "closed"]).optional(),
-        limit: z.number().int().min(1).max(50).optional(),
-      }),
-      execute: record("search_tickets"),
-    }),
-    defineTool({
-      name: "get_current_time",
-      description: "The current time.",
-      level: "viewer",
-      input: z.object({}),
-      execute: record("get_current_time"),
-    }),
+    ...fixtureTools(executions),
     defineTool({
       name: "schedule_check",
       description: "Schedule a recurring check.",
@@ -88,7 +57,10 @@ function corpusTools(executions: Execution[]): Tool[] {
         channels: z.array(z.string()),
         meta: z.record(z.string(), z.unknown()).optional(),
       }),
-      execute: record("schedule_check"),
+      execute: (args) => {
+        executions.push({ name: "schedule_check", args });
+        return { ok: true };
+      },
     }),
   ];
 }

@@ -58,7 +58,7 @@ describe("send_message: membership is checked again, uncached, when the approved
     t.emulator.callsTo("chat.postMessage").filter((c) => c.args.channel === channel);
 
   it("a requester removed from the channel after the card was posted: the approval is denied, nothing is posted", async () => {
-    const { card, approvalId } = await requestPost("Release moved to Friday");
+    const { threadTs, card, approvalId } = await requestPost("Release moved to Friday");
     // The request-time check saw a member (that answer is what a cache would have kept).
     expect((await runAudit(approvalId)).map((r) => r.action)).toEqual([
       "tool.requested",
@@ -84,6 +84,13 @@ describe("send_message: membership is checked again, uncached, when the approved
       expect(actions).not.toContain("tool.executed");
       expect(postsTo("C0GENERAL")).toEqual([]);
       expect(t.ws.history("C0GENERAL").some((m) => m.text.includes("Release moved to Friday"))).toBe(false);
+      // The run goes on to its answer: wait for it, so its last model call cannot take the next test's
+      // scripted step (the script is reset between tests).
+      await waitFor(
+        () => (t.thread("C0OPS", threadTs) ?? []).some((m) => m.text.includes("Done.")),
+        30_000,
+        "the run's answer after the denial",
+      );
     } finally {
       t.ws.joinChannel("C0GENERAL", "U0USER1");
     }

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/ack-latency.ts [-- --sizes 50,100,200] [--roles all|split]`: how long Slack waits
+ * `node bench/ack-latency.ts [-- --sizes 50,100,200] [--roles all|split]`: how long Slack waits
  * for Hermes' HTTP 200 when a burst of signed `app_mention` events (each a thread of its own) arrives
  * at once. One Hermes process (HTTP receiver, Postgres, Redis, scripted model at 50 ms per call), or
  * with `--roles split` a receiver-only process beside a worker process. For each burst size it

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/cpu-per-turn.ts [--turns N] [--rounds R] [--long] [--against DIR]`: Hermes' own
+ * `node bench/cpu-per-turn.ts [--turns N] [--rounds R] [--long] [--against DIR]`: Hermes' own
  * CPU per end-to-end turn (bench/e2e-turn.ts: signed event in → answer posted, Postgres + Redis, the
  * model answering at once), measured from /proc on the Hermes process. `--long`: the turns are one
  * thread whose history grows past the context budget (bench/memory.ts), and the last 20 count. With `--against DIR` (another

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/profile-turn.ts [--turns N] [--top N] [--keep DIR]`: where Hermes' own CPU per turn
+ * `node bench/profile-turn.ts [--turns N] [--top N] [--keep DIR]`: where Hermes' own CPU per turn
  * goes. Runs the end-to-end turn of bench/e2e-turn.ts (signed event in → answer posted; Postgres,
  * Redis, the Slack emulator and a scripted model over HTTP) against one Hermes process started with
  * `node --cpu-prof`, then sums the profile's self time over the measured turns only, by package, file

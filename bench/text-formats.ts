@@ -2,7 +2,7 @@
  * What recovering text tool calls costs: every message of the model-format corpus
  * (test/fixtures/model-formats/*.jsonl) through the adapter's normalization (reasoning split, every
  * format's detect/parse in order, name context), timed per family. Prints µs per message and the
- * worst family. Run alone with `npx tsx bench/text-formats.ts`, or as part of `npm run bench:runtime`.
+ * worst family. Run alone with `node bench/text-formats.ts`, or as part of `npm run bench:runtime`.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import type { ToolSpec } from "../src/agent/chat-model.ts";

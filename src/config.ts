@@ -158,11 +158,13 @@ export interface Config {
 }
 
 export class ConfigError extends Error {
-  constructor(readonly problems: string[]) {
+  readonly problems: string[];
+  constructor(problems: string[]) {
     super(
       `Hermes cannot start, the configuration is invalid:\n${problems.map((p) => `  - ${p}`).join("\n")}`,
     );
     this.name = "ConfigError";
+    this.problems = problems;
   }
 }
 

@@ -170,7 +170,7 @@ function closeAndExit(why: string, code: number) {
   process.stderr.write(`[bench] ${why}: stopping processes, dropping databases\n`);
   void closeAllStacks().finally(() => process.exit(code));
 }
-// `on`, not `once`: Ctrl-C reaches both tsx and this process, and tsx relays it once more.
+// `on`, not `once`: Ctrl-C can reach this process more than once (npm relays it too).
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => closeAndExit(signal, 130));
 process.stdout.on("error", (err: NodeJS.ErrnoException) => {
   if (err.code === "EPIPE") closeAndExit("output closed", 0);

@@ -8,7 +8,7 @@ import { cpuMs, cpuTimes, rssMb } from "./proc-stats.ts";
 
 export type Role = "all" | "receiver" | "worker";
 
-/** Only bounds a hang: a start on a busy 2-core machine (tsx, migrations) can take well over 30 s. */
+/** Only bounds a hang: a start on a busy 2-core machine (module load, migrations) can take well over 30 s. */
 const START_CEILING_MS = 180_000;
 const STOP_GRACE_MS = 15_000;
 /** Hermes logs at `info` (its default) in benchmarks, as in production: only the tail is kept here. */
@@ -53,7 +53,7 @@ function signalGroup(pid: number, signal: NodeJS.Signals) {
 }
 
 /**
- * Starts `src/main.ts` as `npm start` / `npm run worker` run it (`node --import tsx`, so the pid is
+ * Starts `src/main.ts` as `npm start` / `npm run worker` run it (`node src/main.ts`, so the pid is
  * Hermes itself, not a launcher) in its own process group, with exactly `env` plus PATH/HOME/LANG,
  * and waits until it is ready: `/healthz` answers 200, or for a worker its start-up line.
  * `role: "receiver"` uses `--receiver` when this build has it, else starts an "all" process.
@@ -76,7 +76,7 @@ export async function startHermesProcess(
   const t0 = performance.now();
   const child: ChildProcess = spawn(
     process.execPath,
-    [...(options.nodeArgs ?? []), "--import", "tsx", "src/main.ts", ...roleArgs],
+    [...(options.nodeArgs ?? []), "src/main.ts", ...roleArgs],
     {
       cwd: appDir,
       env: { PORT: "0", ...base, ...env },

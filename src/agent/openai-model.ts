@@ -6,6 +6,7 @@ import type { ChatModel, ModelRequest, ModelResponse, ToolSpec } from "./chat-mo
 import type { ChatMessage } from "./messages.ts";
 import { normalizeAssistantMessage } from "./normalize-response.ts";
 import { backoffMs, retryAfterMs, sleep } from "./retry-after.ts";
+import { samplingParams } from "./sampling-params.ts";
 import { toolFormatContext } from "./tool-formats/context.ts";
 import type { ToolFormatContext } from "./tool-formats/types.ts";
 
@@ -40,8 +41,11 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
         model: options.model,
         messages: toOpenAIMessages(request.messages),
         tools: request.tools.length > 0 ? request.tools.map(toOpenAITool) : undefined,
-        temperature: options.temperature,
-        max_tokens: request.maxOutputTokens ?? options.maxOutputTokens,
+        ...samplingParams(
+          options.model,
+          options.temperature,
+          request.maxOutputTokens ?? options.maxOutputTokens,
+        ),
       },
       { signal: request.signal },
     );

@@ -59,7 +59,10 @@ export class EmulatorRateLimits {
   /** Calls answered 429, by budget. */
   readonly limited = new Map<string, number>();
 
-  constructor(private readonly options: EmulatorRateLimitOptions = {}) {
+  private readonly options: EmulatorRateLimitOptions;
+
+  constructor(options: EmulatorRateLimitOptions = {}) {
+    this.options = options;
     const scale = options.scale ?? 1;
     if (!(scale > 0) || !Number.isFinite(scale))
       throw new Error(`rate limit scale must be a positive number, got ${scale}`);

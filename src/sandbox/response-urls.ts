@@ -38,7 +38,11 @@ export interface ResponseUrlAnswer {
 export class ResponseUrls {
   private readonly minted = new Map<string, Minted>();
 
-  constructor(private readonly workspace: Workspace) {}
+  private readonly workspace: Workspace;
+
+  constructor(workspace: Workspace) {
+    this.workspace = workspace;
+  }
 
   /** A new id for `target`; the emulator serves it at `/response/<id>`. */
   mint(target: ResponseUrlTarget): string {

@@ -67,7 +67,11 @@ export class ToolRegistry {
   private readonly entries = new Map<string, Entry>();
   private readonly specCache = new Map<string, ToolSpec[]>();
 
-  constructor(private readonly deps: { results: ResultStore; logger: Logger }) {}
+  private readonly deps: { results: ResultStore; logger: Logger };
+
+  constructor(deps: { results: ResultStore; logger: Logger }) {
+    this.deps = deps;
+  }
 
   register(...tools: Tool[]): this {
     for (const tool of tools) {

@@ -5,12 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROCESS_TEST_TIMEOUT_MS, runProcess } from "../helpers/child-process.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 
-const tsx = join(process.cwd(), "node_modules/.bin/tsx");
 const MODEL_KEY = "corp-model-key-7f3a9c1e55d2";
 
 /** `npm run agent -- …` as its own process (group), killed afterwards whatever happened. */
 async function agent(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const r = await runProcess(tsx, ["src/cli/agent.ts", ...args], { env });
+  const r = await runProcess(process.execPath, ["src/cli/agent.ts", ...args], { env });
   return { ...r, all: r.stdout + r.stderr };
 }
 

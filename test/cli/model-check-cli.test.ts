@@ -13,9 +13,9 @@ afterEach(async () => {
   server = undefined;
 });
 
-/** `npx tsx src/cli/model-check.ts …` with only the model variables set, as its own process group. */
+/** `node src/cli/model-check.ts …` with only the model variables set, as its own process group. */
 function modelCheck(env: Record<string, string>, args: string[] = []) {
-  return runProcess("npx", ["tsx", "src/cli/model-check.ts", ...args], {
+  return runProcess(process.execPath, ["src/cli/model-check.ts", ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
   });
 }

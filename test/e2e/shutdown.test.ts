@@ -11,7 +11,7 @@ describe("graceful shutdown", () => {
   }, async () => {
     const port = await freePort();
     const dataDir = mkdtempSync(join(tmpdir(), "hermes-stop-"));
-    const hermes = startProcess(join(process.cwd(), "node_modules/.bin/tsx"), ["src/main.ts"], {
+    const hermes = startProcess(process.execPath, ["src/main.ts"], {
       env: { ...baseEnv(), PORT: String(port), HERMES_DATA_DIR: dataDir, HERMES_LOG_LEVEL: "info" },
       removeOnStop: [dataDir],
     });
@@ -19,7 +19,7 @@ describe("graceful shutdown", () => {
       await hermes.waitForOutput(/Hermes is running/, "the start-up line");
       expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
       const t = Date.now();
-      // To tsx itself, as a supervisor would; tsx hands it to the node process running Hermes.
+      // To the Hermes process itself, as a supervisor would.
       hermes.signal("SIGTERM");
       // Exit code 0 is the graceful path: main.ts exits 1 if stopping takes longer than its own 30 s.
       expect(await hermes.exited).toMatchObject({ code: 0 });

@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 
 /**
  * How long a test waits for a process to come up or finish. It only bounds a hang: a start takes
- * ~10 s on an idle machine (tsx ~3 s, a fresh PGlite ~6–8 s) and well over 30 s on a busy 2-core one.
+ * ~10 s on an idle machine (module load ~1–3 s, a fresh PGlite ~6–8 s) and well over 30 s on a busy 2-core one.
  */
 export const PROCESS_CEILING_MS = 180_000;
 
@@ -41,7 +41,7 @@ export type StartedProcess = ReturnType<typeof startProcess>;
 
 /**
  * Starts `command` in its own process group (so stopping it also ends what it started: npm's shell,
- * tsx's node child, Chromium's helpers). `removeOnStop` folders are deleted once the group is dead.
+ * the node process npm started, Chromium's helpers). `removeOnStop` folders are deleted once the group is dead.
  * Always call `stop()` in a `finally` (or `afterAll`), also when waiting for it failed.
  */
 export function startProcess(

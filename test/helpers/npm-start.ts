@@ -20,7 +20,7 @@ export function baseEnv(): Record<string, string> {
 }
 
 /**
- * `npm start` as a person runs it, in its own process group (stopping it ends tsx's node child too),
+ * `npm start` as a person runs it, in its own process group (stopping it ends the node process npm started too),
  * on a free port with only the given variables (plus PATH/HOME/LANG): no Slack token, so the sandbox
  * workspace. Unless `bare`, it gets its own data dir (removed on stop) and a quiet log level; `bare`
  * is exactly what a fresh machine has. Resolves once `/healthz` answers; `timeoutMs` only bounds a

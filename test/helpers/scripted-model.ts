@@ -24,6 +24,7 @@ export interface RecordedRequest {
     }>;
     temperature?: number;
     max_tokens?: number;
+    max_completion_tokens?: number;
   };
   at: number;
 }

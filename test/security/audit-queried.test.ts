@@ -136,9 +136,8 @@ describe("reading the audit log is itself audited (audit.queried: who, where, th
   it("`npm run audit -- query` (a real process) records the filters and the OS user", async () => {
     const start = await headId();
     const { stdout } = await promisify(execFile)(
-      "npx",
+      process.execPath,
       [
-        "tsx",
         "src/store/audit-cli.ts",
         "query",
         "--user",

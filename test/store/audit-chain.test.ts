@@ -9,16 +9,16 @@ import { DRIVERS, dbErrorText, execSql, openTestStore, type TestStore } from "..
 
 const REPO = new URL("../..", import.meta.url).pathname;
 
-/** Tests that run the CLI: its start (tsx) is slow on a busy machine; the timeout only bounds a hang. */
+/** Tests that run the CLI: its start is slow on a busy machine; the timeout only bounds a hang. */
 const CLI_TEST = { timeout: PROCESS_TEST_TIMEOUT_MS };
 
 /**
  * Runs `npm run audit -- <args>` as a separate process (group), as an operator would; it is killed
- * afterwards whatever happened. Its start (tsx) takes seconds idle and far longer on a busy machine:
+ * afterwards whatever happened. Its start takes seconds idle and far longer on a busy machine:
  * tests that call it get PROCESS_TEST_TIMEOUT_MS.
  */
 async function auditCli(args: string[], env: Record<string, string>) {
-  const r = await runProcess("npx", ["tsx", "src/store/audit-cli.ts", ...args], {
+  const r = await runProcess(process.execPath, ["src/store/audit-cli.ts", ...args], {
     cwd: REPO,
     env: { ...process.env, DATABASE_URL: "", ...env },
   });

@@ -2,6 +2,7 @@ import type { ToolSpec } from "../chat-model.ts";
 import type { ChatMessage, ToolCall } from "../messages.ts";
 import { normalizeAssistantMessage, type RawAssistantMessage } from "../normalize-response.ts";
 import { toOpenAIMessages } from "../openai-model.ts";
+import { samplingParams } from "../sampling-params.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "../system-prompt.ts";
 import type { ToolFormatContext } from "../tool-formats/types.ts";
 import { errorText, type HttpAnswer, httpProbe, oneLine } from "./http-probe.ts";
@@ -61,8 +62,7 @@ export function postChat(s: ChatSettings, messages: ChatMessage[], specs: readon
         type: "function",
         function: { name: t.name, description: t.description, parameters: t.parameters },
       })),
-      temperature: s.temperature,
-      max_tokens: s.maxTokens,
+      ...samplingParams(s.model, s.temperature, s.maxTokens),
     },
   });
 }

@@ -59,7 +59,10 @@ class TooDeep {}
 
 class ArgsReader {
   pos = 0;
-  constructor(readonly text: string) {}
+  readonly text: string;
+  constructor(text: string) {
+    this.text = text;
+  }
 
   skip(limit: number): void {
     while (

@@ -113,12 +113,11 @@ class CallReader extends PythonReader {
   /** Inside the one `print(` being unwrapped. */
   private inPrint = false;
 
-  constructor(
-    text: string,
-    start: number,
-    readonly options: PythonCallOptions,
-  ) {
+  readonly options: PythonCallOptions;
+
+  constructor(text: string, start: number, options: PythonCallOptions) {
     super(text, start);
+    this.options = options;
   }
 
   callList(): { end: number; closed: boolean } {

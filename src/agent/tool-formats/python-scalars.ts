@@ -7,11 +7,14 @@
 
 /** Thrown inside the reader only; `endOfText` separates "cut off" from "not Python". */
 export class Stop {
-  constructor(
-    readonly message: string,
-    readonly at: number,
-    readonly endOfText: boolean,
-  ) {}
+  readonly message: string;
+  readonly at: number;
+  readonly endOfText: boolean;
+  constructor(message: string, at: number, endOfText: boolean) {
+    this.message = message;
+    this.at = at;
+    this.endOfText = endOfText;
+  }
 }
 
 /** Reads Python tokens from `pos`. */
@@ -20,10 +23,10 @@ export class PythonScalarReader {
   /** Why the call being read cannot be used (its syntax is still read to its end). */
   problem: string | undefined;
 
-  constructor(
-    readonly text: string,
-    start: number,
-  ) {
+  readonly text: string;
+
+  constructor(text: string, start: number) {
+    this.text = text;
     this.pos = start;
   }
 

@@ -3,13 +3,13 @@ import { sendJson } from "../http-util.ts";
 
 /** A refusal the page shows as is: a stable `error` code and a short sentence. */
 export class PageApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
+  readonly status: number;
+  readonly code: string;
+  constructor(status: number, code: string, message: string) {
     super(message);
     this.name = "PageApiError";
+    this.status = status;
+    this.code = code;
   }
 }
 

@@ -30,12 +30,11 @@ export interface ScheduledCall<T> {
 /** Why a call was not made: a newer update replaced it, its lane was full, or it was cancelled. */
 export class SlackCallDropped extends Error {
   readonly code = "slack_call_dropped";
-  constructor(
-    readonly reason: "superseded" | "lane_full" | "cancelled" | "queue_full" | "too_late",
-    key: string,
-  ) {
+  readonly reason: "superseded" | "lane_full" | "cancelled" | "queue_full" | "too_late";
+  constructor(reason: SlackCallDropped["reason"], key: string) {
     super(`Slack call on ${key} not made: ${reason.replace("_", " ")}`);
     this.name = "SlackCallDropped";
+    this.reason = reason;
   }
 }
 

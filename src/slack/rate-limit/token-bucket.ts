@@ -11,10 +11,10 @@ export class TokenBucket {
   private at: number;
   private readonly perMs: number;
 
-  constructor(
-    readonly pace: Pace,
-    now: number,
-  ) {
+  readonly pace: Pace;
+
+  constructor(pace: Pace, now: number) {
+    this.pace = pace;
     if (!(pace.perMinute > 0) || !(pace.burst >= 1))
       throw new Error(`A rate needs perMinute > 0 and burst >= 1, got ${JSON.stringify(pace)}`);
     this.perMs = pace.perMinute / 60_000;

@@ -35,7 +35,7 @@ describe("/healthz and the queue worker", () => {
     env: Record<string, string>,
     worker: ReturnType<typeof watchQueueWorker> | undefined,
   ) {
-    const services = { config: loadConfig(env), db: store.handle, queue } as Parameters<typeof healthRoute>[0];
+    const services = { config: loadConfig(env), db: store.handle, queue };
     const server = await startRouteServer([healthRoute(services, "command mode", worker)], 0, "127.0.0.1");
     servers.push(server);
     return async () => {
@@ -62,7 +62,11 @@ describe("/healthz and the queue worker", () => {
   });
 
   it("BullMQ on Redis: the worker's state next to Redis's own check", async () => {
-    const bullmq = createBullmqTurnQueue({ redis: testRedisUrl, logger: silentLogger(), prefix: redisPrefix });
+    const bullmq = createBullmqTurnQueue({
+      redis: testRedisUrl,
+      logger: silentLogger(),
+      prefix: redisPrefix,
+    });
     const queue = watchQueueWorker(bullmq);
     queues.push(queue);
     const health = await serve(queue, { REDIS_URL: testRedisUrl }, queue);

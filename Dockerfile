@@ -1,9 +1,9 @@
 # Hermes: one image for every role (docs/deploy.md). The default command runs receiver and worker in
 # one process; `--receiver` or `--worker` after it splits them, and `npm run db:migrate` migrates.
 #   docker build -t hermes .
-#   docker run --rm --env-file .env hermes npm run db:migrate
 #   docker run -d --env-file .env -p 3000:3000 -v hermes-data:/data hermes
-#   docker run -d --env-file .env hermes node src/main.ts --worker
+#   docker run --rm --env-file .env -e DATABASE_URL="$OWNER_DATABASE_URL" hermes npm run db:migrate
+#   docker run -d --env-file .env -v hermes-worker:/data hermes node src/main.ts --worker
 
 # The one Node version is .nvmrc's; test/deploy checks that this default agrees with it.
 ARG NODE_VERSION=24.22.3

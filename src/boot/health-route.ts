@@ -10,8 +10,8 @@ type CheckState = "ok" | "down" | "timeout";
 
 /**
  * Whether this process's queue worker takes jobs: `starting` until `process()` has its worker ready,
- * `paused` and `stopped` from the first step of shutdown on. A receiver has no worker
- * (`enqueue-only`), so its queue state says nothing about its readiness.
+ * then `running` until `pause()` or `stop()`. A receiver has no worker (`/healthz` says
+ * `enqueue-only`), so there the queue does not count towards readiness.
  */
 export type QueueWorkerState = "starting" | "running" | "paused" | "stopped";
 
@@ -45,9 +45,10 @@ export function watchQueueWorker<Q extends TurnQueue>(queue: Q): Q & QueueWorker
 
 /**
  * `GET /healthz` → `{ok, db, redis, queue, model}`: 200 when the database answers, Redis too when
- * configured, and the queue worker runs where this process has one; 503 with `ok: false` otherwise. 503 because load balancers and readiness probes
- * (Kubernetes, ELB, nginx) read the status, not the body: a degraded replica should get no Slack
- * traffic, while Slack's retries bring the events back to a healthy one. It is a readiness check, not
+ * configured, and the queue worker runs where this process has one; 503 with `ok: false` otherwise.
+ * 503 because load balancers and readiness probes (Kubernetes, ELB, nginx) read the status, not the
+ * body: a degraded replica should get no Slack traffic, while Slack's retries bring the events back
+ * to a healthy one. It is a readiness check, not
  * a liveness one: restarting a replica does not bring Postgres back, so point a liveness probe at
  * `GET /healthz?live`, which answers 200 `{ok: true, live: true}` as long as the process serves HTTP.
  *

@@ -24,7 +24,7 @@ import { createAuditSink } from "../store/audit-sink.ts";
 import { startBackgroundWork } from "./background-work.ts";
 import { buildStorage } from "./build-storage.ts";
 import { buildTools } from "./build-tools.ts";
-import { healthRoute } from "./health-route.ts";
+import { healthRoute, watchQueueWorker } from "./health-route.ts";
 import type { ProcessRole } from "./process-role.ts";
 import { startRouteServer } from "./route-server.ts";
 import type { SandboxSlack } from "./sandbox-slack.ts";
@@ -79,7 +79,9 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const storage = await buildStorage(config, logger, { redact: redactor.redact });
   addGeneratedAuditKey(secrets, config);
   // Turn jobs are kept with their events in the database until they finish, so a crash loses none.
-  const durableQueue = createDurableTurnQueue({ queue: storage.queue, pending: storage.events, logger });
+  const durableQueue = watchQueueWorker(
+    createDurableTurnQueue({ queue: storage.queue, pending: storage.events, logger }),
+  );
   if (sandbox) await seedDemoTickets(storage.handle.db);
 
   const botToken = sandbox?.botToken ?? env.SLACK_BOT_TOKEN!;
@@ -173,7 +175,10 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
           slackApiUrl,
           logger,
           bot,
-          routes: [healthRoute(services, modelInfo), ...(sandbox ? [sandbox.route] : [])],
+          routes: [
+            healthRoute(services, modelInfo, role === "receiver" ? undefined : durableQueue),
+            ...(sandbox ? [sandbox.route] : []),
+          ],
           events: intake,
         });
   const scheduler = createScheduler({
@@ -196,7 +201,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     // A worker takes no Slack request; it serves `/healthz` for its readiness probe.
     started = slackApp
       ? { ...(await slackApp.start(port, sandbox ? "127.0.0.1" : undefined)), stop: () => slackApp.stop() }
-      : await startRouteServer([healthRoute(services, modelInfo)], port);
+      : await startRouteServer([healthRoute(services, modelInfo, durableQueue)], port);
   } catch (err) {
     // Nothing half-started stays behind: the database and Redis connections close with the error.
     await slackApp?.stop().catch(() => undefined);

@@ -9,7 +9,6 @@ import { createRedactor } from "../policy/redact.ts";
 import { addGeneratedAuditKey, loadSecretValues, type SecretValues } from "../policy/secret-values.ts";
 import { createDurableTurnQueue, type DurableTurnQueue } from "../queue/durable-turn-queue.ts";
 import { createScheduler, type Scheduler } from "../schedules/scheduler.ts";
-import { resolveAccess } from "../slack/access.ts";
 import { handleJob } from "../slack/job-handler.ts";
 import { CallScheduler } from "../slack/rate-limit/call-scheduler.ts";
 import { PacedWebClient } from "../slack/rate-limit/paced-web-client.ts";
@@ -111,7 +110,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const fallbackModel = config.fallbackModel
     ? limitModelCalls(createOpenAIModel(config.fallbackModel), modelLimit)
     : undefined;
-  const services = {} as SlackServices;
+  const auditSink = createAuditSink({ audit: storage.audit, redact: redactor.redact });
   const { registry, guards } = await buildTools({
     config,
     logger,
@@ -120,13 +119,10 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     results: storage.results,
     slack,
     model,
+    auditSink,
     rawEnv: o.rawEnv,
-    access: async (run) => ({
-      ...(await resolveAccess(services, run.userId)),
-      onToolEvent: services.auditSink,
-    }),
   });
-  Object.assign(services, {
+  const services: SlackServices = {
     config,
     logger,
     db: storage.handle,
@@ -143,7 +139,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     client,
     progressClient,
     slack,
-    auditSink: createAuditSink({ audit: storage.audit, redact: redactor.redact }),
+    auditSink,
     redactor,
     guards,
     limits: {
@@ -152,7 +148,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
       turnTimeoutMs: env.HERMES_TURN_TIMEOUT_SECONDS * 1000,
     },
     bot,
-  } satisfies SlackServices);
+  };
 
   const fallbackInfo = config.fallbackModel
     ? `, fallback ${config.fallbackModel.model} at ${config.fallbackModel.baseURL ?? "api.openai.com"}`

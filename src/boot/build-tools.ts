@@ -4,7 +4,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { PolicyGuard } from "../policy/create-policy.ts";
 import { resolveLevel } from "../policy/levels.ts";
-import { resolveAccess } from "../slack/access.ts";
+import { resolveAccess } from "../policy/resolve-access.ts";
 import type { Database } from "../store/db.ts";
 import type { UserStore } from "../store/user-store.ts";
 import { loadToolModules } from "../tools/custom/load-tool-modules.ts";

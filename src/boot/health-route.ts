@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { sql } from "drizzle-orm";
-import type { SlackServices } from "../slack/services.ts";
+import type { Config } from "../config.ts";
+import type { TurnQueue } from "../queue/turn-queue.ts";
+import type { Storage } from "../store/storage.ts";
 
 /** A check that has not answered by then counts as down: a hung database must not hang `/healthz`. */
 export const HEALTH_CHECK_TIMEOUT_MS = 1000;
@@ -18,7 +20,10 @@ type CheckState = "ok" | "down" | "timeout";
  * Each check is bounded by `HEALTH_CHECK_TIMEOUT_MS`, and at most one probe of each service is in
  * flight: a hung database answers `timeout` quickly, and frequent probes do not pile up connections.
  */
-export function healthRoute(s: SlackServices, modelInfo: string) {
+export function healthRoute(
+  s: Pick<Storage, "db"> & { config: Config; queue: TurnQueue },
+  modelInfo: string,
+) {
   const db = boundedCheck(() => s.db.db.execute(sql`select 1`));
   const redis = boundedCheck(() => s.queue.counts());
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {

@@ -1,4 +1,5 @@
 import type { WebClient } from "@slack/web-api";
+import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import { createCommandModel } from "../agent/command-model.ts";
 import { limitModelCalls, modelCallLimit } from "../agent/limit-model-calls.ts";
 import { createOpenAIModel } from "../agent/openai-model.ts";
@@ -8,22 +9,25 @@ import type { Logger } from "../logger.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { addGeneratedAuditKey, loadSecretValues, type SecretValues } from "../policy/secret-values.ts";
 import { createDurableTurnQueue, type DurableTurnQueue } from "../queue/durable-turn-queue.ts";
+import { handleJob } from "../queue/job-handler.ts";
+import { recoverUnfinishedWork } from "../queue/recover-run.ts";
 import { createScheduler, type Scheduler } from "../schedules/scheduler.ts";
-import { handleJob } from "../slack/job-handler.ts";
 import { CallScheduler } from "../slack/rate-limit/call-scheduler.ts";
 import { PacedWebClient } from "../slack/rate-limit/paced-web-client.ts";
-import { recoverUnfinishedWork } from "../slack/recover-run.ts";
 import { redactingSlackPort } from "../slack/redacting-slack-port.ts";
 import { fireSchedule } from "../slack/schedule-fire.ts";
-import type { SlackServices } from "../slack/services.ts";
 import { slackLogger } from "../slack/slack-logger.ts";
+import type { BotIdentity, SlackOutput } from "../slack/slack-output.ts";
+import { createSlackTurnOutput } from "../slack/turn-output.ts";
 import { createWebSlackPort } from "../slack/web-slack-port.ts";
 import { recordAuditRead } from "../store/audit-query.ts";
 import { createAuditSink } from "../store/audit-sink.ts";
+import type { Storage } from "../store/storage.ts";
 import { startBackgroundWork } from "./background-work.ts";
 import { buildStorage } from "./build-storage.ts";
 import { buildTools } from "./build-tools.ts";
 import { healthRoute } from "./health-route.ts";
+import type { HermesParts } from "./hermes-parts.ts";
 import type { ProcessRole } from "./process-role.ts";
 import { startRouteServer } from "./route-server.ts";
 import type { SandboxSlack } from "./sandbox-slack.ts";
@@ -45,7 +49,8 @@ const SHARED_RECOVERY_GRACE_MS = 5_000;
 export interface RunningHermes {
   port: number;
   url: string;
-  services: SlackServices;
+  /** Every part, for tests and tools that inspect a running Hermes. */
+  services: HermesParts;
   sandbox?: SandboxSlack;
   stop(): Promise<void>;
 }
@@ -122,9 +127,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     auditSink,
     rawEnv: o.rawEnv,
   });
-  const services: SlackServices = {
-    config,
-    logger,
+  const stores: Storage = {
     db: storage.handle,
     audit: storage.audit,
     approvals: storage.approvals,
@@ -132,22 +135,29 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     events: storage.events,
     users: storage.users,
     sessions: storage.sessions,
-    queue: durableQueue,
-    registry,
+  };
+  const runtime: AgentRuntime = {
     model,
     ...(fallbackModel ? { fallbackModel } : {}),
-    client,
-    progressClient,
-    slack,
-    auditSink,
-    redactor,
+    registry,
     guards,
+    auditSink,
     limits: {
       maxSteps: env.HERMES_MAX_STEPS,
       contextBudgetTokens: env.HERMES_CONTEXT_BUDGET_TOKENS,
       turnTimeoutMs: env.HERMES_TURN_TIMEOUT_SECONDS * 1000,
     },
-    bot,
+  };
+  const slackOutput: SlackOutput = { client, progressClient, slack, redactor, bot };
+  const output = createSlackTurnOutput({ ...slackOutput, registry, logger, approvals: storage.approvals });
+  const services: HermesParts = {
+    ...stores,
+    ...runtime,
+    ...slackOutput,
+    config,
+    logger,
+    queue: durableQueue,
+    output,
   };
 
   const fallbackInfo = config.fallbackModel
@@ -252,7 +262,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
  * a while ago without a queued job are lost ones (the job id is the receiver's, so a queued or
  * running one is not queued twice), at start and on the background sweep.
  */
-async function startWorker(services: SlackServices, durableQueue: DurableTurnQueue, scheduler: Scheduler) {
+async function startWorker(services: HermesParts, durableQueue: DurableTurnQueue, scheduler: Scheduler) {
   const { config, logger } = services;
   preloadTokenizer();
   await durableQueue.process((job, ctx) => handleJob(services, job, ctx), {
@@ -278,7 +288,7 @@ async function loadReceiving() {
   return { ...app, ...events, ...actions, ...admin };
 }
 
-async function authTest(client: WebClient): Promise<SlackServices["bot"]> {
+async function authTest(client: WebClient): Promise<BotIdentity> {
   const r = await client.auth.test();
   if (!r.user_id || !r.team_id)
     throw new Error("auth.test did not return the bot's user and team: check SLACK_BOT_TOKEN");

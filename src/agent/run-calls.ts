@@ -1,10 +1,10 @@
 import { errorMessage } from "../errors.ts";
+import { argumentPreview } from "../json/json-limits.ts";
+import type { LenientParse } from "../json/lenient-json.ts";
 import type { Logger } from "../logger.ts";
 import { argsSha256 } from "../policy/args-hash.ts";
 import type { RunIdentity, Tool } from "../tools/define-tool.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { argumentPreview } from "./json-limits.ts";
-import type { LenientParse } from "./lenient-json.ts";
 import type { ToolCall, ToolMessage } from "./messages.ts";
 import type { PolicyHook, ToolEvent, ToolEventSink } from "./policy-hook.ts";
 import { ARGS_CHANGED_RESULT, AUDIT_UNAVAILABLE_RESULT, DENIED_RESULT } from "./stop-messages.ts";

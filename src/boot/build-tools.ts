@@ -1,4 +1,5 @@
 import type { ChatModel } from "../agent/chat-model.ts";
+import { delegate } from "../agent/delegate.ts";
 import type { ToolEventSink } from "../agent/policy-hook.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
@@ -10,7 +11,6 @@ import type { UserStore } from "../store/user-store.ts";
 import { loadToolModules } from "../tools/custom/load-tool-modules.ts";
 import { namedSources } from "../tools/custom/tool-names.ts";
 import type { RunIdentity } from "../tools/define-tool.ts";
-import { delegate } from "../tools/delegate.ts";
 import { fetchResult } from "../tools/fetch-result.ts";
 import { getCurrentTime } from "../tools/get-current-time.ts";
 import { loadHttpTools } from "../tools/http/load-http-tools.ts";

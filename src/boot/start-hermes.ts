@@ -150,7 +150,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   };
   const slackOutput: SlackOutput = { client, progressClient, slack, redactor, bot };
   const output = createSlackTurnOutput({ ...slackOutput, registry, logger, approvals: storage.approvals });
-  const services: HermesParts = {
+  const parts: HermesParts = {
     ...stores,
     ...runtime,
     ...slackOutput,
@@ -168,7 +168,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     : "command mode (no model configured)";
   // Bolt and the listeners are loaded by processes that receive events only: a worker needs neither.
   const receiving = role === "worker" ? undefined : await loadReceiving();
-  const intake = receiving?.createEventIntake(services);
+  const intake = receiving?.createEventIntake(parts);
   const slackApp =
     receiving === undefined
       ? undefined
@@ -179,21 +179,21 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
           slackApiUrl,
           logger,
           bot,
-          routes: [healthRoute(services, modelInfo), ...(sandbox ? [sandbox.route] : [])],
+          routes: [healthRoute(parts, modelInfo), ...(sandbox ? [sandbox.route] : [])],
           events: intake,
         });
   const scheduler = createScheduler({
     store: storage.schedules,
     logger,
-    onFire: (fire) => fireSchedule(services, fire),
+    onFire: (fire) => fireSchedule(parts, fire),
   });
   if (slackApp && receiving && intake) {
     intake.register(slackApp.app);
-    const admin = receiving.registerAdminSurfaces(slackApp.app, services, {
+    const admin = receiving.registerAdminSurfaces(slackApp.app, parts, {
       schedules: storage.schedules,
       onSchedulesChanged: () => scheduler.reload(),
     });
-    receiving.registerActionListeners(slackApp.app, services, { refreshHome: admin.refreshHome });
+    receiving.registerActionListeners(slackApp.app, parts, { refreshHome: admin.refreshHome });
   }
   const port = sandbox?.port ?? env.PORT;
   let started: { port: number; stop(): Promise<void> };
@@ -202,7 +202,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     // A worker takes no Slack request; it serves `/healthz` for its readiness probe.
     started = slackApp
       ? { ...(await slackApp.start(port, sandbox ? "127.0.0.1" : undefined)), stop: () => slackApp.stop() }
-      : await startRouteServer([healthRoute(services, modelInfo)], port);
+      : await startRouteServer([healthRoute(parts, modelInfo)], port);
   } catch (err) {
     // Nothing half-started stays behind: the database and Redis connections close with the error.
     await slackApp?.stop().catch(() => undefined);
@@ -235,7 +235,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   }
   // A receiver runs no turn and no background work: the workers do (each of those is claimed once
   // in Postgres, so any number of workers may run it).
-  const background = role === "receiver" ? undefined : await startWorker(services, durableQueue, scheduler);
+  const background = role === "receiver" ? undefined : await startWorker(parts, durableQueue, scheduler);
 
   const url = sandbox
     ? `http://localhost:${started.port}/`
@@ -243,7 +243,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   return {
     port: started.port,
     url,
-    services,
+    services: parts,
     sandbox,
     async stop() {
       await background?.stop();
@@ -262,19 +262,19 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
  * a while ago without a queued job are lost ones (the job id is the receiver's, so a queued or
  * running one is not queued twice), at start and on the background sweep.
  */
-async function startWorker(services: HermesParts, durableQueue: DurableTurnQueue, scheduler: Scheduler) {
-  const { config, logger } = services;
+async function startWorker(parts: HermesParts, durableQueue: DurableTurnQueue, scheduler: Scheduler) {
+  const { config, logger } = parts;
   preloadTokenizer();
-  await durableQueue.process((job, ctx) => handleJob(services, job, ctx), {
+  await durableQueue.process((job, ctx) => handleJob(parts, job, ctx), {
     concurrency: config.env.HERMES_WORKER_CONCURRENCY,
   });
   const recoverTurns = config.env.REDIS_URL
     ? () => durableQueue.recoverPending(new Date(Date.now() - SHARED_RECOVERY_GRACE_MS))
     : undefined;
-  await (recoverTurns ? recoverTurns() : recoverUnfinishedWork(services, durableQueue)).catch(
+  await (recoverTurns ? recoverTurns() : recoverUnfinishedWork(parts, durableQueue)).catch(
     (err: unknown) => logger.error({ err: String(err) }, "could not pick up unfinished turns"),
   );
-  return startBackgroundWork(services, scheduler, { recoverTurns });
+  return startBackgroundWork(parts, scheduler, { recoverTurns });
 }
 
 /** Bolt, the listeners and the admin surfaces: loaded only by processes that take Slack requests. */

@@ -271,8 +271,8 @@ async function startWorker(parts: HermesParts, durableQueue: DurableTurnQueue, s
   const recoverTurns = config.env.REDIS_URL
     ? () => durableQueue.recoverPending(new Date(Date.now() - SHARED_RECOVERY_GRACE_MS))
     : undefined;
-  await (recoverTurns ? recoverTurns() : recoverUnfinishedWork(parts, durableQueue)).catch(
-    (err: unknown) => logger.error({ err: String(err) }, "could not pick up unfinished turns"),
+  await (recoverTurns ? recoverTurns() : recoverUnfinishedWork(parts, durableQueue)).catch((err: unknown) =>
+    logger.error({ err: String(err) }, "could not pick up unfinished turns"),
   );
   return startBackgroundWork(parts, scheduler, { recoverTurns });
 }

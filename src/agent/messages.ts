@@ -1,14 +1,12 @@
+import type { ToolCall } from "../tools/tool-call.ts";
+
 /**
  * The conversation as the runtime keeps it: plain JSON-serializable data, close to the OpenAI chat
  * format so that mapping to a request is trivial and a snapshot survives `JSON.stringify`.
  */
 
-export interface ToolCall {
-  id: string;
-  name: string;
-  /** The raw argument text as the model wrote it (repaired later, by the registry). */
-  arguments: string;
-}
+/** A call as the model wrote it (the registry, which executes it, owns the type). */
+export type { ToolCall };
 
 export interface SystemMessage {
   role: "system";

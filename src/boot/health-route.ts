@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { sql } from "drizzle-orm";
+import type { Config } from "../config.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
-import type { SlackServices } from "../slack/services.ts";
+import type { Storage } from "../store/storage.ts";
 
 /** A check that has not answered by then counts as down: a hung database must not hang `/healthz`. */
 export const HEALTH_CHECK_TIMEOUT_MS = 1000;
@@ -56,7 +57,7 @@ export function watchQueueWorker<Q extends TurnQueue>(queue: Q): Q & QueueWorker
  * flight: a hung database answers `timeout` quickly, and frequent probes do not pile up connections.
  */
 export function healthRoute(
-  s: Pick<SlackServices, "config" | "db" | "queue">,
+  s: Pick<Storage, "db"> & { config: Config; queue: TurnQueue },
   modelInfo: string,
   /** The worker side of this process's queue; none in a receiver. */
   queue?: QueueWorkerHealth,

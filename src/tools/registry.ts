@@ -1,15 +1,15 @@
 import pLimit, { type LimitFunction } from "p-limit";
 import { z } from "zod";
-import type { ToolSpec } from "../agent/chat-model.ts";
-import { type LenientParse, parseLenientJson } from "../agent/lenient-json.ts";
-import type { ToolCall } from "../agent/messages.ts";
 import { errorMessage, HermesError } from "../errors.ts";
+import { type LenientParse, parseLenientJson } from "../json/lenient-json.ts";
 import type { Logger } from "../logger.ts";
 import { capResult, serializeResult } from "./cap-result.ts";
 import { type CoerceNotes, coerceArgs } from "./coerce-args.ts";
 import type { Tool, ToolContext } from "./define-tool.ts";
 import type { ResultStore } from "./result-store.ts";
+import type { ToolCall } from "./tool-call.ts";
 import { resolveToolName } from "./tool-names.ts";
+import type { ToolSpec } from "./tool-spec.ts";
 
 export type PreparedCall =
   | {

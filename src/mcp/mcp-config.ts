@@ -4,7 +4,7 @@ import { parse } from "yaml";
 import { z } from "zod";
 import { errorMessage, HermesError } from "../errors.ts";
 import { LEVELS } from "../tools/define-tool.ts";
-import { resolveHeaders } from "../tools/http/header-secrets.ts";
+import { type ResolvedHeaders, resolveHeaders } from "../tools/http/header-secrets.ts";
 
 /**
  * `HERMES_MCP_SERVERS`: a YAML or JSON list of MCP servers whose tools join the registry. Unknown
@@ -108,24 +108,28 @@ export function parseMcpServers(
       if (earlier === undefined) seen.set(name, index);
       else problems.push(`${label}: name: already used by server #${earlier + 1}`);
     }
+    // Secrets are checked on the raw entry too, so a missing variable is reported with the other problems.
+    const resolved = {
+      env: resolveTemplated(raw, "env", env),
+      headers: resolveTemplated(raw, "headers", env),
+    };
+    for (const [field, r] of Object.entries(resolved)) {
+      for (const variable of r.missing) {
+        problems.push(`${label}: ${field}: \${${variable}} is not set in the environment`);
+      }
+      for (const key of r.invalid) problems.push(`${label}: ${field}.${key}: contains a line break`);
+    }
     const parsed = mcpServerSchema.safeParse(raw);
     if (!parsed.success) {
       problems.push(...issueLines(label, parsed.error));
       return;
     }
     const entry = parsed.data;
-    const templated = entry.transport === "stdio" ? entry.env : entry.headers;
-    const field = entry.transport === "stdio" ? "env" : "headers";
-    const resolved = resolveHeaders(templated, env);
-    for (const variable of resolved.missing) {
-      problems.push(`${label}: ${field}: \${${variable}} is not set in the environment`);
-    }
-    for (const key of resolved.invalid) problems.push(`${label}: ${field}.${key}: contains a line break`);
-    const secrets = resolved.secrets;
+    const secrets = [...resolved.env.secrets, ...resolved.headers.secrets];
     servers.push(
       entry.transport === "stdio"
-        ? { ...entry, env: resolved.headers, secrets }
-        : { ...entry, headers: resolved.headers, secrets },
+        ? { ...entry, env: resolved.env.headers, secrets }
+        : { ...entry, headers: resolved.headers.headers, secrets },
     );
   });
   if (problems.length > 0) throw mcpConfigError(file, problems);
@@ -165,6 +169,22 @@ export async function mcpSecretValues(options: {
   } catch {
     return [];
   }
+}
+
+/** `${VAR}` in the entry's `env` or `headers` map, when it is one (string values only). */
+function resolveTemplated(
+  raw: unknown,
+  field: "env" | "headers",
+  env: Readonly<Record<string, string | undefined>>,
+): ResolvedHeaders {
+  const value = (raw as Record<string, unknown> | null)?.[field];
+  const strings =
+    typeof value === "object" && value !== null && !Array.isArray(value)
+      ? Object.fromEntries(
+          Object.entries(value).filter((e): e is [string, string] => typeof e[1] === "string"),
+        )
+      : {};
+  return resolveHeaders(strings, env);
 }
 
 function issueLines(label: string, error: z.ZodError): string[] {

@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { HermesError } from "../../src/errors.ts";
 import { loadMcpConfig, mcpSecretValues, parseMcpServers } from "../../src/mcp/mcp-config.ts";
 
+/** `${NAME}`, the file's secret reference (built, so it is not mistaken for a template placeholder). */
+const ref = (name: string) => ["$", "{", name, "}"].join("");
 const env = { GH_TOKEN: "ghp-secret-value-123", API_KEY: "key-secret-456" };
 
 function problems(text: string): string {
@@ -19,21 +21,21 @@ function problems(text: string): string {
 }
 
 describe("HERMES_MCP_SERVERS config", () => {
-  it("reads YAML with defaults and resolves ${VAR} secrets in env and headers", () => {
+  it("reads YAML with defaults and resolves secret references in env and headers", () => {
     const servers = parseMcpServers(
       [
         "- name: github",
         "  transport: stdio",
         "  command: npx",
         "  args: [-y, some-server]",
-        "  env: { GITHUB_TOKEN: '${GH_TOKEN}', MODE: plain }",
+        `  env: { GITHUB_TOKEN: '${ref("GH_TOKEN")}', MODE: plain }`,
         "  trusted: true",
         "  tools:",
         "    create_issue: { approval: always, level: admin }",
         "- name: wiki",
         "  transport: http",
         "  url: https://wiki.internal/mcp",
-        "  headers: { Authorization: 'Bearer ${API_KEY}' }",
+        `  headers: { Authorization: 'Bearer ${ref("API_KEY")}' }`,
         "  include: ['search_*']",
         "  timeouts: { callMs: 5000 }",
       ].join("\n"),
@@ -93,7 +95,7 @@ describe("HERMES_MCP_SERVERS config", () => {
         "- name: jira",
         "  transport: http",
         "  url: https://jira.internal/mcp",
-        "  headers: { X-Token: '${JIRA_TOKEN}' }",
+        `  headers: { X-Token: '${ref("JIRA_TOKEN")}' }`,
         "  tools: { create: { approval: maybe, colour: red } }",
         "- name: github",
         "  transport: stdio",
@@ -107,7 +109,9 @@ describe("HERMES_MCP_SERVERS config", () => {
     expect(message).toMatch(/server #2 "wiki": approval: .*never/);
     expect(message).toContain('server #3 "Bad_Name": name: must be 1-20 lowercase letters and digits');
     expect(message).toContain('server #4 "ci": transport: must be "stdio" or "http"');
-    expect(message).toContain('server #5 "jira": headers: ${JIRA_TOKEN} is not set in the environment');
+    expect(message).toContain(
+      `server #5 "jira": headers: ${ref("JIRA_TOKEN")} is not set in the environment`,
+    );
     expect(message).toMatch(/server #5 "jira": tools\.create\.approval: /);
     expect(message).toContain('server #5 "jira": tools.create.colour: unknown field');
     expect(message).toContain('server #6 "github": name: already used by server #1');
@@ -125,7 +129,7 @@ describe("HERMES_MCP_SERVERS config", () => {
       const file = join(dir, "mcp.yaml");
       await writeFile(
         file,
-        "- name: wiki\n  transport: http\n  url: https://wiki.internal/mcp\n  headers: { Authorization: 'Bearer ${API_KEY}' }\n",
+        `- name: wiki\n  transport: http\n  url: https://wiki.internal/mcp\n  headers: { Authorization: 'Bearer ${ref("API_KEY")}' }\n`,
       );
       expect((await loadMcpConfig(file, { env }))[0]?.name).toBe("wiki");
       expect(await mcpSecretValues({ path: file, env })).toEqual([env.API_KEY]);

@@ -18,24 +18,47 @@ export interface RenderContext {
 
 /**
  * A `tools/call` result as the text the model reads: text blocks joined, `structuredContent` as JSON
- * (text blocks that only repeat it are dropped), resource links and embedded resources listed, images
+ * (unless the text already carries all of it), resource links and embedded resources listed, images
  * and audio noted (an image is uploaded into the run's thread when a SlackPort is given). The text is
  * untrusted data; the registry caps it, keeps it whole for `fetch_result`, and it reaches the model
  * as a tool result like any other.
  */
 export async function renderMcpResult(result: CallToolResult, ctx: RenderContext): Promise<string> {
-  const structured = result.structuredContent;
-  const structuredJson = structured === undefined ? undefined : JSON.stringify(structured);
   const parts: string[] = [];
   let index = 0;
   for (const block of result.content ?? []) {
     index++;
-    if (block.type === "text" && structuredJson !== undefined && sameJson(block.text, structuredJson))
-      continue;
     parts.push(await renderBlock(block, index, ctx));
   }
-  if (structured !== undefined) parts.push(`Structured content:\n${JSON.stringify(structured, null, 2)}`);
+  const structured = result.structuredContent;
+  if (structured !== undefined && !alreadySaid(structured, parts.join("\n"))) {
+    parts.push(`Structured content:\n${JSON.stringify(structured, null, 2)}`);
+  }
   return parts.join("\n\n");
+}
+
+const MAX_LEAVES = 500;
+
+/**
+ * Whether the text already carries the structured content: servers are asked to repeat it as JSON
+ * text, and many put its values in prose. Every value (string, number, boolean) must appear in the
+ * text; otherwise the JSON is added, so no data is lost and none is sent twice.
+ */
+function alreadySaid(structured: unknown, text: string): boolean {
+  if (text.trim() === "") return false;
+  const leaves: string[] = [];
+  const walk = (v: unknown): void => {
+    if (leaves.length > MAX_LEAVES) return;
+    if (v === null || v === undefined) return;
+    if (typeof v === "object") {
+      for (const item of Array.isArray(v) ? v : Object.values(v)) walk(item);
+      return;
+    }
+    leaves.push(String(v));
+  };
+  walk(structured);
+  if (leaves.length > MAX_LEAVES) return false;
+  return leaves.every((leaf) => text.includes(leaf));
 }
 
 async function renderBlock(block: Block, index: number, ctx: RenderContext): Promise<string> {
@@ -88,14 +111,6 @@ async function renderImage(
     }
   }
   return `[image (${mimeType}, ${bytes} bytes) returned; not shown]`;
-}
-
-function sameJson(text: string, json: string): boolean {
-  try {
-    return JSON.stringify(JSON.parse(text)) === json;
-  } catch {
-    return false;
-  }
 }
 
 function base64Bytes(data: string): number {

@@ -242,3 +242,40 @@ describe.each(["stdio", "http"] as const)("server-everything over %s", (transpor
     },
   );
 });
+
+describe("secrets given to a server", () => {
+  it("reach the server's environment but never the model: results are scrubbed", async () => {
+    const secret = "mcp-test-secret-9f8e7d6c";
+    const source = await startMcpServers(
+      [
+        serverConfig(
+          {
+            name: "envcheck",
+            transport: "stdio",
+            command: EVERYTHING,
+            args: ["stdio"],
+            include: ["get-env"],
+            approval: "never",
+            env: { WIKI_TOKEN: ["$", "{", "MCP_TEST_SECRET", "}"].join("") },
+          },
+          { MCP_TEST_SECRET: secret },
+        ),
+      ],
+      silentLogger(),
+      { backoff: FAST_BACKOFF },
+    );
+    const pid = pidOf(source, "envcheck");
+    try {
+      const result = await call(registryOf(source), "mcp_envcheck_get_env", {});
+      expect(result.ok).toBe(true);
+      expect(result.content).toContain('"WIKI_TOKEN": "[secret]"');
+      expect(result.content).not.toContain(secret);
+      // Only a minimal environment is inherited: Hermes' own settings do not reach the server.
+      expect(result.content).not.toContain("HERMES_");
+      expect(result.content).not.toContain("DATABASE_URL");
+    } finally {
+      await source.close();
+      killPid(pid);
+    }
+  });
+});

@@ -282,6 +282,9 @@ class ToolTimeout extends HermesError {
 }
 
 async function runWithTimeout(tool: Tool, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+  // A call that waited for a concurrency slot while its turn was cancelled must not start: an abort
+  // listener added now would never fire, and the tool would run to its full timeout.
+  if (ctx.signal.aborted) throw new Error("cancelled");
   const controller = new AbortController();
   const onAbort = () => controller.abort(ctx.signal.reason);
   ctx.signal.addEventListener("abort", onAbort, { once: true });

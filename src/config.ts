@@ -118,6 +118,8 @@ export const envSchema = z.object({
   HERMES_RETENTION_DAYS: int(30, 0, 36_500),
   HERMES_TOOLS: optionalString,
   HERMES_HTTP_TOOLS: optionalString,
+  // A YAML or JSON file of MCP servers whose tools join the registry (src/mcp/mcp-config.ts)
+  HERMES_MCP_SERVERS: optionalString,
 
   // Audit: the HMAC key for args_sha256 and checkpoints (generated under HERMES_DATA_DIR when embedded)
   HERMES_AUDIT_KEY: z.preprocess(

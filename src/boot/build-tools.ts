@@ -3,6 +3,8 @@ import { delegate } from "../agent/delegate.ts";
 import type { ToolEventSink } from "../agent/policy-hook.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
+import type { McpServerConfig } from "../mcp/mcp-config.ts";
+import { type McpToolSource, startMcpServers } from "../mcp/mcp-tool-source.ts";
 import type { PolicyGuard } from "../policy/create-policy.ts";
 import { resolveLevel } from "../policy/levels.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
@@ -34,12 +36,21 @@ export interface BuildToolsOptions {
   auditSink: ToolEventSink;
   /** The raw environment, only for `${VAR}` secrets in HTTP tool headers. */
   rawEnv: Record<string, string | undefined>;
+  /** `HERMES_MCP_SERVERS`, already loaded (a bad file stops start-up before anything is built). */
+  mcpServers?: readonly McpServerConfig[];
 }
 
-/** The registry: built-in tools, then `HERMES_TOOLS` modules and `HERMES_HTTP_TOOLS`; a name clash stops start-up. */
+/** Where the registry's MCP tools are kept (`ToolRegistry.replaceSource`). */
+export const MCP_SOURCE = "mcp";
+
+/**
+ * The registry: built-in tools, then `HERMES_TOOLS` modules and `HERMES_HTTP_TOOLS` (a name clash
+ * stops start-up), then the MCP servers' tools, which never take a name already used and follow each
+ * server's tool list as it changes. `mcp` must be closed on shutdown.
+ */
 export async function buildTools(
   o: BuildToolsOptions,
-): Promise<{ registry: ToolRegistry; guards: Record<string, PolicyGuard> }> {
+): Promise<{ registry: ToolRegistry; guards: Record<string, PolicyGuard>; mcp?: McpToolSource }> {
   const isAdmin = async (userId: string) =>
     resolveLevel({
       userId,
@@ -75,5 +86,10 @@ export async function buildTools(
       ...(await loadHttpTools(o.config.env.HERMES_HTTP_TOOLS, { env: o.rawEnv, cwd, taken })),
     );
   }
-  return { registry, guards };
+  if (!o.mcpServers?.length) return { registry, guards };
+  const mcp = await startMcpServers(o.mcpServers, o.logger, { reserved: registry.names(), slack: o.slack });
+  registry.replaceSource(MCP_SOURCE, mcp.tools());
+  // A server's new list is offered from the next turn on (each turn reads the registry afresh).
+  mcp.onChange((tools) => registry.replaceSource(MCP_SOURCE, tools));
+  return { registry, guards, mcp };
 }

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { sql } from "drizzle-orm";
 import type { Config } from "../config.ts";
+import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { Storage } from "../store/storage.ts";
 
@@ -55,9 +56,13 @@ export function watchQueueWorker<Q extends TurnQueue>(queue: Q): Q & QueueWorker
  *
  * Each check is bounded by `HEALTH_CHECK_TIMEOUT_MS`, and at most one probe of each service is in
  * flight: a hung database answers `timeout` quickly, and frequent probes do not pile up connections.
+ *
+ * With MCP servers configured, `mcp` gives each server's state (kept by its connection, no probe).
+ * A server that is down never makes the answer 503: Hermes works without it, its tools answer
+ * "unavailable", and taking the replica out of service would not bring the server back.
  */
 export function healthRoute(
-  s: Pick<Storage, "db"> & { config: Config; queue: TurnQueue },
+  s: Pick<Storage, "db"> & { config: Config; queue: TurnQueue; mcp?: Pick<McpToolSource, "health"> },
   modelInfo: string,
   /** The worker side of this process's queue; none in a receiver. */
   queue?: QueueWorkerHealth,
@@ -87,6 +92,7 @@ export function healthRoute(
       redis: redisState,
       queue: queueState,
       model: modelInfo,
+      ...(s.mcp ? { mcp: s.mcp.health() } : {}),
     });
     return true;
   };

@@ -1,6 +1,7 @@
 import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
+import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
 import type { TurnOutput } from "../queue/turn-output.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { SlackOutput } from "../slack/slack-output.ts";
@@ -17,4 +18,6 @@ export interface HermesParts extends Storage, AgentRuntime, SlackOutput {
   queue: TurnQueue;
   /** The workers' output port to Slack. */
   output: TurnOutput;
+  /** The MCP servers (`HERMES_MCP_SERVERS`), when any are configured: their state and tools. */
+  mcp?: McpToolSource;
 }

@@ -6,6 +6,7 @@ import { createOpenAIModel } from "../agent/openai-model.ts";
 import { preloadTokenizer } from "../agent/token-count.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
+import { loadMcpConfig } from "../mcp/mcp-config.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { addGeneratedAuditKey, loadSecretValues, type SecretValues } from "../policy/secret-values.ts";
 import { createDurableTurnQueue, type DurableTurnQueue } from "../queue/durable-turn-queue.ts";
@@ -62,6 +63,10 @@ export interface RunningHermes {
 export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const { logger } = o;
   const role = o.role ?? "all";
+  // Read before anything starts: a bad file stops start-up with its one message and leaves nothing open.
+  const mcpServers = o.config.env.HERMES_MCP_SERVERS
+    ? await loadMcpConfig(o.config.env.HERMES_MCP_SERVERS, { env: o.rawEnv, cwd: process.cwd() })
+    : [];
   // In the sandbox the demo admin is an admin, so approvals and the audit panel can be tried at once.
   const isSandbox = o.config.slackMode === "sandbox";
   const admins = isSandbox
@@ -118,7 +123,9 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     ? limitModelCalls(createOpenAIModel(config.fallbackModel), modelLimit)
     : undefined;
   const auditSink = createAuditSink({ audit: storage.audit, redact: redactor.redact });
-  const { registry, guards } = await buildTools({
+  // Every role connects to the MCP servers: workers call their tools, and a receiver's `/hermes tools`,
+  // access checks and approval cards need the same tool list (and its servers' state) as the workers.
+  const { registry, guards, mcp } = await buildTools({
     config,
     logger,
     db: storage.handle.db,
@@ -128,6 +135,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     model,
     auditSink,
     rawEnv: o.rawEnv,
+    mcpServers,
   });
   const stores: Storage = {
     db: storage.handle,
@@ -160,6 +168,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     logger,
     queue: durableQueue,
     output,
+    ...(mcp ? { mcp } : {}),
   };
 
   const fallbackInfo = config.fallbackModel
@@ -209,8 +218,10 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
       ? { ...(await slackApp.start(port, sandbox ? "127.0.0.1" : undefined)), stop: () => slackApp.stop() }
       : await startRouteServer([healthRoute(parts, modelInfo, durableQueue)], port);
   } catch (err) {
-    // Nothing half-started stays behind: the database and Redis connections close with the error.
+    // Nothing half-started stays behind: the database and Redis connections and the MCP servers
+    // close with the error.
     await slackApp?.stop().catch(() => undefined);
+    await mcp?.close().catch(() => undefined);
     await storage.close().catch(() => undefined);
     throw err;
   }
@@ -255,6 +266,8 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
       await started.stop().catch(() => undefined);
       sandbox?.close();
       await storage.queue.stop({ timeoutMs: 10_000 }).catch(() => undefined);
+      // After the queue's workers: a turn still finishing may be calling an MCP tool.
+      await mcp?.close().catch(() => undefined);
       await storage.close();
     },
   };

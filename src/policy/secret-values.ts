@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Config } from "../config.ts";
+import { mcpSecretValues } from "../mcp/mcp-config.ts";
 import { AUDIT_KEY_FILE } from "../store/audit-key.ts";
 import { headerSecretValues } from "../tools/http/header-secrets.ts";
 
@@ -103,15 +104,18 @@ function urlPassword(url: string): string[] {
 }
 
 /**
- * `collectSecretValues` plus the values HTTP tools put into headers: what the composition root
- * calls once at start-up, before it builds the logger.
+ * `collectSecretValues` plus the values HTTP tools put into headers and MCP servers into their
+ * environments and headers: what the composition root calls once at start-up, before it builds the logger.
  */
 export async function loadSecretValues(options: {
   config: Config;
   rawEnv: Readonly<Record<string, string | undefined>>;
 }): Promise<SecretValues> {
-  const yamlPath = options.config.env.HERMES_HTTP_TOOLS;
-  const extra = yamlPath ? await headerSecretValues({ yamlPath, env: options.rawEnv }) : [];
+  const { HERMES_HTTP_TOOLS: yamlPath, HERMES_MCP_SERVERS: mcpPath } = options.config.env;
+  const extra = [
+    ...(yamlPath ? await headerSecretValues({ yamlPath, env: options.rawEnv }) : []),
+    ...(mcpPath ? await mcpSecretValues({ path: mcpPath, env: options.rawEnv }) : []),
+  ];
   return collectSecretValues({ config: options.config, extra });
 }
 

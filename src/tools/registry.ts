@@ -56,6 +56,8 @@ interface Entry {
   tool: Tool;
   schema: Record<string, unknown>;
   limit: LimitFunction;
+  /** Set for tools registered through `replaceSource`: a source whose tool list changes at runtime. */
+  source?: string;
 }
 
 /**
@@ -75,21 +77,28 @@ export class ToolRegistry {
 
   register(...tools: Tool[]): this {
     for (const tool of tools) {
-      if (this.entries.has(tool.name)) {
-        throw new HermesError(
-          "config_invalid",
-          `Two tools are named "${tool.name}"; tool names must be unique.`,
-        );
-      }
-      const { $schema: _drop, ...schema } = z.toJSONSchema(tool.input, {
-        io: "input",
-        unrepresentable: "any",
-      });
-      // Unknown keys are dropped anyway; saying so up front keeps models from inventing fields.
-      schema.additionalProperties ??= false;
+      if (this.entries.has(tool.name)) throw duplicateName(tool.name);
       this.specCache.clear();
-      this.entries.set(tool.name, { tool, schema, limit: pLimit(Math.max(1, tool.concurrency)) });
+      this.entries.set(tool.name, entryOf(tool));
     }
+    return this;
+  }
+
+  /**
+   * Makes `tools` the whole current list of `source` (MCP servers: their lists change while Hermes
+   * runs): the source's other tools go, the new ones are offered from the next turn on. All or
+   * nothing: a name another source or a registered tool already has throws and changes nothing.
+   */
+  replaceSource(source: string, tools: readonly Tool[]): this {
+    const next = new Map<string, Entry>();
+    for (const tool of tools) {
+      const taken = this.entries.get(tool.name);
+      if (next.has(tool.name) || (taken && taken.source !== source)) throw duplicateName(tool.name);
+      next.set(tool.name, { ...entryOf(tool), source });
+    }
+    for (const [name, entry] of this.entries) if (entry.source === source) this.entries.delete(name);
+    for (const [name, entry] of next) this.entries.set(name, entry);
+    this.specCache.clear();
     return this;
   }
 
@@ -273,6 +282,17 @@ export class ToolRegistry {
       fullLength: 0,
     };
   }
+}
+
+function duplicateName(name: string): HermesError {
+  return new HermesError("config_invalid", `Two tools are named "${name}"; tool names must be unique.`);
+}
+
+function entryOf(tool: Tool): Entry {
+  const { $schema: _drop, ...schema } = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" });
+  // Unknown keys are dropped anyway; saying so up front keeps models from inventing fields.
+  schema.additionalProperties ??= false;
+  return { tool, schema, limit: pLimit(Math.max(1, tool.concurrency)) };
 }
 
 class ToolTimeout extends HermesError {

@@ -5,10 +5,15 @@ import { toCardApproval } from "../deliver-result.ts";
 import type { SlackOutput } from "../slack-output.ts";
 import { approvalsMessage, decidableApprovals } from "./approvals-blocks.ts";
 import { textMessage } from "./block-builders.ts";
-import { toolsMessage } from "./tools-blocks.ts";
+import { type McpToolsView, toolsMessage } from "./tools-blocks.ts";
 
-/** What `/hermes` answers about access read: the caller's access, the approvals they may decide, their cards. */
-export type AccessServices = AccessSources & Pick<Storage, "approvals"> & Pick<SlackOutput, "redactor">;
+/**
+ * What `/hermes` answers about access read: the caller's access, the approvals they may decide, their
+ * cards, and the MCP servers' state when any are configured.
+ */
+export type AccessServices = AccessSources &
+  Pick<Storage, "approvals"> &
+  Pick<SlackOutput, "redactor"> & { mcp?: McpToolsView };
 
 /** `/hermes tools`, `whoami` and `approvals`: answers about what the caller may do, read fresh. */
 export async function accessAnswer(
@@ -19,7 +24,7 @@ export async function accessAnswer(
   const access = await resolveAccess(s, userId);
   switch (kind) {
     case "tools":
-      return toolsMessage(s.registry.list(), access);
+      return toolsMessage(s.registry.list(), access, s.mcp);
     case "whoami":
       return textMessage(whoamiText(access, s.registry.list().length));
     case "approvals":

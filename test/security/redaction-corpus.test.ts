@@ -141,6 +141,37 @@ describe("configured secret values", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it("collects MCP server env and header secrets from HERMES_MCP_SERVERS", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hermes-secrets-"));
+    try {
+      const yaml = join(dir, "mcp.yaml");
+      writeFileSync(
+        yaml,
+        [
+          "- name: tracker",
+          "  transport: stdio",
+          "  command: tracker-mcp",
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the YAML's own ${VAR} syntax
+          "  env: { TRACKER_TOKEN: '${TRACKER_TOKEN}' }",
+          "- name: wiki",
+          "  transport: http",
+          "  url: https://wiki.internal/mcp",
+          // biome-ignore lint/suspicious/noTemplateCurlyInString: the YAML's own ${VAR} syntax
+          "  headers: { Authorization: 'Bearer ${WIKI_KEY}' }",
+        ].join("\n"),
+      );
+      const env = {
+        HERMES_MCP_SERVERS: yaml,
+        TRACKER_TOKEN: "trk-value-5a4b3c2d",
+        WIKI_KEY: "wiki-value-9z8y7x",
+      };
+      const loaded = await loadSecretValues({ config: loadConfig(env), rawEnv: env });
+      expect(loaded.forms()).toEqual(expect.arrayContaining(["trk-value-5a4b3c2d", "wiki-value-9z8y7x"]));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe("redaction corpus end to end (Bolt app over HTTP, Postgres, Slack emulator, scripted model)", () => {

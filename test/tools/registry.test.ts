@@ -256,6 +256,40 @@ describe("ToolRegistry.execute", () => {
   });
 });
 
+describe("ToolRegistry.replaceSource (MCP servers whose tool lists change)", () => {
+  const tool = (name: string, input = z.object({})) =>
+    defineTool({ name, description: name, input, execute: () => name });
+
+  it("replaces only the source's tools, and the specs follow at once", () => {
+    const reg = new ToolRegistry({ results: createMemoryResultStore(), logger: silentLogger() });
+    reg.register(tool("get_current_time"));
+    reg.replaceSource("mcp", [tool("mcp_a_one"), tool("mcp_a_two")]);
+    expect(reg.specs().map((s) => s.name)).toEqual(["get_current_time", "mcp_a_one", "mcp_a_two"]);
+    reg.replaceSource("mcp", [tool("mcp_a_two", z.object({ x: z.number() })), tool("mcp_a_three")]);
+    expect(reg.names()).toEqual(["get_current_time", "mcp_a_two", "mcp_a_three"]);
+    const specs = reg.specs();
+    expect(specs.map((s) => s.name)).toEqual(["get_current_time", "mcp_a_two", "mcp_a_three"]);
+    // The replaced tool's new schema, not a cached old one.
+    expect(specs[1]!.parameters).toMatchObject({ properties: { x: { type: "number" } } });
+    expect(reg.prepare(call("mcp_a_one", "{}"))).toMatchObject({ ok: false, kind: "unknown_tool" });
+    reg.replaceSource("mcp", []);
+    expect(reg.names()).toEqual(["get_current_time"]);
+  });
+
+  it("never takes another tool's name, and a refused list changes nothing", () => {
+    const reg = new ToolRegistry({ results: createMemoryResultStore(), logger: silentLogger() });
+    reg.register(tool("get_current_time"));
+    reg.replaceSource("mcp", [tool("mcp_a_one")]);
+    expect(() => reg.replaceSource("mcp", [tool("mcp_a_two"), tool("get_current_time")])).toThrow(
+      /Two tools are named "get_current_time"/,
+    );
+    expect(() => reg.replaceSource("mcp", [tool("mcp_a_two"), tool("mcp_a_two")])).toThrow(/mcp_a_two/);
+    expect(() => reg.replaceSource("other", [tool("mcp_a_one")])).toThrow(/mcp_a_one/);
+    expect(reg.names()).toEqual(["get_current_time", "mcp_a_one"]);
+    expect(() => reg.register(tool("mcp_a_one"))).toThrow(/mcp_a_one/);
+  });
+});
+
 describe("capResult", () => {
   it("never exceeds the cap and reports what it cut", () => {
     for (const len of [10, 999, 1000, 1001, 50_000]) {

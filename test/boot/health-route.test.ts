@@ -3,6 +3,7 @@ import { healthRoute, watchQueueWorker } from "../../src/boot/health-route.ts";
 import { type RouteServer, startRouteServer } from "../../src/boot/route-server.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/logger.ts";
+import type { McpServerStatus } from "../../src/mcp/mcp-tool-source.ts";
 import { createBullmqTurnQueue } from "../../src/queue/bullmq-turn-queue.ts";
 import { createMemoryTurnQueue } from "../../src/queue/memory-turn-queue.ts";
 import type { TurnQueue } from "../../src/queue/turn-queue.ts";
@@ -34,8 +35,9 @@ describe("/healthz and the queue worker", () => {
     queue: TurnQueue,
     env: Record<string, string>,
     worker: ReturnType<typeof watchQueueWorker> | undefined,
+    mcp?: { health(): Record<string, McpServerStatus> },
   ) {
-    const services = { config: loadConfig(env), db: store.handle, queue };
+    const services = { config: loadConfig(env), db: store.handle, queue, ...(mcp ? { mcp } : {}) };
     const server = await startRouteServer([healthRoute(services, "command mode", worker)], 0, "127.0.0.1");
     servers.push(server);
     return async () => {
@@ -91,6 +93,29 @@ describe("/healthz and the queue worker", () => {
     expect(await health()).toEqual({
       status: 200,
       body: { ok: true, db: "pglite:ok", redis: "ok", queue: "enqueue-only", model: "command mode" },
+    });
+  });
+
+  it("MCP servers: each one's state is shown, and one that is down does not make the process unready", async () => {
+    const queue = watchQueueWorker(createMemoryTurnQueue({ logger: silentLogger() }));
+    queues.push(queue);
+    await queue.process(async () => undefined);
+    const since = new Date().toISOString();
+    const servers: Record<string, McpServerStatus> = {
+      files: { state: "ready", tools: 14, since, skipped: [] },
+      tracker: { state: "down", tools: 0, error: "spawn tracker-mcp ENOENT", since, skipped: [] },
+    };
+    const health = await serve(queue, {}, queue, { health: () => servers });
+    expect(await health()).toEqual({
+      status: 200,
+      body: {
+        ok: true,
+        db: "pglite:ok",
+        redis: "in-process",
+        queue: "running",
+        model: "command mode",
+        mcp: servers,
+      },
     });
   });
 });

@@ -123,6 +123,35 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
     expect(await redis.get(sessionRedisKey)).toContain("no record of a code word");
   });
 
+  it("a stored history that is not chat messages is not used: the next message is answered from the thread instead", async () => {
+    model.enqueue(answer("Noted: the code word is egret."));
+    const first = await t.sender.appMention({
+      user: "U0USER1",
+      channel: CHANNEL,
+      text: "<@U0HERMES> remember the code word egret",
+    });
+    const ts = first.message!.ts;
+    await waitFor(replyWith(t, ts, "Noted: the code word is egret."), 30_000, "first answer");
+    // Written by some other version, or damaged: the right JSON, the wrong shape.
+    const sessionRedisKey = `${t.redisPrefix}:session:${sessionKeyOf(ts)}`;
+    await redis.set(sessionRedisKey, JSON.stringify([{ role: "assistant", content: null, tool_calls: [] }]));
+
+    model.enqueue(answer("The thread says egret."));
+    const second = await t.sender.appMention({
+      user: "U0USER1",
+      channel: CHANNEL,
+      text: "<@U0HERMES> what was the code word?",
+      threadTs: ts,
+    });
+    await waitFor(replyWith(t, ts, "The thread says egret."), 30_000, "answer after the bad history");
+    const request = model.requests[1]!.body.messages;
+    expect(request.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(request[1]!.content ?? "").toContain("remember the code word egret");
+    expect(botReplies(t, ts).filter((m) => m.text.includes(":warning:"))).toEqual([]);
+    await waitFor(async () => (await eventStatus(second.eventId!))[0] === "done", 30_000, "event done");
+    expect(await redis.get(sessionRedisKey)).toContain("The thread says egret.");
+  });
+
   it("Redis flushed while a run waits for approval: Approve still decides in Postgres and the run resumes once", async () => {
     const sentToWangLei = () => t.ws.history("D0WANGLEI").filter((m) => m.text.includes("flush-proof"));
     model.enqueue(

@@ -228,4 +228,13 @@ describe("postgres: other tampering, and the CLI", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("unknown --action tool.nope");
   });
+
+  it("the CLI's CSV defuses cells that start like a spreadsheet formula", CLI_TEST, async () => {
+    await audit.append({ ...event(99), userId: "U0FORMULA", resultSummary: "=cmd|' /C calc'!A0" });
+    const csv = await auditCli(["query", "--user", "U0FORMULA", "--format", "csv"], {
+      DATABASE_URL: store.url ?? "",
+    });
+    expect(csv).toMatchObject({ code: 0 });
+    expect(csv.stdout).toContain(",'=cmd|' /C calc'!A0,");
+  });
 });

@@ -15,6 +15,7 @@ import { cpus, loadavg } from "node:os";
 import { measureAckBursts } from "./ack-burst.ts";
 import { FULL, measureAuditSuite, QUICK } from "./audit-suite.ts";
 import { measureE2E } from "./e2e-turn.ts";
+import { measureFloor } from "./lib/ack-floor.ts";
 import { createBenchStack } from "./lib/bench-stack.ts";
 import { RECEIVER_FLAG } from "./lib/hermes-processes.ts";
 import { formatTable, type ReportRow } from "./lib/report-table.ts";
@@ -105,6 +106,17 @@ async function singleProcess() {
       add("3 acks", `  all ${r.size} answered after (s)`, fmt(r.allAnsweredMs / 1000, 1));
     }
     head.ack_p99_ms = fmt(bursts.at(-1)?.ackMs.p99 ?? Number.NaN);
+    // What the client, loopback and this machine's load cost alone, to read the acks against.
+    const floor = await measureFloor(
+      bursts.map((r) => r.size),
+      () => undefined,
+    );
+    for (const f of floor)
+      add(
+        "3 acks",
+        `  floor: a server answering at once, ${f.events}: p50 / p99 (ms)`,
+        `${f.p50} / ${f.p99}`,
+      );
 
     progress("5/6 1,000 idle sessions and 100 paused runs");
     const idle = await measureIdleSessions(stack, fresh, { sessions: 1000, paused: 100 });

@@ -1,11 +1,8 @@
+import type { ToolSpec } from "../tools/tool-spec.ts";
 import type { ChatMessage, ToolCall, Usage } from "./messages.ts";
 
-/** What the model is told about one tool. */
-export interface ToolSpec {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-}
+/** What the model is told about one tool (the registry describes its tools so: `tools/tool-spec.ts`). */
+export type { ToolSpec };
 
 export interface ModelRequest {
   messages: ChatMessage[];

@@ -52,7 +52,8 @@ export async function continueRun(
       const stop = countFailures(state, outcomes, deps);
       const pending = outcomes.flatMap((o) => (o.kind === "pending" ? [o.pending] : []));
       if (pending.length > 0) return paused(state, pending, tracer);
-      if (stop) return finish(state, tracer, "stopped", stop.message, stop.reason);
+      if (stop)
+        return finish({ state, tracer, status: "stopped", answer: stop.message, stopReason: stop.reason });
       await deps.checkpoint?.(snapshotOf(state, []));
     }
     return await loop(state, deps, tracer, signal);

@@ -105,7 +105,8 @@ export async function resumeRun(
     insertResults(state.messages, outcomes);
     const stop = countFailures(state, outcomes, deps);
     if (still.length > 0) return paused(state, still, tracer);
-    if (stop) return finish(state, tracer, "stopped", stop.message, stop.reason);
+    if (stop)
+      return finish({ state, tracer, status: "stopped", answer: stop.message, stopReason: stop.reason });
     await deps.checkpoint?.(snapshotOf(state, []));
     return await loop(state, deps, tracer, signal);
   } finally {
@@ -131,13 +132,13 @@ export async function loop(
   try {
     for (;;) {
       if (state.step >= limits.maxSteps) {
-        return finish(
+        return finish({
           state,
           tracer,
-          "stopped",
-          stopMessage("max_steps", { steps: limits.maxSteps }),
-          "max_steps",
-        );
+          status: "stopped",
+          answer: stopMessage("max_steps", { steps: limits.maxSteps }),
+          stopReason: "max_steps",
+        });
       }
       state.step++;
       tracer.step = state.step;
@@ -203,17 +204,19 @@ export async function loop(
       } catch (err) {
         if (signal.aborted) return aborted(state, tracer, deps, limits);
         tracer.emit("model.error", { error: errorMessage(err) });
-        if (switchToFallback(state, deps, tracer, "primary_unavailable", errorMessage(err))) {
+        if (
+          switchToFallback({ state, deps, tracer, reason: "primary_unavailable", detail: errorMessage(err) })
+        ) {
           state.step--; // the step was not done: the fallback model takes it
           continue;
         }
-        return finish(
+        return finish({
           state,
           tracer,
-          "failed",
-          stopMessage("model_error", { error: errorMessage(err) }),
-          "model_error",
-        );
+          status: "failed",
+          answer: stopMessage("model_error", { error: errorMessage(err) }),
+          stopReason: "model_error",
+        });
       }
       countModelCall(state, response.usage);
       tracer.emit("model.response", {
@@ -247,13 +250,13 @@ export async function loop(
         state.truncations++;
         tracer.emit("model.truncated", { count: state.truncations, toolCalls: response.toolCalls.length });
         if (state.truncations >= limits.maxTruncations) {
-          return finish(
+          return finish({
             state,
             tracer,
-            "stopped",
-            stopMessage("truncated", { maxTokens: deps.model.maxOutputTokens }),
-            "truncated",
-          );
+            status: "stopped",
+            answer: stopMessage("truncated", { maxTokens: deps.model.maxOutputTokens }),
+            stopReason: "truncated",
+          });
         }
         retryHint = true; // truncated output is never executed nor kept: ask again
         continue;
@@ -270,17 +273,25 @@ export async function loop(
           unreadableHint = response.unrecovered;
           continue;
         }
-        if (switchToFallback(state, deps, tracer, "unreadable_output", response.unrecovered)) {
+        if (
+          switchToFallback({ state, deps, tracer, reason: "unreadable_output", detail: response.unrecovered })
+        ) {
           state.unreadable = 0;
           continue;
         }
-        return finish(state, tracer, "failed", stopMessage("unreadable_calls"), "unreadable_calls");
+        return finish({
+          state,
+          tracer,
+          status: "failed",
+          answer: stopMessage("unreadable_calls"),
+          stopReason: "unreadable_calls",
+        });
       }
 
       if (response.toolCalls.length === 0) {
         const answer = response.content.trim() || "(The model returned an empty answer.)";
         state.messages.push({ role: "assistant", content: answer });
-        return finish(state, tracer, "completed", answer);
+        return finish({ state, tracer, status: "completed", answer });
       }
 
       const calls = uniqueInRun(response.toolCalls, state.messages, tracer);
@@ -301,7 +312,8 @@ export async function loop(
       const stop = countFailures(state, outcomes, deps);
       const pending = outcomes.flatMap((o) => (o.kind === "pending" ? [o.pending] : []));
       if (pending.length > 0) return paused(state, pending, tracer);
-      if (stop) return finish(state, tracer, "stopped", stop.message, stop.reason);
+      if (stop)
+        return finish({ state, tracer, status: "stopped", answer: stop.message, stopReason: stop.reason });
       await deps.checkpoint?.(snapshotOf(state, []));
     }
   } finally {
@@ -333,13 +345,19 @@ function capTraceText(text: string): string {
  * Goes on with the fallback model, once per run, when one is configured: traced (and so shown in the
  * progress message) and kept in the run's snapshot. False when there is none or it is already in use.
  */
-function switchToFallback(
-  state: State,
-  deps: RuntimeDeps,
-  tracer: Tracer,
-  reason: "primary_unavailable" | "unreadable_output",
-  detail: string,
-): boolean {
+function switchToFallback({
+  state,
+  deps,
+  tracer,
+  reason,
+  detail,
+}: {
+  state: State;
+  deps: RuntimeDeps;
+  tracer: Tracer;
+  reason: "primary_unavailable" | "unreadable_output";
+  detail: string;
+}): boolean {
   if (!deps.fallbackModel || state.fallback) return false;
   state.fallback = { model: deps.fallbackModel.name, from: deps.model.name, reason, step: state.step };
   tracer.emit("model.fallback", { ...state.fallback, detail: detail.slice(0, 300) });
@@ -347,12 +365,19 @@ function switchToFallback(
 }
 
 export function aborted(state: State, tracer: Tracer, deps: RuntimeDeps, limits: Limits): TurnResult {
-  if (deps.signal?.aborted) return finish(state, tracer, "stopped", stopMessage("cancelled"), "cancelled");
-  return finish(
+  if (deps.signal?.aborted)
+    return finish({
+      state,
+      tracer,
+      status: "stopped",
+      answer: stopMessage("cancelled"),
+      stopReason: "cancelled",
+    });
+  return finish({
     state,
     tracer,
-    "stopped",
-    stopMessage("turn_timeout", { budgetSeconds: Number((limits.turnTimeoutMs / 1000).toFixed(1)) }),
-    "turn_timeout",
-  );
+    status: "stopped",
+    answer: stopMessage("turn_timeout", { budgetSeconds: Number((limits.turnTimeoutMs / 1000).toFixed(1)) }),
+    stopReason: "turn_timeout",
+  });
 }

@@ -1,15 +1,20 @@
+import { z } from "zod";
+import type { ToolCall } from "../tools/tool-call.ts";
+
 /**
  * The conversation as the runtime keeps it: plain JSON-serializable data, close to the OpenAI chat
  * format so that mapping to a request is trivial and a snapshot survives `JSON.stringify`. The types
  * are read off zod schemas, so history stored outside the process is checked against the same shape
  * when it is read back.
  */
-import { z } from "zod";
 
-export const toolCallSchema = z.object({
+/** A call as the model wrote it (the registry, which executes it, owns the type). */
+export type { ToolCall };
+
+/** ToolCall's shape, to check stored history with (typed, so the two cannot drift apart). */
+const toolCallSchema: z.ZodType<ToolCall> = z.object({
   id: z.string(),
   name: z.string(),
-  /** The raw argument text as the model wrote it (repaired later, by the registry). */
   arguments: z.string(),
 });
 
@@ -52,7 +57,6 @@ export const chatMessageSchema = z.discriminatedUnion("role", [
   toolMessageSchema,
 ]);
 
-export type ToolCall = z.infer<typeof toolCallSchema>;
 export type SystemMessage = z.infer<typeof systemMessageSchema>;
 export type UserMessage = z.infer<typeof userMessageSchema>;
 export type AssistantMessage = z.infer<typeof assistantMessageSchema>;

@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
+import { MAX_JSON_DEPTH, valueTooDeep } from "../json/json-limits.ts";
 import type { FinishReason } from "./chat-model.ts";
-import { MAX_JSON_DEPTH, valueTooDeep } from "./json-limits.ts";
 import type { ToolCall } from "./messages.ts";
 import { reasoningField, splitReasoning } from "./reasoning.ts";
 import { stripSpecialTokens, stripTrailingEndTokens } from "./special-tokens.ts";

@@ -1,10 +1,10 @@
 import { errorMessage } from "../errors.ts";
+import { argumentPreview } from "../json/json-limits.ts";
+import type { LenientParse } from "../json/lenient-json.ts";
 import type { Logger } from "../logger.ts";
 import { argsSha256 } from "../policy/args-hash.ts";
 import type { RunIdentity, Tool } from "../tools/define-tool.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { argumentPreview } from "./json-limits.ts";
-import type { LenientParse } from "./lenient-json.ts";
 import type { ToolCall, ToolMessage } from "./messages.ts";
 import type { PolicyHook, ToolEvent, ToolEventSink } from "./policy-hook.ts";
 import { ARGS_CHANGED_RESULT, AUDIT_UNAVAILABLE_RESULT, DENIED_RESULT } from "./stop-messages.ts";
@@ -79,7 +79,7 @@ export async function runCalls(
         callId: call.id,
         error: prepared.error,
       });
-      decided.push(invalidOutcome(call, prepared.error, prepared.kind, env, parsed));
+      decided.push(invalidOutcome({ call, error: prepared.error, kind: prepared.kind, env, parsed }));
       continue;
     }
     const { tool, args, notes } = prepared;
@@ -121,13 +121,19 @@ function unrunCall(call: ToolCall, tool: string, parsed: LenientParse | undefine
   return { run: env.run, callId: call.id, tool, args, argsSha256: argsSha256(tool, args) };
 }
 
-async function invalidOutcome(
-  call: ToolCall,
-  error: string,
-  kind: "unknown_tool" | "invalid_args",
-  env: CallEnv,
-  parsed: LenientParse | undefined,
-): Promise<CallOutcome> {
+async function invalidOutcome({
+  call,
+  error,
+  kind,
+  env,
+  parsed,
+}: {
+  call: ToolCall;
+  error: string;
+  kind: "unknown_tool" | "invalid_args";
+  env: CallEnv;
+  parsed: LenientParse | undefined;
+}): Promise<CallOutcome> {
   if (kind === "invalid_args") {
     // A known tool asked for with bad arguments is still a request: the audit log sees it fail.
     const base = unrunCall(call, call.name, parsed, env);
@@ -217,17 +223,24 @@ async function decide(
       pending: { callId: call.id, tool: tool.name, args, argsSha256: hash, reason: decision.reason },
     };
   }
-  return execute(call, tool, args, env, hash);
+  return execute({ call, tool, args, env, hash });
 }
 
 /** Runs an allowed (or approved) call and reports its outcome. */
-export async function execute(
-  call: ToolCall,
-  tool: Tool,
-  args: Record<string, unknown>,
-  env: CallEnv,
-  hash: string,
-): Promise<CallOutcome> {
+export async function execute({
+  call,
+  tool,
+  args,
+  env,
+  hash,
+}: {
+  call: ToolCall;
+  tool: Tool;
+  args: Record<string, unknown>;
+  env: CallEnv;
+  /** The call's canonical arguments hash (what an approval was bound to). */
+  hash: string;
+}): Promise<CallOutcome> {
   env.tracer.emit("tool.start", { tool: tool.name, callId: call.id });
   let logger: Logger | undefined;
   const result = await env.registry.execute(tool, args, {
@@ -326,7 +339,7 @@ export async function executeApproved(
       failed: false,
     };
   }
-  return execute(call, tool, pending.args, env, hash);
+  return execute({ call, tool, args: pending.args, env, hash });
 }
 
 /** Sends a lifecycle event; false when it could not be recorded (the caller fails closed). */

@@ -130,13 +130,20 @@ export function paused(state: State, pending: PendingCall[], tracer: Tracer): Tu
   return { ...result(state, "paused", ""), snapshot: snapshotOf(state, pending) };
 }
 
-export function finish(
-  state: State,
-  tracer: Tracer,
-  status: TurnStatus,
-  answer: string,
-  stopReason?: StopReason,
-): TurnResult {
+/** Ends a run: a run that did not complete gets its closing sentence as the last (sanitized) message. */
+export function finish({
+  state,
+  tracer,
+  status,
+  answer,
+  stopReason,
+}: {
+  state: State;
+  tracer: Tracer;
+  status: TurnStatus;
+  answer: string;
+  stopReason?: StopReason | undefined;
+}): TurnResult {
   if (status !== "completed")
     state.messages = [...sanitizeHistory(state.messages), { role: "assistant", content: answer }];
   tracer.emit("run.end", {

@@ -1,13 +1,13 @@
 import type { App } from "@slack/bolt";
+import type { HermesCommandServices } from "../slack/commands/hermes-command.ts";
 import { registerHermesCommand } from "../slack/commands/hermes-command.ts";
 import { publishHome, registerAppHome } from "../slack/home/app-home.ts";
-import type { SlackServices } from "../slack/services.ts";
 import type { ScheduleStore } from "../store/schedule-store.ts";
 
 /** `/hermes …` (with its audit page buttons) and the App Home; returns how to refresh one user's Home. */
 export function registerAdminSurfaces(
   app: App,
-  s: SlackServices,
+  s: HermesCommandServices,
   options: { schedules: ScheduleStore; onSchedulesChanged: () => unknown },
 ): { refreshHome: (userId: string) => Promise<unknown> } {
   registerHermesCommand(app, s, {

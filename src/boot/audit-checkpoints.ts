@@ -1,7 +1,10 @@
-import type { SlackServices } from "../slack/services.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import type { SlackOutput } from "../slack/slack-output.ts";
 import type { AuditCheckpoint } from "../store/audit-checkpoint.ts";
 import { checkpointFilePath } from "../store/audit-checkpoint-file.ts";
 import { startAuditCheckpoints } from "../store/audit-checkpoint-schedule.ts";
+import type { Storage } from "../store/storage.ts";
 
 /** A period's claim is never taken over: a process that died after claiming just skips that one. */
 const CLAIM_FOREVER_MS = 365 * 24 * 3600_000;
@@ -11,7 +14,8 @@ const CLAIM_FOREVER_MS = 365 * 24 * 3600_000;
  * every `HERMES_AUDIT_CHECKPOINT_MINUTES`, and posted to `HERMES_AUDIT_CHECKPOINT_CHANNEL` when set.
  */
 export function startConfiguredAuditCheckpoints(
-  s: Pick<SlackServices, "audit" | "config" | "client" | "logger"> & Partial<Pick<SlackServices, "events">>,
+  s: Pick<Storage, "audit"> &
+    Pick<SlackOutput, "client"> & { config: Config; logger: Logger } & Partial<Pick<Storage, "events">>,
 ) {
   const env = s.config.env;
   const channel = env.HERMES_AUDIT_CHECKPOINT_CHANNEL;

@@ -1,11 +1,20 @@
+import type { AgentRuntime } from "../agent/agent-runtime.ts";
+import type { Config } from "../config.ts";
 import { errorMessage } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { TurnOutput } from "../queue/turn-output.ts";
+import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { Scheduler } from "../schedules/scheduler.ts";
-import { updateCard } from "../slack/deliver-result.ts";
-import { interruptedNotice } from "../slack/recover-run.ts";
-import type { SlackServices } from "../slack/services.ts";
+import type { SlackOutput } from "../slack/slack-output.ts";
 import { reconcileInterrupted } from "../store/reconcile.ts";
 import { startRetentionSweeps } from "../store/retention-schedule.ts";
+import type { Storage } from "../store/storage.ts";
 import { startConfiguredAuditCheckpoints } from "./audit-checkpoints.ts";
+
+/** What the background work runs on: the stores, the queue, the output port and the turn limits. */
+export type BackgroundDeps = Storage &
+  Pick<AgentRuntime, "limits"> &
+  Pick<SlackOutput, "client"> & { config: Config; logger: Logger; queue: TurnQueue; output: TurnOutput };
 
 const SWEEP_MS = 10_000;
 /** Interrupted calls are looked for at start-up and then every this often (they may age into it). */
@@ -17,7 +26,7 @@ const RECONCILE_EVERY = 6;
  * Hermes was down are resumed; then approvals are expired on a timer and schedules fire.
  */
 export async function startBackgroundWork(
-  s: SlackServices,
+  s: BackgroundDeps,
   scheduler: Scheduler,
   options: {
     /** Queues turns accepted but never queued (their receiver died); with Redis, on every sweep. */
@@ -63,10 +72,12 @@ export async function startBackgroundWork(
 }
 
 /** Expired approvals: the card says so, and the run continues with "expired = rejected". */
-export async function expireApprovals(s: SlackServices): Promise<number> {
+export async function expireApprovals(
+  s: Pick<BackgroundDeps, "approvals" | "queue" | "output">,
+): Promise<number> {
   const expired = await s.approvals.expireDue();
   for (const a of expired) {
-    await updateCard(s, a);
+    await s.output.updateCard(a);
     if (a.runId) {
       await s.queue.enqueue(
         { type: "resume", runId: a.runId, approvalId: a.id, reason: "expired" },
@@ -77,7 +88,7 @@ export async function expireApprovals(s: SlackServices): Promise<number> {
   return expired.length;
 }
 
-async function recover(s: SlackServices) {
+async function recover(s: BackgroundDeps) {
   await reconcileInterruptedCalls(s, { atStartup: true });
   await resumeDecidedRuns(s);
 }
@@ -87,7 +98,7 @@ async function recover(s: SlackServices) {
  * have failed (Redis down) or died with its process. The job id is the click's, so a resume already
  * queued is not queued twice, and the run's atomic paused → running claim lets it resume once.
  */
-export async function resumeDecidedRuns(s: Pick<SlackServices, "runs" | "queue">): Promise<number> {
+export async function resumeDecidedRuns(s: Pick<BackgroundDeps, "runs" | "queue">): Promise<number> {
   const due = await s.runs.listPausedAllDecided();
   for (const { runId, approvalId } of due) {
     await s.queue.enqueue(
@@ -105,7 +116,7 @@ export async function resumeDecidedRuns(s: Pick<SlackServices, "runs" | "queue">
  * executing now is left alone until it is.
  */
 export async function reconcileInterruptedCalls(
-  s: SlackServices,
+  s: Pick<BackgroundDeps, "config" | "limits" | "db" | "audit" | "output" | "logger">,
   options: { atStartup?: boolean } = {},
 ): Promise<number> {
   const shared = Boolean(s.config.env.REDIS_URL);
@@ -113,11 +124,12 @@ export async function reconcileInterruptedCalls(
   const interrupted = await reconcileInterrupted({ db: s.db.db, audit: s.audit, olderThanMs });
   for (const call of interrupted) {
     if (!call.channelId || !call.threadTs) continue;
-    await s.client.chat
-      .postMessage({
+    await s.output
+      .tellInterrupted({
         channel: call.channelId,
-        thread_ts: call.threadTs,
-        text: interruptedNotice(call),
+        threadTs: call.threadTs,
+        tool: call.tool,
+        runId: call.runId,
       })
       .catch((err: unknown) =>
         s.logger.warn({ err: errorMessage(err), runId: call.runId }, "could not tell the thread"),

@@ -1,14 +1,16 @@
 import type { ChatModel } from "../agent/chat-model.ts";
+import { delegate } from "../agent/delegate.ts";
+import type { ToolEventSink } from "../agent/policy-hook.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { PolicyGuard } from "../policy/create-policy.ts";
 import { resolveLevel } from "../policy/levels.ts";
+import { resolveAccess } from "../policy/resolve-access.ts";
 import type { Database } from "../store/db.ts";
 import type { UserStore } from "../store/user-store.ts";
 import { loadToolModules } from "../tools/custom/load-tool-modules.ts";
 import { namedSources } from "../tools/custom/tool-names.ts";
 import type { RunIdentity } from "../tools/define-tool.ts";
-import { type DelegateAccess, delegate } from "../tools/delegate.ts";
 import { fetchResult } from "../tools/fetch-result.ts";
 import { getCurrentTime } from "../tools/get-current-time.ts";
 import { loadHttpTools } from "../tools/http/load-http-tools.ts";
@@ -28,8 +30,8 @@ export interface BuildToolsOptions {
   results: ResultStore;
   slack: SlackPort;
   model: ChatModel;
-  /** The caller's permitted tools and policy, for `delegate` (resolved per run). */
-  access: (run: RunIdentity) => Promise<DelegateAccess>;
+  /** Where `delegate`'s sub-agent reports its tool events (the audit log). */
+  auditSink: ToolEventSink;
   /** The raw environment, only for `${VAR}` secrets in HTTP tool headers. */
   rawEnv: Record<string, string | undefined>;
 }
@@ -45,6 +47,13 @@ export async function buildTools(
       stored: (await o.users.get(userId))?.level ?? null,
     }) === "admin";
   const registry = new ToolRegistry({ results: o.results, logger: o.logger });
+  const guards: Record<string, PolicyGuard> = { send_message: sendMessageGuard(o.slack) };
+  // The sub-agent gets the caller's permitted tools and policy, resolved when it runs, from the
+  // registry as it is by then (complete: start-up registers every tool before any run).
+  const access = async (run: RunIdentity) => ({
+    ...(await resolveAccess({ users: o.users, config: o.config, registry, guards }, run.userId)),
+    onToolEvent: o.auditSink,
+  });
   registry.register(
     getCurrentTime(),
     fetchResult(o.results),
@@ -52,7 +61,7 @@ export async function buildTools(
     ticketReport({ db: o.db, slack: o.slack }),
     ...createMemoryTools({ db: o.db }),
     sendMessage(o.slack),
-    delegate({ model: o.model, registry, logger: o.logger, access: o.access }),
+    delegate({ model: o.model, registry, logger: o.logger, access }),
   );
   const taken = namedSources(registry.list(), "built-in");
   const cwd = process.cwd();
@@ -66,5 +75,5 @@ export async function buildTools(
       ...(await loadHttpTools(o.config.env.HERMES_HTTP_TOOLS, { env: o.rawEnv, cwd, taken })),
     );
   }
-  return { registry, guards: { send_message: sendMessageGuard(o.slack) } };
+  return { registry, guards };
 }

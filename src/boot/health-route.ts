@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { sql } from "drizzle-orm";
-import type { SlackServices } from "../slack/services.ts";
+import type { Config } from "../config.ts";
+import type { TurnQueue } from "../queue/turn-queue.ts";
+import type { Storage } from "../store/storage.ts";
 
 /** A check that has not answered by then counts as down: a hung database must not hang `/healthz`. */
 export const HEALTH_CHECK_TIMEOUT_MS = 1000;
@@ -8,17 +10,58 @@ export const HEALTH_CHECK_TIMEOUT_MS = 1000;
 type CheckState = "ok" | "down" | "timeout";
 
 /**
- * `GET /healthz` → `{ok, db, redis, model}`: 200 when the database answers (and Redis, when
- * configured), 503 with `ok: false` otherwise. 503 because load balancers and readiness probes
- * (Kubernetes, ELB, nginx) read the status, not the body: a degraded replica should get no Slack
- * traffic, while Slack's retries bring the events back to a healthy one. It is a readiness check, not
+ * Whether this process's queue worker takes jobs: `starting` until `process()` has its worker ready,
+ * then `running` until `pause()` or `stop()`. A receiver has no worker (`/healthz` says
+ * `enqueue-only`), so there the queue does not count towards readiness.
+ */
+export type QueueWorkerState = "starting" | "running" | "paused" | "stopped";
+
+export interface QueueWorkerHealth {
+  workerState(): QueueWorkerState;
+}
+
+/**
+ * `queue` unchanged, plus `workerState()`: it follows the calls that start and stop the worker side,
+ * which is what BullMQ's own `isRunning()` follows too, and needs no round trip to answer.
+ */
+export function watchQueueWorker<Q extends TurnQueue>(queue: Q): Q & QueueWorkerHealth {
+  let state: QueueWorkerState = "starting";
+  return {
+    ...queue,
+    async process(handler, options) {
+      await queue.process(handler, options);
+      if (state === "starting") state = "running";
+    },
+    pause() {
+      state = "paused";
+      return queue.pause();
+    },
+    stop(options) {
+      state = "stopped";
+      return queue.stop(options);
+    },
+    workerState: () => state,
+  };
+}
+
+/**
+ * `GET /healthz` → `{ok, db, redis, queue, model}`: 200 when the database answers, Redis too when
+ * configured, and the queue worker runs where this process has one; 503 with `ok: false` otherwise.
+ * 503 because load balancers and readiness probes (Kubernetes, ELB, nginx) read the status, not the
+ * body: a degraded replica should get no Slack traffic, while Slack's retries bring the events back
+ * to a healthy one. It is a readiness check, not
  * a liveness one: restarting a replica does not bring Postgres back, so point a liveness probe at
  * `GET /healthz?live`, which answers 200 `{ok: true, live: true}` as long as the process serves HTTP.
  *
  * Each check is bounded by `HEALTH_CHECK_TIMEOUT_MS`, and at most one probe of each service is in
  * flight: a hung database answers `timeout` quickly, and frequent probes do not pile up connections.
  */
-export function healthRoute(s: SlackServices, modelInfo: string) {
+export function healthRoute(
+  s: Pick<Storage, "db"> & { config: Config; queue: TurnQueue },
+  modelInfo: string,
+  /** The worker side of this process's queue; none in a receiver. */
+  queue?: QueueWorkerHealth,
+) {
   const db = boundedCheck(() => s.db.db.execute(sql`select 1`));
   const redis = boundedCheck(() => s.queue.counts());
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
@@ -33,8 +76,18 @@ export function healthRoute(s: SlackServices, modelInfo: string) {
       db(),
       s.config.env.REDIS_URL ? redis() : Promise.resolve("in-process" as const),
     ]);
-    const ok = dbState === "ok" && (redisState === "ok" || redisState === "in-process");
-    respond(res, ok ? 200 : 503, { ok, db: `${s.db.kind}:${dbState}`, redis: redisState, model: modelInfo });
+    const queueState = queue ? queue.workerState() : "enqueue-only";
+    const ok =
+      dbState === "ok" &&
+      (redisState === "ok" || redisState === "in-process") &&
+      (queueState === "running" || queueState === "enqueue-only");
+    respond(res, ok ? 200 : 503, {
+      ok,
+      db: `${s.db.kind}:${dbState}`,
+      redis: redisState,
+      queue: queueState,
+      model: modelInfo,
+    });
     return true;
   };
 }

@@ -45,7 +45,7 @@ export async function offlineToolSpecs(
       results: createMemoryResultStore(),
       slack: offline("Slack"),
       model: offline("the model"),
-      access: () => Promise.reject(new Error("no caller while only describing tools")),
+      auditSink: offline("the audit log"),
       rawEnv,
     });
   try {

@@ -1,4 +1,5 @@
 import type { WebClient } from "@slack/web-api";
+import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import { createCommandModel } from "../agent/command-model.ts";
 import { limitModelCalls, modelCallLimit } from "../agent/limit-model-calls.ts";
 import { createOpenAIModel } from "../agent/openai-model.ts";
@@ -8,23 +9,25 @@ import type { Logger } from "../logger.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { addGeneratedAuditKey, loadSecretValues, type SecretValues } from "../policy/secret-values.ts";
 import { createDurableTurnQueue, type DurableTurnQueue } from "../queue/durable-turn-queue.ts";
+import { handleJob } from "../queue/job-handler.ts";
+import { recoverUnfinishedWork } from "../queue/recover-run.ts";
 import { createScheduler, type Scheduler } from "../schedules/scheduler.ts";
-import { resolveAccess } from "../slack/access.ts";
-import { handleJob } from "../slack/job-handler.ts";
 import { CallScheduler } from "../slack/rate-limit/call-scheduler.ts";
 import { PacedWebClient } from "../slack/rate-limit/paced-web-client.ts";
-import { recoverUnfinishedWork } from "../slack/recover-run.ts";
 import { redactingSlackPort } from "../slack/redacting-slack-port.ts";
 import { fireSchedule } from "../slack/schedule-fire.ts";
-import type { SlackServices } from "../slack/services.ts";
 import { slackLogger } from "../slack/slack-logger.ts";
+import type { BotIdentity, SlackOutput } from "../slack/slack-output.ts";
+import { createSlackTurnOutput } from "../slack/turn-output.ts";
 import { createWebSlackPort } from "../slack/web-slack-port.ts";
 import { recordAuditRead } from "../store/audit-query.ts";
 import { createAuditSink } from "../store/audit-sink.ts";
+import type { Storage } from "../store/storage.ts";
 import { startBackgroundWork } from "./background-work.ts";
 import { buildStorage } from "./build-storage.ts";
 import { buildTools } from "./build-tools.ts";
-import { healthRoute } from "./health-route.ts";
+import { healthRoute, watchQueueWorker } from "./health-route.ts";
+import type { HermesParts } from "./hermes-parts.ts";
 import type { ProcessRole } from "./process-role.ts";
 import { startRouteServer } from "./route-server.ts";
 import type { SandboxSlack } from "./sandbox-slack.ts";
@@ -46,7 +49,8 @@ const SHARED_RECOVERY_GRACE_MS = 5_000;
 export interface RunningHermes {
   port: number;
   url: string;
-  services: SlackServices;
+  /** Every part, for tests and tools that inspect a running Hermes. */
+  services: HermesParts;
   sandbox?: SandboxSlack;
   stop(): Promise<void>;
 }
@@ -79,7 +83,9 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const storage = await buildStorage(config, logger, { redact: redactor.redact });
   addGeneratedAuditKey(secrets, config);
   // Turn jobs are kept with their events in the database until they finish, so a crash loses none.
-  const durableQueue = createDurableTurnQueue({ queue: storage.queue, pending: storage.events, logger });
+  const durableQueue = watchQueueWorker(
+    createDurableTurnQueue({ queue: storage.queue, pending: storage.events, logger }),
+  );
   if (sandbox) await seedDemoTickets(storage.handle.db);
 
   const botToken = sandbox?.botToken ?? env.SLACK_BOT_TOKEN!;
@@ -111,7 +117,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const fallbackModel = config.fallbackModel
     ? limitModelCalls(createOpenAIModel(config.fallbackModel), modelLimit)
     : undefined;
-  const services = {} as SlackServices;
+  const auditSink = createAuditSink({ audit: storage.audit, redact: redactor.redact });
   const { registry, guards } = await buildTools({
     config,
     logger,
@@ -120,15 +126,10 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     results: storage.results,
     slack,
     model,
+    auditSink,
     rawEnv: o.rawEnv,
-    access: async (run) => ({
-      ...(await resolveAccess(services, run.userId)),
-      onToolEvent: services.auditSink,
-    }),
   });
-  Object.assign(services, {
-    config,
-    logger,
+  const stores: Storage = {
     db: storage.handle,
     audit: storage.audit,
     approvals: storage.approvals,
@@ -136,23 +137,30 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     events: storage.events,
     users: storage.users,
     sessions: storage.sessions,
-    queue: durableQueue,
-    registry,
+  };
+  const runtime: AgentRuntime = {
     model,
     ...(fallbackModel ? { fallbackModel } : {}),
-    client,
-    progressClient,
-    slack,
-    auditSink: createAuditSink({ audit: storage.audit, redact: redactor.redact }),
-    redactor,
+    registry,
     guards,
+    auditSink,
     limits: {
       maxSteps: env.HERMES_MAX_STEPS,
       contextBudgetTokens: env.HERMES_CONTEXT_BUDGET_TOKENS,
       turnTimeoutMs: env.HERMES_TURN_TIMEOUT_SECONDS * 1000,
     },
-    bot,
-  } satisfies SlackServices);
+  };
+  const slackOutput: SlackOutput = { client, progressClient, slack, redactor, bot };
+  const output = createSlackTurnOutput({ ...slackOutput, registry, logger, approvals: storage.approvals });
+  const parts: HermesParts = {
+    ...stores,
+    ...runtime,
+    ...slackOutput,
+    config,
+    logger,
+    queue: durableQueue,
+    output,
+  };
 
   const fallbackInfo = config.fallbackModel
     ? `, fallback ${config.fallbackModel.model} at ${config.fallbackModel.baseURL ?? "api.openai.com"}`
@@ -162,7 +170,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     : "command mode (no model configured)";
   // Bolt and the listeners are loaded by processes that receive events only: a worker needs neither.
   const receiving = role === "worker" ? undefined : await loadReceiving();
-  const intake = receiving?.createEventIntake(services);
+  const intake = receiving?.createEventIntake(parts);
   const slackApp =
     receiving === undefined
       ? undefined
@@ -173,21 +181,24 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
           slackApiUrl,
           logger,
           bot,
-          routes: [healthRoute(services, modelInfo), ...(sandbox ? [sandbox.route] : [])],
+          routes: [
+            healthRoute(parts, modelInfo, role === "receiver" ? undefined : durableQueue),
+            ...(sandbox ? [sandbox.route] : []),
+          ],
           events: intake,
         });
   const scheduler = createScheduler({
     store: storage.schedules,
     logger,
-    onFire: (fire) => fireSchedule(services, fire),
+    onFire: (fire) => fireSchedule(parts, fire),
   });
   if (slackApp && receiving && intake) {
     intake.register(slackApp.app);
-    const admin = receiving.registerAdminSurfaces(slackApp.app, services, {
+    const admin = receiving.registerAdminSurfaces(slackApp.app, parts, {
       schedules: storage.schedules,
       onSchedulesChanged: () => scheduler.reload(),
     });
-    receiving.registerActionListeners(slackApp.app, services, { refreshHome: admin.refreshHome });
+    receiving.registerActionListeners(slackApp.app, parts, { refreshHome: admin.refreshHome });
   }
   const port = sandbox?.port ?? env.PORT;
   let started: { port: number; stop(): Promise<void> };
@@ -196,7 +207,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     // A worker takes no Slack request; it serves `/healthz` for its readiness probe.
     started = slackApp
       ? { ...(await slackApp.start(port, sandbox ? "127.0.0.1" : undefined)), stop: () => slackApp.stop() }
-      : await startRouteServer([healthRoute(services, modelInfo)], port);
+      : await startRouteServer([healthRoute(parts, modelInfo, durableQueue)], port);
   } catch (err) {
     // Nothing half-started stays behind: the database and Redis connections close with the error.
     await slackApp?.stop().catch(() => undefined);
@@ -229,7 +240,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   }
   // A receiver runs no turn and no background work: the workers do (each of those is claimed once
   // in Postgres, so any number of workers may run it).
-  const background = role === "receiver" ? undefined : await startWorker(services, durableQueue, scheduler);
+  const background = role === "receiver" ? undefined : await startWorker(parts, durableQueue, scheduler);
 
   const url = sandbox
     ? `http://localhost:${started.port}/`
@@ -237,7 +248,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   return {
     port: started.port,
     url,
-    services,
+    services: parts,
     sandbox,
     async stop() {
       await background?.stop();
@@ -256,19 +267,19 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
  * a while ago without a queued job are lost ones (the job id is the receiver's, so a queued or
  * running one is not queued twice), at start and on the background sweep.
  */
-async function startWorker(services: SlackServices, durableQueue: DurableTurnQueue, scheduler: Scheduler) {
-  const { config, logger } = services;
+async function startWorker(parts: HermesParts, durableQueue: DurableTurnQueue, scheduler: Scheduler) {
+  const { config, logger } = parts;
   preloadTokenizer();
-  await durableQueue.process((job, ctx) => handleJob(services, job, ctx), {
+  await durableQueue.process((job, ctx) => handleJob(parts, job, ctx), {
     concurrency: config.env.HERMES_WORKER_CONCURRENCY,
   });
   const recoverTurns = config.env.REDIS_URL
     ? () => durableQueue.recoverPending(new Date(Date.now() - SHARED_RECOVERY_GRACE_MS))
     : undefined;
-  await (recoverTurns ? recoverTurns() : recoverUnfinishedWork(services, durableQueue)).catch(
-    (err: unknown) => logger.error({ err: String(err) }, "could not pick up unfinished turns"),
+  await (recoverTurns ? recoverTurns() : recoverUnfinishedWork(parts, durableQueue)).catch((err: unknown) =>
+    logger.error({ err: String(err) }, "could not pick up unfinished turns"),
   );
-  return startBackgroundWork(services, scheduler, { recoverTurns });
+  return startBackgroundWork(parts, scheduler, { recoverTurns });
 }
 
 /** Bolt, the listeners and the admin surfaces: loaded only by processes that take Slack requests. */
@@ -282,7 +293,7 @@ async function loadReceiving() {
   return { ...app, ...events, ...actions, ...admin };
 }
 
-async function authTest(client: WebClient): Promise<SlackServices["bot"]> {
+async function authTest(client: WebClient): Promise<BotIdentity> {
   const r = await client.auth.test();
   if (!r.user_id || !r.team_id)
     throw new Error("auth.test did not return the bot's user and team: check SLACK_BOT_TOKEN");

@@ -48,19 +48,31 @@ export function serveFile(
     sendText(res, 404, "file_not_found");
     return;
   }
-  const inline = !url.searchParams.has("download") && SAFE_INLINE.test(file.mimetype);
+  sendFileBytes(res, file, { download: url.searchParams.has("download"), cacheControl: "private, no-store" });
+}
+
+const SAFE_INLINE = /^image\/(png|jpeg|gif|webp)$/;
+
+/**
+ * An uploaded file's bytes, never rendered as a page: `nosniff`, a CSP that runs nothing, and only
+ * plain images inline (anything else, or `download`, is an attachment with a sanitized name).
+ */
+export function sendFileBytes(
+  res: ServerResponse,
+  file: { mimetype: string; name: string; bytes: Buffer | Uint8Array },
+  o: { download: boolean; cacheControl: string },
+): void {
+  const inline = !o.download && SAFE_INLINE.test(file.mimetype);
   res.writeHead(200, {
     "content-type": file.mimetype,
     "content-length": String(file.bytes.length),
     "content-disposition": `${inline ? "inline" : "attachment"}; filename="${file.name.replace(/[^\w.-]/g, "_")}"`,
     "content-security-policy": "sandbox; default-src 'none'",
     "x-content-type-options": "nosniff",
-    "cache-control": "private, no-store",
+    "cache-control": o.cacheControl,
   });
   res.end(file.bytes);
 }
-
-const SAFE_INLINE = /^image\/(png|jpeg|gif|webp)$/;
 
 /** `/avatars/<user id>.svg`: the `image_48` of every sandbox user. */
 export function serveAvatar(

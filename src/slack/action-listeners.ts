@@ -1,19 +1,25 @@
 import type { App, BlockAction, ButtonAction } from "@slack/bolt";
+import type { Config } from "../config.ts";
 import { errorMessage } from "../errors.ts";
 import type { Approval, DecideResult } from "../policy/approval-store.ts";
 import { resolveLevel } from "../policy/levels.ts";
+import type { TurnQueue } from "../queue/turn-queue.ts";
+import type { Storage } from "../store/storage.ts";
 import { APPROVE_ACTION, approvalCard, type CardState, REJECT_ACTION, slackDate } from "./approval-card.ts";
-import { toCardApproval, updateCard } from "./deliver-result.ts";
-import type { SlackServices } from "./services.ts";
+import { type CardUpdates, toCardApproval, updateCard } from "./deliver-result.ts";
 
 /**
  * Approve / Reject clicks. Ack first, then one atomic decision in Postgres: exactly one click wins,
  * however many arrive. The winner's card is updated in place and the run resumes in a worker; anyone
  * else gets an ephemeral sentence saying why nothing happened.
  */
+/** What a click is decided with: the approvals and the clicker's level, the queue, the card. */
+export type ActionDeps = Pick<Storage, "approvals" | "users"> &
+  CardUpdates & { config: Config; queue: TurnQueue };
+
 export function registerActionListeners(
   app: App,
-  s: SlackServices,
+  s: ActionDeps,
   options: { refreshHome?: (userId: string) => Promise<unknown> } = {},
 ): void {
   for (const [actionId, decision] of [
@@ -84,7 +90,7 @@ export function registerActionListeners(
 }
 
 async function settle(
-  s: SlackServices,
+  s: Pick<ActionDeps, "queue" | "logger"> & CardUpdates,
   result: DecideResult,
   tell: (text: string) => Promise<unknown>,
 ): Promise<void> {
@@ -142,7 +148,7 @@ async function settle(
  * that was clicked: it is recorded now, so this update and the resume's find it.
  */
 async function withClickedCard(
-  s: SlackServices,
+  s: Pick<ActionDeps, "approvals" | "logger">,
   result: DecideResult,
   clicked: { channel: string | undefined; ts: string | undefined } | undefined,
 ): Promise<DecideResult> {

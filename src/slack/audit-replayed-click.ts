@@ -1,7 +1,8 @@
 import { errorMessage } from "../errors.ts";
+import type { Logger } from "../logger.ts";
 import { approvalAuditEvent } from "../policy/approval-record.ts";
+import type { Storage } from "../store/storage.ts";
 import { APPROVE_ACTION, REJECT_ACTION } from "./approval-card.ts";
-import type { SlackServices } from "./services.ts";
 
 /**
  * A replayed Approve / Reject click changes nothing, but it is an attempt on an approval: one
@@ -9,7 +10,7 @@ import type { SlackServices } from "./services.ts";
  * are only logged by the replay guard.
  */
 export async function auditReplayedClick(
-  s: Pick<SlackServices, "approvals" | "audit" | "logger">,
+  s: Pick<Storage, "approvals" | "audit"> & { logger: Logger },
   body: Record<string, unknown>,
 ): Promise<void> {
   const action = (body.actions as Array<{ action_id?: unknown; value?: unknown }> | undefined)?.[0];

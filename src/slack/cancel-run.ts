@@ -1,6 +1,9 @@
+import type { Config } from "../config.ts";
 import { resolveLevel } from "../policy/levels.ts";
+import type { TurnQueue } from "../queue/turn-queue.ts";
+import type { Storage } from "../store/storage.ts";
+import type { CardUpdates } from "./deliver-result.ts";
 import { updateCard } from "./deliver-result.ts";
-import type { SlackServices } from "./services.ts";
 
 /**
  * The requester's `cancel` in a paused thread: every pending call of the run is rejected (through the
@@ -8,7 +11,7 @@ import type { SlackServices } from "./services.ts";
  * one winner), the cards are updated, and the run resumes with the rejections.
  */
 export async function cancelPausedRun(
-  s: SlackServices,
+  s: Pick<Storage, "users" | "approvals"> & CardUpdates & { config: Config; queue: TurnQueue },
   input: { runId: string; userId: string; channel: string; threadTs: string },
 ): Promise<void> {
   const stored = await s.users.get(input.userId);

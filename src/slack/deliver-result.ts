@@ -1,21 +1,25 @@
+import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import type { TurnResult } from "../agent/runtime-types.ts";
+import type { Logger } from "../logger.ts";
 import type { Approval } from "../policy/approval-store.ts";
+import type { ReplyTarget } from "../queue/turn-output.ts";
+import type { Storage } from "../store/storage.ts";
 import { fallbackText, planAnswer, type SlackMessagePayload } from "./answer-blocks.ts";
 import { approvalCard } from "./approval-card.ts";
 import { asPaced } from "./rate-limit/paced-web-client.ts";
-import type { SlackServices } from "./services.ts";
+import type { SlackOutput } from "./slack-output.ts";
 
-export interface ReplyTarget {
-  channel: string;
-  threadTs: string;
-  /** The "working…" message to replace with the answer (posted when the turn was accepted). */
-  placeholderTs?: string;
-}
+/** What rendering and updating an approval card needs: the tool's flags and the redactor. */
+export type CardRendering = Pick<AgentRuntime, "registry"> & Pick<SlackOutput, "redactor">;
 
-type Deliver = Pick<
-  SlackServices,
-  "client" | "slack" | "logger" | "db" | "runs" | "approvals" | "registry" | "redactor"
->;
+/** What updating a decided card in place needs. */
+export type CardUpdates = CardRendering & Pick<SlackOutput, "client"> & { logger: Logger };
+
+/** What posting answers needs. */
+export type AnswerPosting = Pick<SlackOutput, "client" | "slack" | "redactor"> & { logger: Logger };
+
+/** What posting a paused run's cards needs (each card's ts is stored on its approval). */
+type PausePosting = CardUpdates & Pick<Storage, "approvals">;
 
 /**
  * An answer waits this long at most for its budget to replace the working message in place; beyond,
@@ -31,7 +35,7 @@ const REPLACE_WAIT_MS = 2_000;
  * 429: the caller posts the text as a new reply.
  */
 async function replacePlaceholder(
-  s: Pick<SlackServices, "client">,
+  s: Pick<SlackOutput, "client">,
   target: ReplyTarget,
   m: SlackMessagePayload,
 ): Promise<boolean> {
@@ -53,7 +57,7 @@ async function replacePlaceholder(
  * The working message of an answer that went out as a new reply is removed (its own budget, so it
  * never holds up answers); failing that, it stays, which is only untidy.
  */
-function removePlaceholder(s: Pick<SlackServices, "client" | "logger">, target: ReplyTarget): void {
+function removePlaceholder(s: Pick<SlackOutput, "client"> & { logger: Logger }, target: ReplyTarget): void {
   if (!target.placeholderTs) return;
   s.client.chat
     .delete({ channel: target.channel, ts: target.placeholderTs })
@@ -63,12 +67,10 @@ function removePlaceholder(s: Pick<SlackServices, "client" | "logger">, target: 
 }
 
 /**
- * Shows a turn's outcome in its thread. An answer replaces the working message (further parts follow
- * as replies); a paused run stores its snapshot and approvals in one transaction, then posts one card
- * per pending call; a failure shows one short sentence with the run id, never a stack.
+ * Shows a finished turn in its thread: an answer replaces the working message (further parts follow
+ * as replies); a failure shows one short sentence with the run id, never a stack.
  */
-export async function deliverResult(s: Deliver, result: TurnResult, target: ReplyTarget): Promise<void> {
-  if (result.status === "paused" && result.snapshot) return deliverPause(s, result, target);
+export async function showResult(s: AnswerPosting, result: TurnResult, target: ReplyTarget): Promise<void> {
   const text =
     result.status === "failed"
       ? `:warning: ${result.answer}\n_Reference: run \`${result.runId}\`_`
@@ -90,11 +92,7 @@ function fallbackNote(result: TurnResult): string {
  * Credentials are cut out first (configured secret values, tokens, keys): a model that read one in a
  * tool result, or was told to repeat one, cannot post it. Personal data the requester asked for stays.
  */
-export async function postAnswer(
-  s: Pick<SlackServices, "client" | "slack" | "redactor" | "logger">,
-  markdown: string,
-  target: ReplyTarget,
-): Promise<void> {
+export async function postAnswer(s: AnswerPosting, markdown: string, target: ReplyTarget): Promise<void> {
   const plan = planAnswer(s.redactor.redactSecrets(markdown));
   const messages = plan.kind === "messages" ? plan.messages : [plan.summary];
   for (const [i, m] of messages.entries()) {
@@ -119,35 +117,11 @@ export async function postAnswer(
   }
 }
 
-async function deliverPause(s: Deliver, result: TurnResult, target: ReplyTarget): Promise<void> {
-  const snapshot = result.snapshot!;
-  const run = snapshot.run;
-  const created: Approval[] = await s.db.db.transaction(async (tx) => {
-    await s.runs.savePaused(snapshot, tx);
-    const out: Approval[] = [];
-    for (const p of snapshot.pending) {
-      const tool = s.registry.get(p.tool);
-      out.push(
-        await s.approvals.create(
-          {
-            tool: p.tool,
-            args: p.args,
-            requesterId: run.userId,
-            sessionKey: run.sessionKey,
-            runId: run.runId,
-            toolCallId: p.callId,
-            teamId: run.teamId,
-            channelId: run.channelId,
-            threadTs: run.threadTs,
-            approvers: tool?.approvers,
-            reason: p.reason,
-          },
-          tx,
-        ),
-      );
-    }
-    return out;
-  });
+/**
+ * A paused run's approvals (stored with its snapshot by the worker): the waiting line replaces the
+ * working message, then one card per pending call.
+ */
+export async function showPause(s: PausePosting, created: Approval[], target: ReplyTarget): Promise<void> {
   const names = [...new Set(created.map((a) => `\`${a.tool}\``))].join(", ");
   const waiting = `:raised_hand: Waiting for approval of ${names}: use the ${created.length > 1 ? "cards" : "card"} below.`;
   if (!(await replacePlaceholder(s, target, { text: waiting, blocks: [] }))) {
@@ -157,7 +131,7 @@ async function deliverPause(s: Deliver, result: TurnResult, target: ReplyTarget)
   for (const a of created) await postCard(s, a, target);
 }
 
-async function postCard(s: Deliver, a: Approval, target: ReplyTarget): Promise<void> {
+async function postCard(s: PausePosting, a: Approval, target: ReplyTarget): Promise<void> {
   const card = approvalCard(toCardApproval(s, a), { kind: "pending" });
   try {
     const posted = await s.client.chat.postMessage({
@@ -183,7 +157,7 @@ async function postCard(s: Deliver, a: Approval, target: ReplyTarget): Promise<v
  * arguments are shown with credentials cut out: a call that would post a secret shows `[secret]`
  * where it is, so the approver sees that it carries one without the card leaking it.
  */
-export function toCardApproval(s: Pick<SlackServices, "registry" | "redactor">, a: Approval) {
+export function toCardApproval(s: CardRendering, a: Approval) {
   return {
     id: a.id,
     tool: a.tool,
@@ -196,11 +170,7 @@ export function toCardApproval(s: Pick<SlackServices, "registry" | "redactor">, 
 }
 
 /** Updates a card in place to its decided state (buttons gone, who and when, optional outcome). */
-export async function updateCard(
-  s: Pick<SlackServices, "client" | "logger" | "registry" | "redactor">,
-  a: Approval,
-  outcome?: string,
-): Promise<void> {
+export async function updateCard(s: CardUpdates, a: Approval, outcome?: string): Promise<void> {
   if (!a.cardChannel || !a.cardTs || a.status === "pending") return;
   const card = approvalCard(toCardApproval(s, a), {
     kind: "decided",

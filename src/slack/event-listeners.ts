@@ -1,14 +1,19 @@
 import type { App } from "@slack/bolt";
+import type { AgentRuntime } from "../agent/agent-runtime.ts";
+import type { Config } from "../config.ts";
 import { errorMessage } from "../errors.ts";
 import type { TurnJob } from "../queue/jobs.ts";
+import type { TurnQueue } from "../queue/turn-queue.ts";
+import type { TurnJobMeta } from "../queue/turn-worker.ts";
+import type { Storage } from "../store/storage.ts";
 import { cancelPausedRun } from "./cancel-run.ts";
 import type { TurnRequest } from "./classify-event.ts";
+import type { CardUpdates } from "./deliver-result.ts";
 import { createFollowUpLane } from "./follow-up-lane.ts";
 import { createEventRecorder, type RecordedEvent } from "./record-event.ts";
 import { recordedOf } from "./record-first-app.ts";
 import { registerReplayGuard } from "./replay-guard.ts";
-import type { SlackServices } from "./services.ts";
-import type { TurnJobMeta } from "./turn-worker.ts";
+import type { SlackOutput } from "./slack-output.ts";
 
 const CANCEL = /^\s*(cancel|stop|abort)\s*[.!]?\s*$/i;
 
@@ -34,7 +39,13 @@ export interface EventIntake {
  * does not start a turn; a claim that failed is told to the user. Commands and clicks, which have no
  * event id, are deduplicated by the replay guard registered here.
  */
-export function createEventIntake(s: SlackServices): EventIntake {
+/** What the intake records, answers and queues with. */
+export type IntakeDeps = Storage &
+  Pick<AgentRuntime, "limits"> &
+  Pick<SlackOutput, "bot"> &
+  CardUpdates & { config: Config; queue: TurnQueue };
+
+export function createEventIntake(s: IntakeDeps): EventIntake {
   const followUps = createFollowUpLane({
     concurrency: FOLLOW_UP_CONCURRENCY,
     perGroup: FOLLOW_UP_PER_CHANNEL,
@@ -125,7 +136,7 @@ export function createEventIntake(s: SlackServices): EventIntake {
  * never approves. The requester's `cancel` rejects the pending calls; anything else is told to use
  * the card.
  */
-async function answeredWhilePaused(s: SlackServices, req: TurnRequest, key: string): Promise<boolean> {
+async function answeredWhilePaused(s: IntakeDeps, req: TurnRequest, key: string): Promise<boolean> {
   const paused = await s.runs.latestPausedForSession(key);
   if (!paused) return false;
   const pending = await s.approvals.listPending({ runId: paused.runId });

@@ -1,8 +1,10 @@
+import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import type { TurnJob } from "../queue/jobs.ts";
+import type { Storage } from "../store/storage.ts";
 import { classifyEvent, type SlackMessageEvent, type TurnRequest } from "./classify-event.ts";
 import type { FollowUpLane } from "./follow-up-lane.ts";
-import type { SlackServices } from "./services.ts";
 import { sessionKey } from "./session-key.ts";
+import type { SlackOutput } from "./slack-output.ts";
 
 /** What recording an Events API callback came to; the listeners act on it after the ack. */
 export type RecordedEvent =
@@ -21,7 +23,10 @@ export type RecordedEvent =
  * claims share one; see `createClaimBatcher`). Claims run ahead of the follow-up work of events
  * recorded earlier. Never throws: a failed claim comes back as `unrecorded`.
  */
-export function createEventRecorder(s: SlackServices, lane: FollowUpLane) {
+export function createEventRecorder(
+  s: Pick<Storage, "events"> & Pick<AgentRuntime, "limits"> & Pick<SlackOutput, "bot">,
+  lane: FollowUpLane,
+) {
   const staleAfterMs = (s.limits.turnTimeoutMs ?? 300_000) + 60_000;
   return async (body: Record<string, unknown>): Promise<RecordedEvent> => {
     const event = body.event as SlackMessageEvent | undefined;

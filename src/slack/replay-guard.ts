@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import type { AnyMiddlewareArgs, App, Middleware } from "@slack/bolt";
 import { errorMessage } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { Storage } from "../store/storage.ts";
 import { auditReplayedClick } from "./audit-replayed-click.ts";
-import type { SlackServices } from "./services.ts";
 import { SIGNATURE_WINDOW_SECONDS } from "./verify-signature.ts";
 
 // Longer than the whole window a signed body is accepted in (±5 minutes): a replay inside it finds
@@ -19,7 +20,7 @@ const CLAIM_MS = (2 * SIGNATURE_WINDOW_SECONDS + 300) * 1000;
  * With the storage down the request goes on (logged): every effect it could have needs the same
  * storage, and a user's `/hermes help` still gets its answer.
  */
-type ReplayDeps = Pick<SlackServices, "events" | "logger" | "approvals" | "audit">;
+type ReplayDeps = Pick<Storage, "events" | "approvals" | "audit"> & { logger: Logger };
 
 export function registerReplayGuard(app: App, s: ReplayDeps): void {
   app.use(replayGuard(s));

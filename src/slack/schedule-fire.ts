@@ -1,16 +1,23 @@
+import type { Config } from "../config.ts";
 import { resolveLevel } from "../policy/levels.ts";
+import type { TurnQueue } from "../queue/turn-queue.ts";
+import type { TurnJobMeta } from "../queue/turn-worker.ts";
 import { scheduledPostHeader } from "../schedules/format-schedules.ts";
 import type { ScheduleFire } from "../schedules/scheduler.ts";
-import type { SlackServices } from "./services.ts";
+import type { Storage } from "../store/storage.ts";
 import { sessionKey } from "./session-key.ts";
-import type { TurnJobMeta } from "./turn-worker.ts";
+import type { SlackOutput } from "./slack-output.ts";
 
 /**
  * A schedule fired (exactly once across replicas): post its header in the channel and run the prompt
  * as a turn of the schedule's owner, with the owner's current level, in a thread under the header.
  * An owner who is no longer an admin does not get their schedule run.
  */
-export async function fireSchedule(s: SlackServices, fire: ScheduleFire): Promise<void> {
+export async function fireSchedule(
+  s: Pick<Storage, "users" | "events"> &
+    Pick<SlackOutput, "client" | "bot"> & { config: Config; queue: TurnQueue },
+  fire: ScheduleFire,
+): Promise<void> {
   const { schedule } = fire;
   const stored = await s.users.get(schedule.ownerId);
   const level = resolveLevel({

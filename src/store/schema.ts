@@ -16,7 +16,7 @@ import type { JsonValue } from "./canonical-json.ts";
 import { newId } from "./ids.ts";
 
 /**
- * The Postgres contract (DESIGN.md §3). Column names are public: admins query them with SQL and BI
+ * The Postgres contract (docs/architecture.md, "Contracts"). Column names are public: admins query them with SQL and BI
  * tools, so rename nothing without a migration note. Statuses are `text` + CHECK rather than Postgres
  * enums: adding a value is then an ordinary migration that also runs inside a transaction.
  */

@@ -204,13 +204,19 @@ export function createRedisSessionLock({
   }
 
   /** Renews the lease until stopped; aborts `controller` when the lock is (or may be) lost. */
-  function keepLease(
-    sessionKey: string,
-    token: string,
-    leaseMs: number,
-    acquiredAt: number,
-    controller: AbortController,
-  ) {
+  function keepLease({
+    sessionKey,
+    token,
+    leaseMs,
+    acquiredAt,
+    controller,
+  }: {
+    sessionKey: string;
+    token: string;
+    leaseMs: number;
+    acquiredAt: number;
+    controller: AbortController;
+  }) {
     const lockKey = keysFor(sessionKey).lock;
     const every = Math.max(10, Math.floor(leaseMs / 3));
     let stopped = false;
@@ -277,7 +283,7 @@ export function createRedisSessionLock({
       }
       const controller = new AbortController();
       holders.add(controller);
-      const stop = keepLease(sessionKey, token, leaseMs, acquiredAt, controller);
+      const stop = keepLease({ sessionKey, token, leaseMs, acquiredAt, controller });
       try {
         return await fn(controller.signal);
       } finally {

@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, textNestingDepth } from "../agent/json-limits.ts";
+import { MAX_JSON_DEPTH, textNestingDepth } from "../json/json-limits.ts";
 
 /**
  * Makes model-written arguments fit the tool's JSON Schema without guessing: drops `null` where a

@@ -1,15 +1,15 @@
 import pLimit, { type LimitFunction } from "p-limit";
 import { z } from "zod";
-import type { ToolSpec } from "../agent/chat-model.ts";
-import { type LenientParse, parseLenientJson } from "../agent/lenient-json.ts";
-import type { ToolCall } from "../agent/messages.ts";
 import { errorMessage, HermesError } from "../errors.ts";
+import { type LenientParse, parseLenientJson } from "../json/lenient-json.ts";
 import type { Logger } from "../logger.ts";
 import { capResult, serializeResult } from "./cap-result.ts";
 import { type CoerceNotes, coerceArgs } from "./coerce-args.ts";
 import type { Tool, ToolContext } from "./define-tool.ts";
 import type { ResultStore } from "./result-store.ts";
+import type { ToolCall } from "./tool-call.ts";
 import { resolveToolName } from "./tool-names.ts";
+import type { ToolSpec } from "./tool-spec.ts";
 
 export type PreparedCall =
   | {
@@ -282,6 +282,9 @@ class ToolTimeout extends HermesError {
 }
 
 async function runWithTimeout(tool: Tool, args: Record<string, unknown>, ctx: ToolContext): Promise<unknown> {
+  // A call that waited for a concurrency slot while its turn was cancelled must not start: an abort
+  // listener added now would never fire, and the tool would run to its full timeout.
+  if (ctx.signal.aborted) throw new Error("cancelled");
   const controller = new AbortController();
   const onAbort = () => controller.abort(ctx.signal.reason);
   ctx.signal.addEventListener("abort", onAbort, { once: true });

@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { App } from "@slack/bolt";
 import { z } from "zod";
+import type { HermesParts } from "../../src/boot/hermes-parts.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createApprovalStore } from "../../src/policy/approval-store.ts";
@@ -9,7 +10,6 @@ import { createEventsSender, type EventsSender } from "../../src/sandbox/events-
 import { DEMO } from "../../src/sandbox/seed-demo-workspace.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
-import type { SlackServices } from "../../src/slack/services.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
 import { createScheduleStore, type ScheduleStore } from "../../src/store/schedule-store.ts";
 import { createUserStore } from "../../src/store/user-store.ts";
@@ -22,7 +22,7 @@ import { quietSlackLogger, sandboxWebClient, startSlackEmulator } from "./slack.
 export const SIGNING_SECRET = "bolt-harness-signing-secret";
 
 export type HarnessServices = Pick<
-  SlackServices,
+  HermesParts,
   "config" | "logger" | "audit" | "approvals" | "users" | "registry" | "guards" | "client" | "redactor"
 >;
 

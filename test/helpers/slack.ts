@@ -44,7 +44,7 @@ export const TINY_PNG = Buffer.from(
   "base64",
 );
 
-/** Blocks of a typical Hermes approval card (DESIGN.md §3), valid for Slack. */
+/** Blocks of a typical Hermes approval card (docs/architecture.md, "Contracts"), valid for Slack. */
 export function approvalCardBlocks(approvalId = "ap_1"): types.KnownBlock[] {
   return [
     {

@@ -11,7 +11,7 @@ const BURST = 200;
  * BullMQ, the Slack emulator over HTTP): every event is acked with 200 only once its claim — the
  * event id with its turn job, one statement — is in Postgres, so the row is there by the time Slack
  * has its answer; and every thread then gets exactly one answer (nothing lost, nothing twice). How
- * fast the acks come is measured in `bench/ack-latency.ts`, not here.
+ * fast the acks come is measured by `npm run bench` (section 3) and `npm run bench:ack`, not here.
  */
 describe("acks under a burst", () => {
   const model = new ScriptedModelServer();

@@ -136,15 +136,11 @@ describe("signed checkpoints of the audit head (postgres, the CLI as a real proc
 
 async function auditCli(args: string[], env: Record<string, string>) {
   try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ["src/store/audit-cli.ts", ...args],
-      {
-        cwd: REPO,
-        env: { ...process.env, HERMES_LOG_LEVEL: "warn", ...env },
-        timeout: 110_000,
-      },
-    );
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ["src/cli/audit.ts", ...args], {
+      cwd: REPO,
+      env: { ...process.env, HERMES_LOG_LEVEL: "warn", ...env },
+      timeout: 110_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };

@@ -202,15 +202,11 @@ describe("the embedded default generates its key once and reuses it", () => {
 
 async function auditCli(args: string[], env: Record<string, string>) {
   try {
-    const { stdout, stderr } = await promisify(execFile)(
-      process.execPath,
-      ["src/store/audit-cli.ts", ...args],
-      {
-        cwd: REPO,
-        env: { ...process.env, DATABASE_URL: "", HERMES_AUDIT_KEY: "", HERMES_LOG_LEVEL: "warn", ...env },
-        timeout: 110_000,
-      },
-    );
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ["src/cli/audit.ts", ...args], {
+      cwd: REPO,
+      env: { ...process.env, DATABASE_URL: "", HERMES_AUDIT_KEY: "", HERMES_LOG_LEVEL: "warn", ...env },
+      timeout: 110_000,
+    });
     return { code: 0, stdout, stderr };
   } catch (err) {
     const e = err as { code?: number; stdout?: string; stderr?: string };

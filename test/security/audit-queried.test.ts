@@ -138,7 +138,7 @@ describe("reading the audit log is itself audited (audit.queried: who, where, th
     const { stdout } = await promisify(execFile)(
       process.execPath,
       [
-        "src/store/audit-cli.ts",
+        "src/cli/audit.ts",
         "query",
         "--user",
         DEMO.wangLei,

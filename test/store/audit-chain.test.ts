@@ -18,7 +18,7 @@ const CLI_TEST = { timeout: PROCESS_TEST_TIMEOUT_MS };
  * tests that call it get PROCESS_TEST_TIMEOUT_MS.
  */
 async function auditCli(args: string[], env: Record<string, string>) {
-  const r = await runProcess(process.execPath, ["src/store/audit-cli.ts", ...args], {
+  const r = await runProcess(process.execPath, ["src/cli/audit.ts", ...args], {
     cwd: REPO,
     env: { ...process.env, DATABASE_URL: "", ...env },
   });

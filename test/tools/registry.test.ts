@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
 import { silentLogger } from "../../src/logger.ts";
 import { capResult } from "../../src/tools/cap-result.ts";
@@ -186,6 +186,36 @@ describe("ToolRegistry.execute", () => {
     );
     await Promise.all(Array.from({ length: 6 }, (_, i) => reg.execute(slow, {}, ctx(`c${i}`))));
     expect(peak).toBe(2);
+  });
+
+  it("a call cancelled while it waits for a concurrency slot never starts, and ends when the slot frees", async () => {
+    let release!: () => void;
+    const started: string[] = [];
+    const gate = defineTool({
+      name: "gate",
+      description: "d",
+      input: z.object({ id: z.string() }),
+      concurrency: 1,
+      timeoutMs: 60_000,
+      execute: async ({ id }) => {
+        started.push(id);
+        if (id === "first") await new Promise<void>((r) => (release = r));
+        return id;
+      },
+    });
+    const reg = new ToolRegistry({ results: createMemoryResultStore(), logger: silentLogger() }).register(
+      gate,
+    );
+    const first = reg.execute(gate, { id: "first" }, ctx("a"));
+    const turn = new AbortController();
+    const queued = reg.execute(gate, { id: "queued" }, { ...ctx("b"), signal: turn.signal });
+    await vi.waitFor(() => expect(started).toEqual(["first"]));
+    turn.abort(new Error("turn cancelled"));
+    release();
+    expect((await first).ok).toBe(true);
+    const r = await queued;
+    expect(r).toMatchObject({ ok: false, content: "Error from gate: cancelled" });
+    expect(started).toEqual(["first"]);
   });
 
   it("serializes objects compactly and says so when a tool returns nothing", async () => {

@@ -1,4 +1,4 @@
-import { parseLenientJson } from "../lenient-json.ts";
+import { parseLenientJson } from "../../json/lenient-json.ts";
 import type { ToolFormat } from "./types.ts";
 import type { XmlDialect, XmlParam } from "./xml-calls.ts";
 import { parseXmlCalls } from "./xml-format.ts";

@@ -90,7 +90,13 @@ function parseDeepseek(text: string): FormatMatch | undefined {
         argsStart = nameEnd;
       }
     }
-    const found = argumentsAt(text, argsStart, limit, after?.kind === "call_end", stop);
+    const found = argumentsAt({
+      text,
+      from: argsStart,
+      limit,
+      closedAtLimit: after?.kind === "call_end",
+      stop,
+    });
     calls.push({ name, arguments: found.args, complete: found.complete });
     spans.push({ start: i, end: found.end });
     // The call's end token, after the arguments or after prose written behind them.

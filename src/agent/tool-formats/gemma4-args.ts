@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH } from "../json-limits.ts";
+import { MAX_JSON_DEPTH } from "../../json/json-limits.ts";
 import { isSpace } from "./scan-text.ts";
 
 /** Gemma 4's string delimiter token: `key:<|"|>value<|"|>`. */

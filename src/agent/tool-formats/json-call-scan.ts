@@ -100,7 +100,7 @@ export function scanCallValues(
       i = scan.end;
       if (!scan.complete) break;
     } else if (c === 91 /* [ */) {
-      const list = scanCallList(src, i, MAX_TEXT_CALLS - calls.length, budget, options);
+      const list = scanCallList({ src, start: i, room: MAX_TEXT_CALLS - calls.length, budget, options });
       if (!list) {
         if (!options.skipNonCalls) break;
         const skipped = scanJsonValue(src, i, options.stop);
@@ -122,13 +122,20 @@ export function scanCallValues(
  * The calls of the array at `start`, or undefined when an element is not a call object. A list that
  * never closed (cut off, or ended by a marker) holds no complete call: the model had not finished it.
  */
-function scanCallList(
-  src: string,
-  start: number,
-  room: number,
-  budget: RepairBudget,
-  options: ScanOptions,
-): { calls: ParsedCall[]; end: number; closed: boolean } | undefined {
+function scanCallList({
+  src,
+  start,
+  room,
+  budget,
+  options,
+}: {
+  src: string;
+  start: number;
+  /** How many more calls may be taken. */
+  room: number;
+  budget: RepairBudget;
+  options: ScanOptions;
+}): { calls: ParsedCall[]; end: number; closed: boolean } | undefined {
   const calls: ParsedCall[] = [];
   const unclosed = (end: number) => ({
     calls: calls.map((c) => ({ ...c, complete: false })),

@@ -79,7 +79,13 @@ function parseKimi(text: string): FormatMatch | undefined {
     const id = text.slice(idStart, args).trim();
     if (id === "" || id.length > MAX_CALL_ID) break;
     const argsStart = args + markerAt(text, args, ARGUMENT_BEGIN);
-    const found = argumentsAt(text, argsStart, limit, next !== -1 && next === callEnd, stop);
+    const found = argumentsAt({
+      text,
+      from: argsStart,
+      limit,
+      closedAtLimit: next !== -1 && next === callEnd,
+      stop,
+    });
     calls.push({ name: id, arguments: found.args, complete: found.complete });
     spans.push({ start: i, end: found.end });
     // The call's end token, after the arguments or after prose written behind them.

@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH } from "../json-limits.ts";
+import { MAX_JSON_DEPTH } from "../../json/json-limits.ts";
 import { isRecord } from "./json-calls.ts";
 import { isDigit, isNameStart, PythonScalarReader } from "./python-scalars.ts";
 

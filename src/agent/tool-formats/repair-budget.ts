@@ -1,4 +1,4 @@
-import { type LenientParse, MAX_REPAIR_CHARS, parseLenientJson } from "../lenient-json.ts";
+import { type LenientParse, MAX_REPAIR_CHARS, parseLenientJson } from "../../json/lenient-json.ts";
 
 /**
  * Characters handed to jsonrepair per message, across all its calls. One repair of MAX_REPAIR_CHARS

@@ -17,13 +17,19 @@ export interface ArgumentsText {
  * Anything else runs to `limit` (the next token) and is complete when `closedAtLimit` (that token
  * ends the call).
  */
-export function argumentsAt(
-  text: string,
-  from: number,
-  limit: number,
-  closedAtLimit: boolean,
-  stop: StopAt,
-): ArgumentsText {
+export function argumentsAt({
+  text,
+  from,
+  limit,
+  closedAtLimit,
+  stop,
+}: {
+  text: string;
+  from: number;
+  limit: number;
+  closedAtLimit: boolean;
+  stop: StopAt;
+}): ArgumentsText {
   const first = skipSpaces(text, from, limit);
   const a = skipSpaces(text, skipFenceOpener(text, first), limit);
   const c = text.charCodeAt(a);

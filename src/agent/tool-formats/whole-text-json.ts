@@ -1,4 +1,4 @@
-import { parseLenientJson, stripCodeFence } from "../lenient-json.ts";
+import { parseLenientJson, stripCodeFence } from "../../json/lenient-json.ts";
 import { isRecord, scanJsonValue } from "./json-calls.ts";
 import { skipFenceOpener } from "./scan-text.ts";
 

@@ -147,14 +147,27 @@ export function scanXmlCalls(text: string, d: XmlDialect): { calls: XmlCall[]; s
 
 function widen(text: string, span: Span, d: XmlDialect, before: Span[]): Span {
   const floor = before.length > 0 ? before[before.length - 1]!.end : 0;
-  return widenOverWrapper(text, span, d.wrapperOpen, d.wrapperClose, floor);
+  return widenOverWrapper({ text, span, open: d.wrapperOpen, close: d.wrapperClose, floor });
 }
 
 /**
  * Widens a call's span over a wrapper tag written around it (`<tool_call>` before, `</tool_call>`
  * after, with only whitespace between), so the wrapper does not stay behind in the prose.
  */
-function widenOverWrapper(text: string, span: Span, open: string, close: string, floor: number): Span {
+function widenOverWrapper({
+  text,
+  span,
+  open,
+  close,
+  floor,
+}: {
+  text: string;
+  span: Span;
+  open: string;
+  close: string;
+  /** Nothing before this offset is taken (the previous call's end). */
+  floor: number;
+}): Span {
   let { start, end } = span;
   const before = skipSpacesBack(text, start, floor);
   if (before - open.length >= floor && text.startsWith(open, before - open.length))

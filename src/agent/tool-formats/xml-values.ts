@@ -1,5 +1,5 @@
-import { MAX_JSON_DEPTH, textNestingDepth } from "../json-limits.ts";
-import { parseLenientJson } from "../lenient-json.ts";
+import { MAX_JSON_DEPTH, textNestingDepth } from "../../json/json-limits.ts";
+import { parseLenientJson } from "../../json/lenient-json.ts";
 
 type Schema = Record<string, unknown>;
 type Kind = "string" | "integer" | "number" | "boolean" | "object" | "array" | "null";

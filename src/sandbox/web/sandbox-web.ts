@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Logger, silentLogger } from "../../logger.ts";
 import { avatarSvg } from "../avatar-svg.ts";
+import { sendFileBytes } from "../file-routes.ts";
 import { sendText } from "../http-util.ts";
 import type { Workspace } from "../workspace.ts";
 import { asQuerySchema } from "./api-inputs.ts";
@@ -149,16 +150,10 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
     const file = workspace.getFile(id);
     if (!file?.uploaded || !canDownload(workspace, file, me))
       throw new PageApiError(404, "file_not_found", "No such file.");
-    const inline = !url.searchParams.has("download") && /^image\/(png|jpeg|gif|webp)$/.test(file.mimetype);
-    res.writeHead(200, {
-      "content-type": file.mimetype,
-      "content-length": String(file.bytes.length),
-      "content-disposition": `${inline ? "inline" : "attachment"}; filename="${file.name.replace(/[^\w.-]/g, "_")}"`,
-      "content-security-policy": "sandbox; default-src 'none'",
-      "x-content-type-options": "nosniff",
-      "cache-control": "private, max-age=3600",
+    sendFileBytes(res, file, {
+      download: url.searchParams.has("download"),
+      cacheControl: "private, max-age=3600",
     });
-    res.end(file.bytes);
   }
 
   async function post(req: IncomingMessage, res: ServerResponse, path: string): Promise<boolean> {

@@ -1,15 +1,14 @@
-import { type Access, resolveAccess } from "../access.ts";
+import { type Access, type AccessSources, resolveAccess } from "../../policy/resolve-access.ts";
+import type { Storage } from "../../store/storage.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import { toCardApproval } from "../deliver-result.ts";
-import type { SlackServices } from "../services.ts";
+import type { SlackOutput } from "../slack-output.ts";
 import { approvalsMessage, decidableApprovals } from "./approvals-blocks.ts";
 import { textMessage } from "./block-builders.ts";
 import { toolsMessage } from "./tools-blocks.ts";
 
-export type AccessServices = Pick<
-  SlackServices,
-  "users" | "config" | "registry" | "guards" | "approvals" | "redactor"
->;
+/** What `/hermes` answers about access read: the caller's access, the approvals they may decide, their cards. */
+export type AccessServices = AccessSources & Pick<Storage, "approvals"> & Pick<SlackOutput, "redactor">;
 
 /** `/hermes tools`, `whoami` and `approvals`: answers about what the caller may do, read fresh. */
 export async function accessAnswer(

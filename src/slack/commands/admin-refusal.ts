@@ -1,5 +1,6 @@
 import { errorMessage } from "../../errors.ts";
-import type { SlackServices } from "../services.ts";
+import type { Logger } from "../../logger.ts";
+import type { Storage } from "../../store/storage.ts";
 
 export const AUDIT_REFUSAL = "Only admins can query the audit log.";
 export const SCHEDULE_REFUSAL = "Only admins can manage schedules.";
@@ -22,7 +23,7 @@ export interface Refusal {
  * log, so admins can see who tried. The refusal stands even when the row cannot be written.
  */
 export async function recordRefusal(
-  s: Pick<SlackServices, "audit" | "logger">,
+  s: Pick<Storage, "audit"> & { logger: Logger },
   refusal: Refusal,
 ): Promise<void> {
   const { userId, teamId, channelId, subcommand, reason } = refusal;

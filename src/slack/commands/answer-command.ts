@@ -1,7 +1,9 @@
 import { errorMessage, isHermesError } from "../../errors.ts";
-import { resolveAccess } from "../access.ts";
+import type { Logger } from "../../logger.ts";
+import { resolveAccess } from "../../policy/resolve-access.ts";
+import type { Storage } from "../../store/storage.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
-import type { SlackServices } from "../services.ts";
+import type { SlackOutput } from "../slack-output.ts";
 import { type AccessServices, accessAnswer } from "./access-answer.ts";
 import { AUDIT_REFUSAL, recordRefusal, SCHEDULE_REFUSAL } from "./admin-refusal.ts";
 import { auditPageAnswer } from "./audit-answer.ts";
@@ -12,7 +14,9 @@ import { parseAuditFilters } from "./parse-audit-filters.ts";
 import { parseHermesCommand } from "./parse-hermes-command.ts";
 import { type ScheduleCommandOptions, scheduleAnswer } from "./schedule-answer.ts";
 
-export type HermesCommandServices = AccessServices & Pick<SlackServices, "audit" | "logger" | "client">;
+export type HermesCommandServices = AccessServices &
+  Pick<Storage, "audit"> &
+  Pick<SlackOutput, "client"> & { logger: Logger };
 
 export interface HermesCommandOptions extends ScheduleCommandOptions {
   /** The slash command's name; `/hermes` unless the app is installed under another (e.g. `/hermes-dev`). */
@@ -84,7 +88,7 @@ export async function answerHermesCommand(
 
 /** One sentence for the user (a HermesError's own message, which is written for them); the cause is logged. */
 export function failureMessage(
-  s: Pick<SlackServices, "logger">,
+  s: { logger: Logger },
   err: unknown,
   context: { userId: string; subcommand: string },
 ): SlackMessagePayload {

@@ -1,10 +1,10 @@
 import { isApproversRule } from "../../policy/approval-record.ts";
 import type { Approval } from "../../policy/approval-store.ts";
 import { mayDecide } from "../../policy/may-decide.ts";
-import type { Access } from "../access.ts";
+import type { Access } from "../../policy/resolve-access.ts";
+import type { Storage } from "../../store/storage.ts";
 import { MESSAGE_TEXT_BUDGET, type SlackMessagePayload } from "../answer-blocks.ts";
 import { approvalCard, type CardApproval, slackDate } from "../approval-card.ts";
-import type { SlackServices } from "../services.ts";
 import { type Block, blocksTextLength, context, section } from "./block-builders.ts";
 
 const MESSAGE_MAX_BLOCKS = 50;
@@ -15,7 +15,7 @@ const MESSAGE_MAX_BLOCKS = 50;
  * counts as admins-only (fail closed).
  */
 export async function decidableApprovals(
-  s: Pick<SlackServices, "approvals">,
+  s: Pick<Storage, "approvals">,
   access: Pick<Access, "userId" | "level">,
 ): Promise<Approval[]> {
   const pending = await s.approvals.listPending();

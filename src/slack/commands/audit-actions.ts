@@ -1,5 +1,5 @@
 import type { App, BlockAction, ButtonAction } from "@slack/bolt";
-import { resolveAccess } from "../access.ts";
+import { resolveAccess } from "../../policy/resolve-access.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import { AUDIT_REFUSAL, recordRefusal } from "./admin-refusal.ts";
 import { failureMessage, type HermesCommandServices } from "./answer-command.ts";

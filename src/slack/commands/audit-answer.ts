@@ -1,6 +1,6 @@
 import { type AuditRead, recordAuditRead } from "../../store/audit-query.ts";
+import type { Storage } from "../../store/storage.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
-import type { SlackServices } from "../services.ts";
 import { auditPageMessage } from "./audit-blocks.ts";
 import { type AuditPageState, toAuditQuery } from "./audit-page-state.ts";
 
@@ -17,7 +17,7 @@ export type AuditReader = Pick<AuditRead, "actorId" | "teamId" | "channelId">;
  * nothing is read.
  */
 export async function auditPageAnswer(
-  s: Pick<SlackServices, "audit">,
+  s: Pick<Storage, "audit">,
   state: AuditPageState,
   pageSize: number = AUDIT_PAGE_SIZE,
   reader: AuditReader,

@@ -1,7 +1,8 @@
 import type { AuditRow } from "../../store/audit-chain.ts";
 import { auditRowsToCsv } from "../../store/audit-format.ts";
 import { MAX_AUDIT_PAGE, recordAuditRead } from "../../store/audit-query.ts";
-import type { SlackServices } from "../services.ts";
+import type { Storage } from "../../store/storage.ts";
+import type { SlackOutput } from "../slack-output.ts";
 import { toAuditQuery } from "./audit-page-state.ts";
 import type { AuditFilters } from "./parse-audit-filters.ts";
 
@@ -23,7 +24,7 @@ export interface AuditCsvExport {
  * `files.completeUploadExternal` flow through `filesUploadV2`.
  */
 export async function exportAuditCsv(
-  s: Pick<SlackServices, "audit" | "client">,
+  s: Pick<Storage, "audit"> & Pick<SlackOutput, "client">,
   options: {
     userId: string;
     teamId?: string | undefined;

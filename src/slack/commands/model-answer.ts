@@ -1,15 +1,16 @@
 import { checkModel } from "../../agent/model-check/check-model.ts";
 import { apiBase } from "../../agent/model-check/endpoints.ts";
 import { probeSpecs } from "../../agent/model-check/tool-call-probe.ts";
-import { resolveAccess } from "../access.ts";
+import type { Logger } from "../../logger.ts";
+import { resolveAccess } from "../../policy/resolve-access.ts";
+import type { Storage } from "../../store/storage.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
-import type { SlackServices } from "../services.ts";
 import type { AccessServices } from "./access-answer.ts";
 import { MODEL_REFUSAL, recordRefusal } from "./admin-refusal.ts";
 import { textMessage } from "./block-builders.ts";
 import { modelCheckMessage } from "./model-check-blocks.ts";
 
-export type ModelAnswerServices = AccessServices & Pick<SlackServices, "audit" | "logger">;
+export type ModelAnswerServices = AccessServices & Pick<Storage, "audit"> & { logger: Logger };
 
 const NO_MODEL =
   "No model is configured, so Hermes runs in command mode (`run <tool> …`). Set `OPENAI_BASE_URL`, `HERMES_MODEL` (and `OPENAI_API_KEY` if the server needs one), restart, and `/hermes model` checks it.";

@@ -1,5 +1,5 @@
+import type { Access } from "../../policy/resolve-access.ts";
 import type { Tool } from "../../tools/define-tool.ts";
-import type { Access } from "../access.ts";
 import { MESSAGE_TEXT_BUDGET, type SlackMessagePayload } from "../answer-blocks.ts";
 import { escapeMrkdwn } from "../mrkdwn.ts";
 import { type Block, context, fitLines, linesToSections, oneLine, section } from "./block-builders.ts";

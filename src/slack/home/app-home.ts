@@ -1,18 +1,20 @@
 import type { App, types } from "@slack/bolt";
 import { errorMessage } from "../../errors.ts";
+import type { Logger } from "../../logger.ts";
+import { resolveAccess } from "../../policy/resolve-access.ts";
 import { recordAuditRead } from "../../store/audit-query.ts";
 import type { ScheduleStore } from "../../store/schedule-store.ts";
-import { resolveAccess } from "../access.ts";
+import type { Storage } from "../../store/storage.ts";
+import type { AccessServices } from "../commands/access-answer.ts";
 import { decidableApprovals } from "../commands/approvals-blocks.ts";
 import { section } from "../commands/block-builders.ts";
 import { toCardApproval } from "../deliver-result.ts";
-import type { SlackServices } from "../services.ts";
+import type { SlackOutput } from "../slack-output.ts";
 import { type AdminHomeData, homeView } from "./home-view.ts";
 
-export type AppHomeServices = Pick<
-  SlackServices,
-  "users" | "config" | "registry" | "guards" | "approvals" | "audit" | "client" | "logger" | "redactor"
->;
+export type AppHomeServices = AccessServices &
+  Pick<Storage, "audit"> &
+  Pick<SlackOutput, "client"> & { logger: Logger };
 
 export interface AppHomeOptions {
   /** Admins see the schedules when given. */

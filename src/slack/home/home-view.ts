@@ -1,9 +1,9 @@
 import type { Approval } from "../../policy/approval-store.ts";
+import type { Access } from "../../policy/resolve-access.ts";
 import { formatScheduleList } from "../../schedules/format-schedules.ts";
 import type { AuditRow } from "../../store/audit-chain.ts";
 import type { Schedule } from "../../store/schedule-store.ts";
 import type { Tool } from "../../tools/define-tool.ts";
-import type { Access } from "../access.ts";
 import { type CardApproval, slackDate } from "../approval-card.ts";
 import { approvalCardsBlocks } from "../commands/approvals-blocks.ts";
 import { auditRowLine } from "../commands/audit-row-line.ts";

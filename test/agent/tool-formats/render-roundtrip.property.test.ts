@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ToolSpec } from "../../../src/agent/chat-model.ts";
-import { parseLenientJson } from "../../../src/agent/lenient-json.ts";
 import { toolFormatContext } from "../../../src/agent/tool-formats/context.ts";
 import { recoverToolCalls } from "../../../src/agent/tool-formats/index.ts";
+import { parseLenientJson } from "../../../src/json/lenient-json.ts";
 
 /**
  * Round trip: each family's syntax, rendered here from its own sources (parser tests, chat templates),

@@ -4,15 +4,15 @@ import pino from "pino";
 import { ConfigError, loadConfig } from "../config.ts";
 import { errorMessage, isHermesError } from "../errors.ts";
 import { createLogger } from "../logger.ts";
-import { createAuditLog } from "./audit.ts";
-import { appendCheckpoint, checkpointFilePath } from "./audit-checkpoint-file.ts";
-import { checkArgsAgainstRow, verifyWithCheckpoints } from "./audit-cli-checks.ts";
-import { type AuditFormat, auditRowsToCsv, auditRowsToTable } from "./audit-format.ts";
-import { resolveAuditKey } from "./audit-key.ts";
-import { recordAuditRead } from "./audit-query.ts";
-import { parseTimeBound } from "./audit-time.ts";
-import { openDatabase } from "./db.ts";
-import { AUDIT_ACTIONS, type AuditAction } from "./schema.ts";
+import { createAuditLog } from "../store/audit.ts";
+import { appendCheckpoint, checkpointFilePath } from "../store/audit-checkpoint-file.ts";
+import { checkArgsAgainstRow, verifyWithCheckpoints } from "../store/audit-checks.ts";
+import { type AuditFormat, auditRowsToCsv, auditRowsToTable } from "../store/audit-format.ts";
+import { resolveAuditKey } from "../store/audit-key.ts";
+import { recordAuditRead } from "../store/audit-query.ts";
+import { parseTimeBound } from "../store/audit-time.ts";
+import { openDatabase } from "../store/db.ts";
+import { AUDIT_ACTIONS, type AuditAction } from "../store/schema.ts";
 
 const USAGE = `Usage: npm run audit -- <command>
 

@@ -3,17 +3,14 @@ import { openCalls } from "../agent/run-state.ts";
 import { DENIED_RESULT, EXPIRED_RESULT, RECOVERED_RESULT, REJECTED_RESULT } from "../agent/stop-messages.ts";
 import { errorMessage, HermesError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { DurableTurnQueue } from "../queue/durable-turn-queue.ts";
 import { type CallSettlement, settleRunCalls } from "../store/reconcile.ts";
-import type { SlackServices } from "./services.ts";
-
-/** What the thread reads when a call was interrupted by a restart (one notice per call). */
-export function interruptedNotice(call: { tool: string; runId: string }): string {
-  return `:warning: A call to \`${call.tool}\` was interrupted by a restart before it finished. It may or may not have taken effect, and it was not retried. Reference: run \`${call.runId}\`.`;
-}
+import type { Storage } from "../store/storage.ts";
+import type { DurableTurnQueue } from "./durable-turn-queue.ts";
+import type { TurnOutput } from "./turn-output.ts";
+import type { TurnQueue } from "./turn-queue.ts";
 
 /** Checkpoints into `runs` (status `running`); a run no longer running must stop here. */
-export function runCheckpoint(s: Pick<SlackServices, "runs">, eventId?: string): Checkpoint {
+export function runCheckpoint(s: Pick<Storage, "runs">, eventId?: string): Checkpoint {
   return async (snapshot) => {
     const kept = await s.runs.checkpoint(snapshot, eventId ? { eventId } : {});
     if (!kept) {
@@ -32,7 +29,7 @@ export function runCheckpoint(s: Pick<SlackServices, "runs">, eventId?: string):
  * handled normally by the run.
  */
 export async function settleOpenCalls(
-  s: Pick<SlackServices, "db" | "audit" | "client">,
+  s: Pick<Storage, "db" | "audit"> & { output: TurnOutput },
   snapshot: RunSnapshot,
   log: Logger,
 ): Promise<Record<string, SettledCall>> {
@@ -50,12 +47,8 @@ export async function settleOpenCalls(
     const settlement = found[call.id] ?? { interruptedNow: false };
     out[call.id] = settledCall(settlement);
     if (!settlement.interruptedNow || !run.channelId || !run.threadTs) continue;
-    await s.client.chat
-      .postMessage({
-        channel: run.channelId,
-        thread_ts: run.threadTs,
-        text: interruptedNotice({ tool: call.name, runId: run.runId }),
-      })
+    await s.output
+      .tellInterrupted({ channel: run.channelId, threadTs: run.threadTs, tool: call.name, runId: run.runId })
       .catch((err: unknown) => log.warn({ err: errorMessage(err) }, "could not tell the thread"));
   }
   log.info({ calls: Object.fromEntries(open.map((c) => [c.id, out[c.id]!.kind])) }, "run continued");
@@ -99,7 +92,7 @@ function settledCall(c: CallSettlement): SettledCall {
  * worker's jobs to another worker instead.
  */
 export async function recoverUnfinishedWork(
-  s: Pick<SlackServices, "runs" | "queue" | "logger">,
+  s: Pick<Storage, "runs"> & { queue: TurnQueue; logger: Logger },
   queue: DurableTurnQueue,
 ): Promise<void> {
   const requeued = new Set(await queue.recoverPending());

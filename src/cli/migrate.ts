@@ -2,8 +2,8 @@ import pino from "pino";
 import { ConfigError, loadConfig } from "../config.ts";
 import { errorMessage } from "../errors.ts";
 import { createLogger } from "../logger.ts";
-import { openDatabase } from "./db.ts";
-import { migrate } from "./migrate.ts";
+import { openDatabase } from "../store/db.ts";
+import { migrate } from "../store/migrate.ts";
 
 /** `npm run db:migrate`: applies pending migrations to DATABASE_URL, else to PGlite in HERMES_DATA_DIR. */
 async function main(): Promise<void> {

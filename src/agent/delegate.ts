@@ -1,10 +1,10 @@
 import { z } from "zod";
-import type { ChatModel } from "../agent/chat-model.ts";
-import { runTurn } from "../agent/loop.ts";
-import type { PolicyHook, ToolEventSink } from "../agent/policy-hook.ts";
 import type { Logger } from "../logger.ts";
-import { defineTool, type RunIdentity } from "./define-tool.ts";
-import type { ToolRegistry } from "./registry.ts";
+import { defineTool, type RunIdentity } from "../tools/define-tool.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import type { ChatModel } from "./chat-model.ts";
+import { runTurn } from "./loop.ts";
+import type { PolicyHook, ToolEventSink } from "./policy-hook.ts";
 
 export interface DelegateAccess {
   /** The caller's permitted tool names. */

@@ -1,12 +1,12 @@
 import type { Logger } from "../logger.ts";
-import type { QueueJob } from "../queue/jobs.ts";
+import type { QueueJob } from "./jobs.ts";
 import { handleResumeJob } from "./resume-worker.ts";
-import type { SlackServices } from "./services.ts";
 import { handleTurnJob } from "./turn-worker.ts";
+import type { WorkerDeps } from "./worker-deps.ts";
 
 /** The worker's one entry point: a job from the queue, by type. */
 export async function handleJob(
-  s: SlackServices,
+  s: WorkerDeps,
   job: QueueJob,
   ctx: { signal: AbortSignal; logger: Logger },
 ): Promise<void> {

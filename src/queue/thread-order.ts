@@ -1,7 +1,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
+import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import type { Logger } from "../logger.ts";
-import type { TurnJob } from "../queue/jobs.ts";
-import type { SlackServices } from "./services.ts";
+import type { Storage } from "../store/storage.ts";
+import type { TurnJob } from "./jobs.ts";
 
 /**
  * How long a turn lets an earlier message of its thread go first when that one has not even started
@@ -20,7 +21,7 @@ const MAX_PAUSE_MS = 1_000;
  * later: the earlier turn runs first, and the later one sees it in the history.
  */
 export async function inThreadOrder<T>(
-  s: Pick<SlackServices, "sessions" | "events" | "limits">,
+  s: Pick<Storage, "sessions" | "events"> & Pick<AgentRuntime, "limits">,
   job: TurnJob,
   o: { signal: AbortSignal; logger: Logger; waitMs?: number },
   fn: (lockSignal: AbortSignal) => Promise<T>,

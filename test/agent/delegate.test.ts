@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
+import { delegate } from "../../src/agent/delegate.ts";
 import { runTurn } from "../../src/agent/loop.ts";
 import type { ToolEvent } from "../../src/agent/policy-hook.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createPolicy } from "../../src/policy/create-policy.ts";
 import { defineTool } from "../../src/tools/define-tool.ts";
-import { delegate } from "../../src/tools/delegate.ts";
 import { testModel, testRegistry, testRun } from "../helpers/runtime.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 

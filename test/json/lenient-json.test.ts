@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_REPAIR_CHARS, parseLenientJson } from "../../src/agent/lenient-json.ts";
+import { MAX_REPAIR_CHARS, parseLenientJson } from "../../src/json/lenient-json.ts";
 
 describe("parseLenientJson", () => {
   it("repairs short text with jsonrepair: a code fence, Python literals, single quotes, trailing commas", () => {

@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { runtimeDepsFor } from "../agent/agent-runtime.ts";
 import { continueRun } from "../agent/continue-run.ts";
 import { runTurn } from "../agent/loop.ts";
 import type { ToolEventSink } from "../agent/policy-hook.ts";
@@ -7,16 +8,14 @@ import type { TurnResult } from "../agent/runtime-types.ts";
 import type { TraceEvent } from "../agent/trace.ts";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { TurnJob } from "../queue/jobs.ts";
+import { resolveAccess } from "../policy/resolve-access.ts";
 import type { RunRecord } from "../store/run-store.ts";
-import { resolveAccess, runtimeDepsFor } from "./access.ts";
-import { deliverResult, postAnswer } from "./deliver-result.ts";
-import { createProgressMessage } from "./progress-message.ts";
-import { createProgressText } from "./progress-text.ts";
+import { deliverOutcome } from "./deliver-outcome.ts";
+import type { TurnJob } from "./jobs.ts";
 import { runCheckpoint, settleOpenCalls } from "./recover-run.ts";
-import type { SlackServices } from "./services.ts";
-import { threadContext } from "./thread-context.ts";
 import { inThreadOrder } from "./thread-order.ts";
+import type { ReplyTarget } from "./turn-output.ts";
+import type { WorkerDeps } from "./worker-deps.ts";
 
 /** What the event listener adds to a turn job (inside `meta`). */
 export interface TurnJobMeta {
@@ -30,7 +29,7 @@ export interface TurnJobMeta {
  * policy, progress in the working message, then the answer or the approval cards. Whatever goes wrong, the user sees one sentence with a run id.
  */
 export async function handleTurnJob(
-  s: SlackServices,
+  s: WorkerDeps,
   job: TurnJob,
   ctx: { signal: AbortSignal; logger: Logger },
 ) {
@@ -41,7 +40,11 @@ export async function handleTurnJob(
   // Whether this worker is running the run (a failure then ends it, so no later start continues it).
   let running = false;
   let log = ctx.logger.child({ runId, sessionKey: job.sessionKey, eventId: job.eventId });
-  const target = { channel: job.channelId, threadTs: job.threadTs, placeholderTs: meta.placeholderTs };
+  const target: ReplyTarget = {
+    channel: job.channelId,
+    threadTs: job.threadTs,
+    placeholderTs: meta.placeholderTs,
+  };
   try {
     await inThreadOrder(s, job, ctx, async (lockSignal) => {
       // A queue may hand a job out twice (a worker that stalled after finishing): checked under the
@@ -63,23 +66,17 @@ export async function handleTurnJob(
         }
       }
       const signal = AbortSignal.any([ctx.signal, lockSignal]);
-      const [access, person] = await Promise.all([
+      const [access, timezone] = await Promise.all([
         resolveAccess(s, job.userId),
-        earlier ? undefined : s.slack.getUser(job.userId).catch(() => undefined),
+        earlier ? undefined : s.output.requesterTimezone(job.userId),
       ]);
       const progress = meta.placeholderTs
-        ? createProgressMessage({
-            client: s.progressClient,
-            channel: job.channelId,
-            ts: meta.placeholderTs,
-            logger: log,
-          })
+        ? s.output.progress({ channel: job.channelId, ts: meta.placeholderTs, logger: log })
         : undefined;
       const keep = runCheckpoint(s, job.eventId);
       let kept: RunSnapshot | undefined;
       if (earlier && earlier.snapshot.step > 0) mayHaveActed = true;
       const base = runtimeDepsFor(s, access, signal);
-      const progressText = createProgressText();
       const deps = {
         ...base,
         onToolEvent: trackActions(base.onToolEvent, () => {
@@ -89,10 +86,7 @@ export async function handleTurnJob(
           await keep(snapshot);
           kept = snapshot;
         },
-        onTraceEvent: (e: TraceEvent) => {
-          const text = progressText(e);
-          if (text) progress?.update(text);
-        },
+        onTraceEvent: (e: TraceEvent) => progress?.show(e),
       };
       let result: TurnResult;
       running = true;
@@ -110,14 +104,14 @@ export async function handleTurnJob(
           log.info({ event: "note", note: "no stored history for this thread: starting fresh" }, "note");
         let userMessage = job.text;
         if (!loaded.found && meta.inThread) {
-          const quoted = await threadContext({
-            client: s.client,
-            channel: job.channelId,
-            threadTs: job.threadTs,
-            currentTs: job.messageTs,
-            botUserId: s.bot.userId,
-            logger: log,
-          }).catch((err: unknown) => log.warn({ err: errorMessage(err) }, "thread context unavailable"));
+          const quoted = await s.output
+            .threadContext({
+              channel: job.channelId,
+              threadTs: job.threadTs,
+              currentTs: job.messageTs,
+              logger: log,
+            })
+            .catch((err: unknown) => log.warn({ err: errorMessage(err) }, "thread context unavailable"));
           if (quoted) userMessage = `${quoted}\n\n${job.text}`;
         }
         result = await runTurn(
@@ -129,7 +123,7 @@ export async function handleTurnJob(
               teamId: job.teamId,
               channelId: job.channelId,
               threadTs: job.threadTs,
-              ...(person?.tz ? { timezone: person.tz } : {}),
+              ...(timezone ? { timezone } : {}),
             },
             history: loaded.messages,
             userMessage,
@@ -144,7 +138,7 @@ export async function handleTurnJob(
         await s.runs.finish(runId, result.status, finalSnapshot(kept, result));
         running = false;
       }
-      await deliverResult(s, result, target); // a pause is stored here, with its approvals
+      await deliverOutcome(s, result, target); // a pause is stored here, with its approvals
       running = false;
       log.info(
         { status: result.status, steps: result.steps, modelCalls: result.modelCalls },
@@ -157,9 +151,11 @@ export async function handleTurnJob(
     await s.events.finish(job.eventId, "failed").catch(() => undefined);
     // The user is told it failed: it must not be continued by a later start either.
     if (running) await s.runs.finish(runId, "failed").catch(() => undefined);
-    await postAnswer(s, failureSentence(runId, err, { mayHaveActed }), target).catch((e: unknown) =>
-      log.error({ err: errorMessage(e) }, "could not tell the user about the failure"),
-    );
+    await s.output
+      .postAnswer(failureSentence(runId, err, { mayHaveActed }), target)
+      .catch((e: unknown) =>
+        log.error({ err: errorMessage(e) }, "could not tell the user about the failure"),
+      );
   }
 }
 
@@ -175,18 +171,18 @@ function finalSnapshot(kept: RunSnapshot | undefined, result: TurnResult): RunSn
  * finished run's answer is shown again (it may not have been), a paused one waits for its cards.
  */
 async function settleFinishedRun(
-  s: SlackServices,
+  s: Pick<WorkerDeps, "output">,
   run: RunRecord,
-  target: { channel: string; threadTs: string; placeholderTs?: string | undefined },
+  target: ReplyTarget,
   log: Logger,
 ): Promise<void> {
   log.info({ status: run.status }, "this event's run already ended; not run again");
   if (run.status === "paused") return;
   const last = run.snapshot.messages.at(-1);
   if (last?.role === "assistant" && last.content)
-    await postAnswer(s, last.content, target).catch((e: unknown) =>
-      log.warn({ err: errorMessage(e) }, "could not show the stored answer"),
-    );
+    await s.output
+      .postAnswer(last.content, target)
+      .catch((e: unknown) => log.warn({ err: errorMessage(e) }, "could not show the stored answer"));
 }
 
 /**

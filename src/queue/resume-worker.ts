@@ -1,3 +1,4 @@
+import { runtimeDepsFor } from "../agent/agent-runtime.ts";
 import { continueRun } from "../agent/continue-run.ts";
 import { resumeRun } from "../agent/loop.ts";
 import type { RunSnapshot } from "../agent/run-snapshot.ts";
@@ -5,12 +6,12 @@ import type { TurnResult } from "../agent/runtime-types.ts";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { RunDecisions } from "../policy/approval-store.ts";
-import type { ResumeJob } from "../queue/jobs.ts";
-import { resolveAccess, runtimeDepsFor } from "./access.ts";
-import { deliverResult, postAnswer, updateCard } from "./deliver-result.ts";
+import { resolveAccess } from "../policy/resolve-access.ts";
+import { deliverOutcome } from "./deliver-outcome.ts";
+import type { ResumeJob } from "./jobs.ts";
 import { runCheckpoint, settleOpenCalls } from "./recover-run.ts";
-import type { SlackServices } from "./services.ts";
 import { failureSentence, trackActions } from "./turn-worker.ts";
+import type { WorkerDeps } from "./worker-deps.ts";
 
 /**
  * Continues a paused run once every approval it waits for is decided (or expired): exactly once, even
@@ -18,7 +19,7 @@ import { failureSentence, trackActions } from "./turn-worker.ts";
  * Policy is checked again with the requester's current level; cards get the outcome of their call.
  */
 export async function handleResumeJob(
-  s: SlackServices,
+  s: WorkerDeps,
   job: ResumeJob,
   ctx: { signal: AbortSignal; logger: Logger },
 ) {
@@ -54,11 +55,7 @@ export async function handleResumeJob(
     let mayHaveActed = recovering;
     try {
       const access = await resolveAccess(s, run.userId);
-      const working = await s.client.chat.postMessage({
-        channel: target.channel,
-        thread_ts: target.threadTs,
-        text: ":hourglass_flowing_sand: Continuing…",
-      });
+      const workingTs = await s.output.postContinuing(target);
       const base = runtimeDepsFor(s, access, AbortSignal.any([ctx.signal, lockSignal]));
       const deps = {
         ...base,
@@ -75,22 +72,28 @@ export async function handleResumeJob(
       await s.sessions.save(record.sessionKey, result.messages);
       if (result.status !== "paused") await s.runs.finish(job.runId, result.status);
       await reportOutcomes(s, job.runId, result);
-      await deliverResult(s, result, { ...target, placeholderTs: working.ts });
+      await deliverOutcome(s, result, { ...target, placeholderTs: workingTs });
     } catch (err) {
       log.error({ err: errorMessage(err) }, "resume failed");
       if (!result) await s.runs.finish(job.runId, "failed").catch(() => undefined);
-      await postAnswer(s, failureSentence(job.runId, err, { mayHaveActed }), target).catch(() => undefined);
+      await s.output
+        .postAnswer(failureSentence(job.runId, err, { mayHaveActed }), target)
+        .catch(() => undefined);
     }
   });
 }
 
 /** Each decided card of the run says what became of its call: the tool result or why it did not run. */
-async function reportOutcomes(s: SlackServices, runId: string, result: TurnResult) {
+async function reportOutcomes(
+  s: Pick<WorkerDeps, "approvals" | "output">,
+  runId: string,
+  result: TurnResult,
+) {
   for (const a of await s.approvals.listForRun(runId)) {
     if (a.status === "pending") continue;
     const msg = result.messages.find((m) => m.role === "tool" && m.toolCallId === a.toolCallId);
     const text = msg && msg.role === "tool" ? msg.content : undefined;
     const outcome = a.status === "approved" ? `Result: ${(text ?? "no result").slice(0, 300)}` : undefined;
-    await updateCard(s, a, outcome);
+    await s.output.updateCard(a, outcome);
   }
 }

@@ -1,0 +1,40 @@
+import type { Logger } from "../logger.ts";
+import type { PolicyGuard } from "../policy/create-policy.ts";
+import type { Access } from "../policy/resolve-access.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+import type { ChatModel } from "./chat-model.ts";
+import type { ToolEventSink } from "./policy-hook.ts";
+import type { Limits, RuntimeDeps } from "./runtime-types.ts";
+
+/** What every run shares, built once at start-up: the models, the tools, the audit sink and the limits. */
+export interface AgentRuntime {
+  /** The model, wrapped so `run <tool> …` commands work with or without one. */
+  model: ChatModel;
+  /** HERMES_FALLBACK_MODEL, when configured: takes over a run whose model is down or unreadable. */
+  fallbackModel?: ChatModel;
+  registry: ToolRegistry;
+  /** Tool-specific permission checks only code can make (e.g. send_message destinations). */
+  guards: Record<string, PolicyGuard>;
+  /** Where every run's tool events go (the audit log). */
+  auditSink: ToolEventSink;
+  limits: Partial<Limits>;
+}
+
+/** The runtime's dependencies for a run on behalf of `access`'s user: their tools, their policy, the audit sink. */
+export function runtimeDepsFor(
+  s: Omit<AgentRuntime, "guards"> & { logger: Logger },
+  access: Pick<Access, "policy" | "allowed">,
+  signal: AbortSignal,
+): RuntimeDeps {
+  return {
+    model: s.model,
+    ...(s.fallbackModel ? { fallbackModel: s.fallbackModel } : {}),
+    registry: s.registry,
+    logger: s.logger,
+    policy: access.policy,
+    toolNames: [...access.allowed],
+    onToolEvent: s.auditSink,
+    limits: s.limits,
+    signal,
+  };
+}

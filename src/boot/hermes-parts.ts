@@ -1,0 +1,20 @@
+import type { AgentRuntime } from "../agent/agent-runtime.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import type { TurnOutput } from "../queue/turn-output.ts";
+import type { TurnQueue } from "../queue/turn-queue.ts";
+import type { SlackOutput } from "../slack/slack-output.ts";
+import type { Storage } from "../store/storage.ts";
+
+/**
+ * Every part the composition root builds, side by side. Only `start-hermes.ts` holds them all; each
+ * handler, worker and background task is given the parts it uses.
+ */
+export interface HermesParts extends Storage, AgentRuntime, SlackOutput {
+  config: Config;
+  logger: Logger;
+  /** The turn queue, with each turn's job kept durably beside its event until it finishes. */
+  queue: TurnQueue;
+  /** The workers' output port to Slack. */
+  output: TurnOutput;
+}

@@ -1,0 +1,90 @@
+import { errorMessage } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { Tool } from "../tools/define-tool.ts";
+import type { SlackPort } from "../tools/slack-port.ts";
+import type { McpServerConfig } from "./mcp-config.ts";
+import { type Backoff, McpConnection, type McpServerHealth } from "./mcp-connection.ts";
+import { type BuiltMcpTools, buildMcpTools, type McpToolInfo } from "./mcp-tools.ts";
+
+export interface McpServerStatus extends McpServerHealth {
+  /** Listed tools that are not offered, and why. */
+  skipped: BuiltMcpTools["skipped"];
+}
+
+export interface McpToolSource {
+  /** Every offered tool of every server, as registry tools (the last list of a server that is down). */
+  tools(): Tool[];
+  /** Per tool: server, names, level and approval rule (for `/hermes tools`). */
+  info(): McpToolInfo[];
+  /** Called with the new tool list whenever a server's list changes (connect, list_changed, reconnect). */
+  onChange(listener: (tools: Tool[]) => void): () => void;
+  /** Per server: state, number of listed tools, last error (for /healthz). */
+  health(): Record<string, McpServerStatus>;
+  close(): Promise<void>;
+}
+
+export interface StartMcpOptions {
+  /** Names other sources use; an MCP tool never takes one. */
+  reserved?: Iterable<string>;
+  /** Images in results go into the run's thread through it. */
+  slack?: SlackPort;
+  backoff?: Backoff;
+}
+
+/**
+ * Connects to every configured server (in parallel, each bounded by its connect timeout) and returns
+ * their tools as one source. A server that cannot be reached does not stop start-up: it is `down`,
+ * retried with backoff, and its tools appear when it connects.
+ */
+export async function startMcpServers(
+  config: readonly McpServerConfig[],
+  logger: Logger,
+  options: StartMcpOptions = {},
+): Promise<McpToolSource> {
+  const reserved = new Set(options.reserved ?? []);
+  const connections = config.map(
+    (server) =>
+      new McpConnection({ config: server, logger, ...(options.backoff ? { backoff: options.backoff } : {}) }),
+  );
+  const built = new Map<string, BuiltMcpTools>();
+  const listeners = new Set<(tools: Tool[]) => void>();
+  const all = () => [...built.values()].flatMap((b) => b.tools);
+
+  const rebuild = (connection: McpConnection) => {
+    const result = buildMcpTools(connection, {
+      reserved,
+      ...(options.slack ? { slack: options.slack } : {}),
+    });
+    for (const { tool, why } of result.skipped) {
+      logger.warn({ mcpServer: connection.name, tool, why }, "MCP tool not offered");
+    }
+    built.set(connection.name, result);
+    const tools = all();
+    for (const listener of listeners) {
+      try {
+        listener(tools);
+      } catch (err) {
+        logger.error({ err: errorMessage(err) }, "MCP tool change listener failed");
+      }
+    }
+  };
+  for (const connection of connections) connection.onToolsChanged(() => rebuild(connection));
+  await Promise.all(connections.map((c) => c.start()));
+
+  return {
+    tools: all,
+    info: () => [...built.values()].flatMap((b) => b.info),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    health() {
+      return Object.fromEntries(
+        connections.map((c) => [c.name, { ...c.health(), skipped: built.get(c.name)?.skipped ?? [] }]),
+      );
+    },
+    async close() {
+      await Promise.all(connections.map((c) => c.close()));
+    },
+  };
+}

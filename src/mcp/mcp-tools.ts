@@ -1,0 +1,153 @@
+import type { Tool as McpTool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { HermesError } from "../errors.ts";
+import { capResult } from "../tools/cap-result.ts";
+import { defineTool, type PermissionLevel, TOOL_DEFAULTS, type Tool } from "../tools/define-tool.ts";
+import { scrubSecrets } from "../tools/http/header-secrets.ts";
+import { inputSchemaFromJson } from "../tools/http/input-schema.ts";
+import type { SlackPort } from "../tools/slack-port.ts";
+import type { McpServerConfig, McpToolOverride } from "./mcp-config.ts";
+import type { McpConnection } from "./mcp-connection.ts";
+import { renderMcpResult } from "./mcp-result.ts";
+import { mcpToolNames } from "./tool-name.ts";
+
+const MAX_DESCRIPTION_CHARS = 1024;
+/** The SDK's own request timeout sits just past the tool's: the registry's timeout answers first. */
+const SDK_TIMEOUT_MARGIN_MS = 1_000;
+
+/** One offered MCP tool, for `/hermes tools` and /healthz: what it is called and which rules apply. */
+export interface McpToolInfo {
+  server: string;
+  /** The name in the registry (`mcp_<server>_<tool>`). */
+  name: string;
+  /** The tool's own name on the server. */
+  mcpName: string;
+  level: PermissionLevel;
+  approval: "never" | "always";
+}
+
+export interface BuiltMcpTools {
+  tools: Tool[];
+  info: McpToolInfo[];
+  /** Listed tools that are not offered, and why (excluded ones are not listed here). */
+  skipped: Array<{ tool: string; why: string }>;
+}
+
+/**
+ * The server's listed tools as registry tools: filtered by include/exclude, named
+ * `mcp_<server>_<tool>`, arguments validated by zod from the tool's JSON Schema (so the registry's
+ * repair, coercion and validation apply), level and approval from the config, calls through the
+ * connection with the turn's signal. `reserved` names (built-ins, other sources) are never reused.
+ */
+export function buildMcpTools(
+  connection: McpConnection,
+  options: { slack?: SlackPort; reserved?: ReadonlySet<string> } = {},
+): BuiltMcpTools {
+  const config = connection.config;
+  const skipped: BuiltMcpTools["skipped"] = [];
+  const offered = connection.tools.filter((t) => isIncluded(t.name, config));
+  const usable = offered.filter((t) => {
+    if (t.execution?.taskSupport === "required") {
+      skipped.push({ tool: t.name, why: "it can only run as an MCP task, which Hermes does not support" });
+      return false;
+    }
+    return true;
+  });
+  const { names, dropped } = mcpToolNames(
+    config.name,
+    usable.map((t) => t.name),
+  );
+  for (const tool of dropped)
+    skipped.push({ tool, why: "its name collides with another tool of the server" });
+
+  const built: BuiltMcpTools = { tools: [], info: [], skipped };
+  for (const mcpTool of usable) {
+    const name = names.get(mcpTool.name);
+    if (!name) continue;
+    if (options.reserved?.has(name)) {
+      skipped.push({ tool: mcpTool.name, why: `${name} is already the name of another tool` });
+      continue;
+    }
+    const input = inputSchemaFromJson(mcpTool.inputSchema);
+    if (!input.ok) {
+      skipped.push({ tool: mcpTool.name, why: `its input schema is not usable: ${input.problem}` });
+      continue;
+    }
+    const override = config.tools[mcpTool.name] ?? {};
+    const approval = approvalFor(config, override, mcpTool.annotations);
+    const level = override.level ?? config.level;
+    const timeoutMs = override.timeoutMs ?? config.timeouts.callMs;
+    const maxResultChars = override.maxResultChars ?? TOOL_DEFAULTS.maxResultChars;
+    const approvers = override.approvers ?? config.approvers;
+    const tool = defineTool({
+      name,
+      description: describe(config.name, mcpTool),
+      input: input.schema,
+      level,
+      approval,
+      ...(approvers ? { approvers } : {}),
+      // Annotations may only tighten: a destructive hint adds the confirm dialog.
+      dangerous: override.dangerous ?? mcpTool.annotations?.destructiveHint === true,
+      timeoutMs,
+      maxResultChars,
+      execute: async (args, ctx) => {
+        const result = await connection.callTool(mcpTool.name, args as Record<string, unknown>, {
+          signal: ctx.signal,
+          timeoutMs: timeoutMs + SDK_TIMEOUT_MARGIN_MS,
+        });
+        const text = scrubSecrets(
+          await renderMcpResult(result, {
+            server: config.name,
+            tool: mcpTool.name,
+            run: ctx.run,
+            slack: options.slack,
+          }),
+          config.secrets,
+        );
+        if (result.isError) {
+          // The registry caps results but not error sentences: cap it here.
+          throw new HermesError("tool_failed", capResult(text || "(no error text)", maxResultChars).text);
+        }
+        return text === "" ? "(empty result)" : text;
+      },
+    });
+    built.tools.push(tool as unknown as Tool);
+    built.info.push({ server: config.name, name, mcpName: mcpTool.name, level, approval });
+  }
+  return built;
+}
+
+/**
+ * `never`/`always` as configured; `by_annotations` skips approval only for a trusted server's tool
+ * that says `readOnlyHint: true` (and not `destructiveHint: true`). Missing annotations, or any from
+ * an untrusted server, need approval: a server's own claims never relax policy.
+ */
+export function approvalFor(
+  config: Pick<McpServerConfig, "approval" | "trusted">,
+  override: McpToolOverride,
+  annotations: ToolAnnotations | undefined,
+): "never" | "always" {
+  const rule = override.approval ?? config.approval;
+  if (rule !== "by_annotations") return rule;
+  const readOnly = annotations?.readOnlyHint === true && annotations.destructiveHint !== true;
+  return config.trusted && readOnly ? "never" : "always";
+}
+
+/** Include/exclude globs (`*` any run, `?` one character) over the tool's own name. */
+export function isIncluded(tool: string, config: Pick<McpServerConfig, "include" | "exclude">): boolean {
+  return config.include.some((g) => globMatch(g, tool)) && !config.exclude.some((g) => globMatch(g, tool));
+}
+
+export function globMatch(glob: string, text: string): boolean {
+  const pattern = glob
+    .split("")
+    .map((c) => (c === "*" ? ".*" : c === "?" ? "." : c.replace(/[\\^$.|+()[\]{}]/g, "\\$&")))
+    .join("");
+  return new RegExp(`^${pattern}$`, "s").test(text);
+}
+
+/** The server's description, labelled with its source and capped: it is the server's text, not ours. */
+function describe(server: string, tool: McpTool): string {
+  const own = (tool.description ?? tool.title ?? "").trim() || `The ${tool.name} tool.`;
+  const text = `[MCP server ${server}] ${own}`;
+  return text.length > MAX_DESCRIPTION_CHARS ? `${text.slice(0, MAX_DESCRIPTION_CHARS - 1)}…` : text;
+}

@@ -1,0 +1,41 @@
+import type { RunSnapshot } from "../agent/run-snapshot.ts";
+import type { Approval } from "../policy/approval-store.ts";
+import type { Storage } from "../store/storage.ts";
+import type { ToolRegistry } from "../tools/registry.ts";
+
+/**
+ * Stores a paused run: its snapshot and one approval per pending call, in one transaction, so a card
+ * is never shown for a run that was not kept (nor a run kept without its approvals).
+ */
+export async function persistPause(
+  s: Pick<Storage, "db" | "runs" | "approvals"> & { registry: ToolRegistry },
+  snapshot: RunSnapshot,
+): Promise<Approval[]> {
+  const run = snapshot.run;
+  return s.db.db.transaction(async (tx) => {
+    await s.runs.savePaused(snapshot, tx);
+    const out: Approval[] = [];
+    for (const p of snapshot.pending) {
+      const tool = s.registry.get(p.tool);
+      out.push(
+        await s.approvals.create(
+          {
+            tool: p.tool,
+            args: p.args,
+            requesterId: run.userId,
+            sessionKey: run.sessionKey,
+            runId: run.runId,
+            toolCallId: p.callId,
+            teamId: run.teamId,
+            channelId: run.channelId,
+            threadTs: run.threadTs,
+            approvers: tool?.approvers,
+            reason: p.reason,
+          },
+          tx,
+        ),
+      );
+    }
+    return out;
+  });
+}

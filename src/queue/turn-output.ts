@@ -1,0 +1,49 @@
+import type { TurnResult } from "../agent/runtime-types.ts";
+import type { TraceEvent } from "../agent/trace.ts";
+import type { Logger } from "../logger.ts";
+import type { Approval } from "../policy/approval-store.ts";
+
+/** Where a turn's answer goes: its thread, replacing the "working…" message when there is one. */
+export interface ReplyTarget {
+  channel: string;
+  threadTs: string;
+  /** The "working…" message to replace with the answer (posted when the turn was accepted). */
+  placeholderTs?: string | undefined;
+}
+
+/** A turn's "working…" message, showing what the run is doing now. */
+export interface ProgressDisplay {
+  show(event: TraceEvent): void;
+  /** Waits for (or drops) a pending update, so it cannot land after the answer. */
+  close(): Promise<void>;
+}
+
+/**
+ * What a worker shows people while and after it runs a job: the one port between the queue's workers
+ * and Slack. `slack/turn-output.ts` implements it over the Web API; `boot/start-hermes.ts` wires it.
+ */
+export interface TurnOutput {
+  /** The working message `ts` in `channel`, updated with the run's progress. */
+  progress(o: { channel: string; ts: string; logger: Logger }): ProgressDisplay;
+  /** Posts the "Continuing…" message a resume's answer replaces; returns its ts. */
+  postContinuing(target: { channel: string; threadTs: string }): Promise<string | undefined>;
+  /** The requester's time zone, when Slack knows it (undefined on any failure). */
+  requesterTimezone(userId: string): Promise<string | undefined>;
+  /** A turn started inside an existing thread: its earlier messages, quoted as untrusted data. */
+  threadContext(o: {
+    channel: string;
+    threadTs: string;
+    currentTs: string;
+    logger: Logger;
+  }): Promise<string | undefined>;
+  /** Posts Markdown as the answer (credentials cut out), replacing the working message. */
+  postAnswer(markdown: string, target: ReplyTarget): Promise<void>;
+  /** A finished (not paused) run's answer, or its failure sentence, with the fallback note. */
+  showResult(result: TurnResult, target: ReplyTarget): Promise<void>;
+  /** A paused run's approvals, already stored: the waiting line, then one card per approval. */
+  showPause(approvals: Approval[], target: ReplyTarget): Promise<void>;
+  /** Updates a decided approval's card in place (never throws; failures are logged). */
+  updateCard(approval: Approval, outcome?: string): Promise<void>;
+  /** Tells a thread that a call was interrupted by a restart (throws when the post fails). */
+  tellInterrupted(call: { channel: string; threadTs: string; tool: string; runId: string }): Promise<void>;
+}

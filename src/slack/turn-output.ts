@@ -1,0 +1,54 @@
+import type { TurnOutput } from "../queue/turn-output.ts";
+import type { Storage } from "../store/storage.ts";
+import { type CardUpdates, postAnswer, showPause, showResult, updateCard } from "./deliver-result.ts";
+import { interruptedNotice } from "./interrupted-notice.ts";
+import { createProgressMessage } from "./progress-message.ts";
+import { createProgressText } from "./progress-text.ts";
+import type { SlackOutput } from "./slack-output.ts";
+import { threadContext } from "./thread-context.ts";
+
+/** The workers' output port over the Web API: working messages, answers, approval cards, notices. */
+export function createSlackTurnOutput(s: SlackOutput & CardUpdates & Pick<Storage, "approvals">): TurnOutput {
+  return {
+    progress: ({ channel, ts, logger }) => {
+      const message = createProgressMessage({ client: s.progressClient, channel, ts, logger });
+      const progressText = createProgressText();
+      return {
+        show: (event) => {
+          const text = progressText(event);
+          if (text) message.update(text);
+        },
+        close: () => message.close(),
+      };
+    },
+    postContinuing: async (target) => {
+      const working = await s.client.chat.postMessage({
+        channel: target.channel,
+        thread_ts: target.threadTs,
+        text: ":hourglass_flowing_sand: Continuing…",
+      });
+      return working.ts;
+    },
+    requesterTimezone: async (userId) => (await s.slack.getUser(userId).catch(() => undefined))?.tz,
+    threadContext: (o) =>
+      threadContext({
+        client: s.client,
+        channel: o.channel,
+        threadTs: o.threadTs,
+        currentTs: o.currentTs,
+        botUserId: s.bot.userId,
+        logger: o.logger,
+      }),
+    postAnswer: (markdown, target) => postAnswer(s, markdown, target),
+    showResult: (result, target) => showResult(s, result, target),
+    showPause: (approvals, target) => showPause(s, approvals, target),
+    updateCard: (approval, outcome) => updateCard(s, approval, outcome),
+    tellInterrupted: async (call) => {
+      await s.client.chat.postMessage({
+        channel: call.channel,
+        thread_ts: call.threadTs,
+        text: interruptedNotice(call),
+      });
+    },
+  };
+}

@@ -16,8 +16,8 @@ import pg from "pg";
 import { loadConfig } from "../src/config.ts";
 import { silentLogger } from "../src/logger.ts";
 import { type ApprovalStore, createApprovalStore, type DecideResult } from "../src/policy/approval-store.ts";
+import { argsSha256 } from "../src/policy/args-hash.ts";
 import { type AuditEvent, createAuditLog } from "../src/store/audit.ts";
-import { canonicalSha256 } from "../src/store/canonical-json.ts";
 import { type DatabaseHandle, openDatabase } from "../src/store/db.ts";
 import { migrate } from "../src/store/migrate.ts";
 import { cleanUpOnInterrupt } from "./lib/bench-stack.ts";
@@ -47,7 +47,7 @@ const event = (i: number): AuditEvent => ({
   runId: `run_${i >> 3}`,
   toolCallId: `call_${i}`,
   args,
-  argsSha256: canonicalSha256(args),
+  argsSha256: argsSha256("send_message", args),
   resultSummary: i % 2 ? "sent" : null,
   durationMs: 12,
 });

@@ -1,50 +1,67 @@
+import { z } from "zod";
 import type { ToolCall } from "../tools/tool-call.ts";
 
 /**
  * The conversation as the runtime keeps it: plain JSON-serializable data, close to the OpenAI chat
- * format so that mapping to a request is trivial and a snapshot survives `JSON.stringify`.
+ * format so that mapping to a request is trivial and a snapshot survives `JSON.stringify`. The types
+ * are read off zod schemas, so history stored outside the process is checked against the same shape
+ * when it is read back.
  */
 
 /** A call as the model wrote it (the registry, which executes it, owns the type). */
 export type { ToolCall };
 
-export interface SystemMessage {
-  role: "system";
-  content: string;
+/** ToolCall's shape, to check stored history with (typed, so the two cannot drift apart). */
+const toolCallSchema: z.ZodType<ToolCall> = z.object({
+  id: z.string(),
+  name: z.string(),
+  arguments: z.string(),
+});
+
+export const systemMessageSchema = z.object({
+  role: z.literal("system"),
+  content: z.string(),
   /** A rolling summary of trimmed history: reference only, never instructions. */
-  summary?: boolean;
-}
+  summary: z.boolean().optional(),
+});
 
-export interface UserMessage {
-  role: "user";
-  content: string;
+export const userMessageSchema = z.object({
+  role: z.literal("user"),
+  content: z.string(),
   /** Who wrote it (a Slack user id): in a shared thread, others' messages are quoted as data. */
-  author?: string;
-}
+  author: z.string().optional(),
+});
 
-export interface AssistantMessage {
-  role: "assistant";
-  content: string;
-  toolCalls?: ToolCall[];
-}
+export const assistantMessageSchema = z.object({
+  role: z.literal("assistant"),
+  content: z.string(),
+  toolCalls: z.array(toolCallSchema).optional(),
+});
 
-export interface ToolMessage {
-  role: "tool";
-  toolCallId: string;
+export const toolMessageSchema = z.object({
+  role: z.literal("tool"),
+  toolCallId: z.string(),
   /** Tool name, kept for tracing and for shrinking old results. */
-  name: string;
-  content: string;
+  name: z.string(),
+  content: z.string(),
   /** Reference of the full result in the ResultStore when `content` was capped. */
-  resultRef?: string;
+  resultRef: z.string().optional(),
   /** Set when the content was replaced by a short summary to save context. */
-  shrunk?: boolean;
-}
+  shrunk: z.boolean().optional(),
+});
 
-export type ChatMessage = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+export const chatMessageSchema = z.discriminatedUnion("role", [
+  systemMessageSchema,
+  userMessageSchema,
+  assistantMessageSchema,
+  toolMessageSchema,
+]);
 
-export function hasToolCalls(m: ChatMessage): m is AssistantMessage & { toolCalls: ToolCall[] } {
-  return m.role === "assistant" && Array.isArray(m.toolCalls) && m.toolCalls.length > 0;
-}
+export type SystemMessage = z.infer<typeof systemMessageSchema>;
+export type UserMessage = z.infer<typeof userMessageSchema>;
+export type AssistantMessage = z.infer<typeof assistantMessageSchema>;
+export type ToolMessage = z.infer<typeof toolMessageSchema>;
+export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
 export interface Usage {
   promptTokens: number;

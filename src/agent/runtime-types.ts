@@ -88,5 +88,3 @@ export interface State {
   unreadable?: number;
   fallback?: FallbackSwitch;
 }
-
-/** Runs one user turn: model → tool calls → policy → execute → … until an answer, a pause or a limit. */

@@ -12,7 +12,9 @@ export const MAX_REPAIR_CHARS = 8 * 1024;
 
 /**
  * Parses what models write as JSON: code fences, comments, trailing commas, single quotes, Python
- * literals (True/False/None), and JSON encoded twice as a string. Says which repairs it made.
+ * literals (True/False/None), and JSON encoded twice as a string; the repairs are jsonrepair's, on
+ * text up to MAX_REPAIR_CHARS (longer text is parsed strictly, a code fence taken off). Says which
+ * repairs it made.
  * An empty or blank string is an empty object (tools without parameters). Linear in the input: text
  * over MAX_ARGUMENT_CHARS or nested deeper than MAX_JSON_DEPTH is refused before any parsing.
  */
@@ -28,34 +30,19 @@ function parseLevel(text: string, unwrapped: number): LenientParse {
     };
   }
   const repaired: string[] = [];
-  let src = text;
-  if (src.trim() === "") return { ok: true, value: {}, repaired: ["empty_arguments"] };
-
-  const fenced = stripCodeFence(src);
-  if (fenced !== undefined) {
-    src = fenced;
-    repaired.push("code_fence");
-  }
-  if (textNestingDepth(src) > MAX_JSON_DEPTH) {
+  if (text.trim() === "") return { ok: true, value: {}, repaired: ["empty_arguments"] };
+  if (textNestingDepth(text) > MAX_JSON_DEPTH) {
     return { ok: false, error: `the arguments nest deeper than ${MAX_JSON_DEPTH} levels` };
   }
 
   let value: unknown;
   try {
-    value = JSON.parse(src);
+    value = JSON.parse(text);
   } catch (strictError) {
-    if (src.length > MAX_REPAIR_CHARS) {
-      return {
-        ok: false,
-        error: `${errorText(strictError)}; text over ${MAX_REPAIR_CHARS} characters is not repaired`,
-      };
-    }
-    try {
-      value = JSON.parse(jsonrepair(pythonLiterals(src)));
-      repaired.push("json_repair");
-    } catch (err) {
-      return { ok: false, error: errorText(err) };
-    }
+    const parsed = text.length <= MAX_REPAIR_CHARS ? repair(text) : unfence(text, strictError);
+    if (!parsed.ok) return parsed;
+    value = parsed.value;
+    repaired.push(...parsed.repaired);
   }
 
   // Double-encoded: "{\"title\": …}" — unwrap up to twice.
@@ -98,38 +85,33 @@ function isTagChar(c: number): boolean {
   );
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+/** Short text: jsonrepair (it also takes off a Markdown code fence and reads True/False/None). */
+function repair(text: string): LenientParse {
+  try {
+    return { ok: true, value: JSON.parse(jsonrepair(text)), repaired: ["json_repair"] };
+  } catch (err) {
+    return { ok: false, error: errorText(err) };
+  }
 }
 
-/** True/False/None outside of strings → JSON literals (jsonrepair knows them too; this keeps it explicit). */
-function pythonLiterals(src: string): string {
-  let out = "";
-  let quote: string | null = null;
-  for (let i = 0; i < src.length; i++) {
-    const ch = src[i]!;
-    if (quote) {
-      out += ch;
-      if (ch === "\\") {
-        out += src[i + 1] ?? "";
-        i++;
-      } else if (ch === quote) quote = null;
-      continue;
-    }
-    if (ch === '"' || ch === "'") {
-      quote = ch;
-      out += ch;
-      continue;
-    }
-    if (ch === "T" || ch === "F" || ch === "N") {
-      const word = /^(True|False|None)\b/.exec(src.slice(i, i + 6));
-      if (word && !/[A-Za-z0-9_]/.test(src[i - 1] ?? "")) {
-        out += word[1] === "True" ? "true" : word[1] === "False" ? "false" : "null";
-        i += word[1]!.length - 1;
-        continue;
-      }
-    }
-    out += ch;
+/**
+ * Text too long for jsonrepair: only valid JSON in a code fence is accepted, the fence taken off by
+ * index (what jsonrepair would have done, without its cost).
+ */
+function unfence(text: string, strictError: unknown): LenientParse {
+  const refused: LenientParse = {
+    ok: false,
+    error: `${errorText(strictError)}; text over ${MAX_REPAIR_CHARS} characters is not repaired`,
+  };
+  const body = stripCodeFence(text);
+  if (body === undefined) return refused;
+  try {
+    return { ok: true, value: JSON.parse(body), repaired: ["code_fence"] };
+  } catch {
+    return refused;
   }
-  return out;
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }

@@ -8,10 +8,6 @@ export function isAtLeast(level: PermissionLevel, min: PermissionLevel): boolean
   return levelRank(level) >= levelRank(min);
 }
 
-export function isPermissionLevel(value: unknown): value is PermissionLevel {
-  return typeof value === "string" && (LEVELS as readonly string[]).includes(value);
-}
-
 /**
  * A user's level. `HERMES_ADMINS` wins (an admin cannot be locked out by a stale row); then the
  * `users` row; unknown users are `user`.

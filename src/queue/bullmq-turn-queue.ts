@@ -29,7 +29,7 @@ export interface BullmqTurnQueueOptions {
   prefix?: string;
   /** Default `turns`. */
   queueName?: string;
-  /** First retry delay of `resume` / `schedule` jobs, doubled per attempt (exponential). Default 2 s. */
+  /** First retry delay of `resume` jobs, doubled per attempt (exponential). Default 2 s. */
   retryDelayMs?: number;
   /** Failed jobs kept in Redis for inspection. Default 1000. */
   keepFailed?: number;
@@ -56,7 +56,8 @@ export const DEFAULT_STALLED_INTERVAL_MS = 30_000;
 export const MAX_STALLED_COUNT = 1;
 
 /**
- * The production queue: BullMQ on Redis, shared by every replica and every `npm run worker` process.
+ * The production queue: BullMQ on Redis, shared by every process of a deployment (roles `all`,
+ * `receiver` and `worker`, see `process-role.ts`): receivers only enqueue, the others also run jobs.
  * Each job runs on exactly one worker at a time (BullMQ's lock). Completed jobs are removed, so a job id
  * can be enqueued again once its job is done; the last `keepFailed` failed ones stay for inspection.
  */

@@ -24,7 +24,7 @@ export interface DurableTurnQueue extends TurnQueue {
  * event's row before it is queued (if that write fails, the enqueue fails and the user is told), and
  * the row is cleared when the turn finishes. After a crash the next start picks the unfinished ones
  * up again; the worker then continues each turn from its last checkpoint, so none runs twice.
- * Resume and schedule jobs need nothing here: their state is in Postgres already.
+ * Resume jobs need nothing here: their state is in Postgres already.
  */
 export function createDurableTurnQueue(o: {
   queue: TurnQueue;

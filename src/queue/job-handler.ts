@@ -15,9 +15,5 @@ export async function handleJob(
       return handleTurnJob(s, job, ctx);
     case "resume":
       return handleResumeJob(s, job, ctx);
-    case "schedule":
-      // Schedules fire through the scheduler (which claims each fire once) and enqueue turns.
-      ctx.logger.warn({ scheduleId: job.scheduleId }, "schedule jobs are not used; ignored");
-      return;
   }
 }

@@ -26,32 +26,20 @@ export const resumeJobSchema = z.object({
   reason: z.enum(["decided", "expired"]),
 });
 
-/** A schedule became due at `fireAt`. */
-export const scheduleJobSchema = z.object({
-  type: z.literal("schedule"),
-  scheduleId: id,
-  fireAt: z.iso.datetime({ offset: true }),
-});
-
-export const queueJobSchema = z.discriminatedUnion("type", [
-  turnJobSchema,
-  resumeJobSchema,
-  scheduleJobSchema,
-]);
+export const queueJobSchema = z.discriminatedUnion("type", [turnJobSchema, resumeJobSchema]);
 
 export type QueueJob = z.infer<typeof queueJobSchema>;
 export type QueueJobType = QueueJob["type"];
 export type TurnJob = z.infer<typeof turnJobSchema>;
 export type ResumeJob = z.infer<typeof resumeJobSchema>;
-export type ScheduleJob = z.infer<typeof scheduleJobSchema>;
 
 /**
  * How many times a job may run when its handler throws. Only jobs whose handlers are idempotent retry:
- * `resume` and `schedule` decide in Postgres (a run resumes once, a fire is recorded once), so a second
- * attempt after a crash or a transient error is safe. A `turn` never retries here: a second run could
+ * `resume` decides in Postgres (a run resumes once), so a second attempt after a crash or a transient
+ * error is safe. A `turn` never retries here: a second run could
  * repeat side effects (messages, tickets); whether a turn runs again is the event dedupe layer's call.
  */
-export const JOB_ATTEMPTS: Readonly<Record<QueueJobType, number>> = { turn: 1, resume: 2, schedule: 2 };
+export const JOB_ATTEMPTS: Readonly<Record<QueueJobType, number>> = { turn: 1, resume: 2 };
 
 export type ParsedQueueJob = { ok: true; job: QueueJob } | { ok: false; issues: string };
 
@@ -73,7 +61,5 @@ export function jobLogFields(job: QueueJob): Record<string, string> {
         runId: job.runId,
         ...(job.approvalId ? { approvalId: job.approvalId } : {}),
       };
-    case "schedule":
-      return { jobType: job.type, scheduleId: job.scheduleId, fireAt: job.fireAt };
   }
 }

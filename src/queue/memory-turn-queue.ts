@@ -20,7 +20,7 @@ import {
 
 export interface MemoryTurnQueueOptions {
   logger: Logger;
-  /** First retry delay of `resume` / `schedule` jobs, doubled per attempt. Default 2 s. */
+  /** First retry delay of `resume` jobs, doubled per attempt. Default 2 s. */
   retryDelayMs?: number;
   /** Failed jobs kept (for `counts()` and, like BullMQ, as known ids for dedupe). Default 1000. */
   keepFailed?: number;

@@ -69,7 +69,7 @@ export async function handleResumeJob(
       result = recovering
         ? await continueRun(snapshot, await settleOpenCalls(s, snapshot, log), deps)
         : await resumeRun(snapshot, decisions, deps);
-      await s.sessions.save(record.sessionKey, result.messages as never);
+      await s.sessions.save(record.sessionKey, result.messages);
       if (result.status !== "paused") await s.runs.finish(job.runId, result.status);
       await reportOutcomes(s, job.runId, result);
       await deliverOutcome(s, result, { ...target, placeholderTs: workingTs });

@@ -5,11 +5,11 @@ import { type QueueJob, queueJobSchema } from "./jobs.ts";
 export interface JobContext {
   /** Fires when the job must stop: shutdown's grace period ran out, or (BullMQ) the job's lock was lost. */
   signal: AbortSignal;
-  /** A child logger carrying the job's id, type and session / run / schedule id. */
+  /** A child logger carrying the job's id, type and session / run id. */
   logger: Logger;
   /** The id given to `enqueue` (or the generated one). */
   jobId: string;
-  /** 1 for the first run, 2 for the retry of a job that threw (`resume`, `schedule` only). */
+  /** 1 for the first run, 2 for the retry of a job that threw (`resume` only). */
   attempt: number;
 }
 
@@ -45,11 +45,11 @@ export interface QueueCounts {
 }
 
 /**
- * The work queue between the Slack receiver and the agent: turns, resumes after approvals, schedule
- * fires. BullMQ on Redis when several processes share the work; in process memory for the embedded
- * single-process default. Both validate jobs on the way in and on the way out (an invalid job is logged
- * and dropped), dedupe by `jobId`, retry only `resume` and `schedule` jobs (see `JOB_ATTEMPTS`), and
- * log a throwing handler without stopping the worker.
+ * The work queue between the Slack receiver and the agent: turns (schedule fires enqueue turns too)
+ * and resumes after approvals. BullMQ on Redis when several processes share the work; in process
+ * memory for the embedded single-process default. Both validate jobs on the way in and on the way out
+ * (an invalid job is logged and dropped), dedupe by `jobId`, retry only `resume` jobs (see
+ * `JOB_ATTEMPTS`), and log a throwing handler without stopping the worker.
  */
 export interface TurnQueue {
   /** Adds a job; resolves to its id. Refuses invalid jobs (`bad_request`) and any job after `stop()`. */

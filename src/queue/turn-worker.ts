@@ -95,7 +95,12 @@ export async function handleTurnJob(
         result = await continueRun(earlier.snapshot, await settleOpenCalls(s, earlier.snapshot, log), deps);
       } else {
         const loaded = await s.sessions.load(job.sessionKey);
-        if (!loaded.found)
+        if (loaded.unreadable)
+          log.warn(
+            { event: "note", note: "stored history of this thread is unreadable: starting fresh" },
+            "note",
+          );
+        else if (!loaded.found)
           log.info({ event: "note", note: "no stored history for this thread: starting fresh" }, "note");
         let userMessage = job.text;
         if (!loaded.found && meta.inThread) {
@@ -120,14 +125,14 @@ export async function handleTurnJob(
               threadTs: job.threadTs,
               ...(timezone ? { timezone } : {}),
             },
-            history: loaded.messages as never,
+            history: loaded.messages,
             userMessage,
           },
           deps,
         );
       }
       await progress?.close();
-      await s.sessions.save(job.sessionKey, result.messages as never);
+      await s.sessions.save(job.sessionKey, result.messages);
       // Finished before it is shown: a crash in between shows the stored answer, never re-runs.
       if (result.status !== "paused") {
         await s.runs.finish(runId, result.status, finalSnapshot(kept, result));

@@ -41,9 +41,9 @@ interface Job {
 const DAY_MS = 24 * 3600_000;
 
 /**
- * Fires stored schedules with croner. Every replica runs one; a fire is claimed by inserting its
- * (schedule, fire time) row, and only the replica whose insert went in calls `onFire`, so each fire
- * runs exactly once. Fires missed while down are not replayed: a schedule seen for the first time
+ * Fires stored schedules with croner. Every process that runs turns (role `all` or `worker`, see
+ * `process-role.ts`) runs one; a fire is claimed by inserting its (schedule, fire time) row, and only
+ * the process whose insert went in calls `onFire`, so each fire runs exactly once. Fires missed while down are not replayed: a schedule seen for the first time
  * gets at most one catch-up, the latest fire it missed, if that is within `catchUpWindowMs`.
  */
 export function createScheduler(options: SchedulerOptions): Scheduler {

@@ -75,7 +75,7 @@ export function registerActionListeners(
         if (body.container?.type === "view") await options.refreshHome?.(userId);
         else if (body.container?.is_ephemeral && "approval" in result) {
           const card = approvalCard(toCardApproval(s, result.approval), decidedState(result.approval));
-          await respond({ replace_original: true, text: card.text, blocks: card.blocks as never }).catch(
+          await respond({ replace_original: true, text: card.text, blocks: card.blocks }).catch(
             () => undefined,
           );
         }

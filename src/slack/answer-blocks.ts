@@ -1,3 +1,4 @@
+import type { types } from "@slack/bolt";
 import { markdownToMrkdwn } from "./mrkdwn.ts";
 import { splitText } from "./split-text.ts";
 
@@ -12,7 +13,7 @@ export const MAX_CONVERTED = 16_000;
 
 export interface SlackMessagePayload {
   text: string;
-  blocks: Array<Record<string, unknown>>;
+  blocks: types.KnownBlock[];
 }
 
 export type AnswerPlan =

@@ -1,3 +1,4 @@
+import type { types } from "@slack/bolt";
 import { redactSecrets } from "../policy/redact.ts";
 import { canonicalJson } from "../store/canonical-json.ts";
 import { fallbackText } from "./answer-blocks.ts";
@@ -33,14 +34,14 @@ const MAX_ARG_SECTIONS = 3;
 export function approvalCard(
   a: CardApproval,
   state: CardState,
-): { text: string; blocks: Array<Record<string, unknown>> } {
+): { text: string; blocks: types.KnownBlock[] } {
   const v = state.kind === "pending" ? "p" : `${state.status[0]}${state.outcome ? "o" : ""}`;
   const id = (name: string) => `${name}:${a.id}:${v}`.slice(0, 255);
   const header =
     state.kind === "pending"
       ? `:raised_hand: *Approval needed* — <@${a.requesterId}> asked me to run \`${a.tool}\``
       : `${icon(state.status)} *${title(state.status)}* — \`${a.tool}\` requested by <@${a.requesterId}>`;
-  const blocks: Array<Record<string, unknown>> = [
+  const blocks: types.KnownBlock[] = [
     { type: "section", block_id: id("head"), text: { type: "mrkdwn", text: header } },
   ];
   for (const [i, text] of argSections(a.args).entries()) {

@@ -4,7 +4,7 @@ import type { Logger } from "../logger.ts";
 import type { Approval } from "../policy/approval-store.ts";
 import type { ReplyTarget } from "../queue/turn-output.ts";
 import type { Storage } from "../store/storage.ts";
-import { fallbackText, planAnswer } from "./answer-blocks.ts";
+import { fallbackText, planAnswer, type SlackMessagePayload } from "./answer-blocks.ts";
 import { approvalCard } from "./approval-card.ts";
 import { asPaced } from "./rate-limit/paced-web-client.ts";
 import type { SlackOutput } from "./slack-output.ts";
@@ -37,7 +37,7 @@ const REPLACE_WAIT_MS = 2_000;
 async function replacePlaceholder(
   s: Pick<SlackOutput, "client">,
   target: ReplyTarget,
-  m: { text: string; blocks: unknown[] },
+  m: SlackMessagePayload,
 ): Promise<boolean> {
   if (!target.placeholderTs) return false;
   const args = { channel: target.channel, ts: target.placeholderTs, text: m.text, blocks: m.blocks };
@@ -46,7 +46,7 @@ async function replacePlaceholder(
   const maxWaitMs = paced ? Math.max(REPLACE_WAIT_MS, paced.expectedWaitMs("chat.postMessage", args)) : 0;
   if (paced && paced.expectedWaitMs("chat.update", args) > maxWaitMs) return false;
   try {
-    await (paced ? paced.callOnce("chat.update", args, { maxWaitMs }) : s.client.chat.update(args as never));
+    await (paced ? paced.callOnce("chat.update", args, { maxWaitMs }) : s.client.chat.update(args));
     return true;
   } catch {
     return false;
@@ -101,7 +101,7 @@ export async function postAnswer(s: AnswerPosting, markdown: string, target: Rep
       channel: target.channel,
       thread_ts: target.threadTs,
       text: m.text,
-      blocks: m.blocks as never,
+      blocks: m.blocks,
       unfurl_links: false,
       unfurl_media: false,
     });
@@ -138,7 +138,7 @@ async function postCard(s: PausePosting, a: Approval, target: ReplyTarget): Prom
       channel: target.channel,
       thread_ts: target.threadTs,
       text: card.text,
-      blocks: card.blocks as never,
+      blocks: card.blocks,
       unfurl_links: false,
       unfurl_media: false,
     });
@@ -184,7 +184,7 @@ export async function updateCard(s: CardUpdates, a: Approval, outcome?: string):
       channel: a.cardChannel,
       ts: a.cardTs,
       text: fallbackText(card.text),
-      blocks: card.blocks as never,
+      blocks: card.blocks,
     });
   } catch (err) {
     s.logger.warn({ err: String(err), approvalId: a.id }, "could not update the approval card");

@@ -56,5 +56,3 @@ export function createProgressMessage(options: {
     },
   };
 }
-
-export type ProgressMessage = ReturnType<typeof createProgressMessage>;

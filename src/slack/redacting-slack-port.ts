@@ -11,12 +11,7 @@ import type { SlackPort } from "../tools/slack-port.ts";
 export function redactingSlackPort(port: SlackPort, redactor: Redactor): SlackPort {
   const text = (value: string) => redactor.redactSecrets(value);
   return {
-    postMessage: (input) =>
-      port.postMessage({
-        ...input,
-        text: text(input.text),
-        ...(input.blocks ? { blocks: redactor.redactSecretsDeep(input.blocks) as unknown[] } : {}),
-      }),
+    postMessage: (input) => port.postMessage({ ...input, text: text(input.text) }),
     uploadFile: (input) =>
       port.uploadFile({
         ...input,

@@ -15,10 +15,3 @@ export function sessionKey({
 }): string {
   return `${teamId}:${channelId}:${threadTs ?? ts}`;
 }
-
-export function parseSessionKey(
-  key: string,
-): { teamId: string; channelId: string; threadTs: string } | undefined {
-  const m = /^([^:]+):([^:]+):(\d+\.\d+)$/.exec(key);
-  return m ? { teamId: m[1]!, channelId: m[2]!, threadTs: m[3]! } : undefined;
-}

@@ -19,13 +19,12 @@ export function createWebSlackPort(client: WebClient, options: { cacheMs?: numbe
   }
 
   return {
-    async postMessage({ channel, text, threadTs, blocks }) {
+    async postMessage({ channel, text, threadTs }) {
       const target = /^[UW]/.test(channel) ? await dmChannel(channel) : channel;
       const r = await client.chat.postMessage({
         channel: target,
         text,
         thread_ts: threadTs,
-        blocks: blocks as never,
         unfurl_links: false,
         unfurl_media: false,
       });
@@ -33,14 +32,15 @@ export function createWebSlackPort(client: WebClient, options: { cacheMs?: numbe
     },
 
     async uploadFile({ channel, threadTs, filename, title, content, initialComment }) {
-      const r = (await client.filesUploadV2({
-        channel_id: channel,
-        ...(threadTs ? { thread_ts: threadTs } : {}),
+      // Slack types a thread reply and a channel post apart: one of the two, never thread_ts undefined.
+      const destination = threadTs ? { channel_id: channel, thread_ts: threadTs } : { channel_id: channel };
+      const r = await client.filesUploadV2({
+        ...destination,
         filename,
         title: title ?? filename,
         file: typeof content === "string" ? Buffer.from(content) : content,
         ...(initialComment ? { initial_comment: initialComment } : {}),
-      } as never)) as { files?: Array<{ files?: Array<{ id?: string }> }> };
+      });
       const id = r.files?.[0]?.files?.[0]?.id;
       return { fileId: id ?? "" };
     },

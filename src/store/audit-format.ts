@@ -1,3 +1,4 @@
+import { type CsvColumn, toCsv } from "../csv.ts";
 import type { AuditRow } from "./audit-chain.ts";
 
 export type AuditFormat = "table" | "csv" | "json";
@@ -22,20 +23,11 @@ const CSV_COLUMNS = [
   ["duration_ms", (r) => r.durationMs],
   ["prev_hash", (r) => r.prevHash],
   ["hash", (r) => r.hash],
-] as const satisfies readonly (readonly [string, (row: AuditRow) => string | number | null])[];
+] as const satisfies readonly CsvColumn<AuditRow>[];
 
-/** RFC 4180 CSV with every column. Text starting like a formula is prefixed with `'` (CSV injection). */
+/** Every column, as CSV (`toCsv`: formulas defused). */
 export function auditRowsToCsv(rows: AuditRow[]): string {
-  const lines = [CSV_COLUMNS.map(([name]) => name).join(",")];
-  for (const row of rows) lines.push(CSV_COLUMNS.map(([, get]) => csvCell(get(row))).join(","));
-  return `${lines.join("\r\n")}\r\n`;
-}
-
-function csvCell(value: string | number | null): string {
-  if (value === null) return "";
-  if (typeof value === "number") return String(value);
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+  return toCsv(CSV_COLUMNS, rows);
 }
 
 const TABLE_COLUMNS: [string, (r: AuditRow) => string][] = [

@@ -24,11 +24,6 @@ export function sha256Hex(data: string): string {
   return createHash("sha256").update(data, "utf8").digest("hex");
 }
 
-/** `args_sha256`: the hash that binds an approval or an audit row to one exact call. */
-export function canonicalSha256(value: unknown): string {
-  return sha256Hex(canonicalJson(value));
-}
-
 // NUL and unpaired surrogates: Postgres text and jsonb reject them.
 const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 

@@ -86,8 +86,7 @@ export function createMemorySessionStore(options: MemorySessionStoreOptions = {}
         return { messages: [], found: false };
       }
       entry.expiresAt = now + ttlMs;
-      const messages = parseStoredMessages(entry.json);
-      return messages ? { messages, found: true } : { messages: [], found: false };
+      return parseStoredMessages(entry.json);
     },
 
     async save(sessionKey, messages) {

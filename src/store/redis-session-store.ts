@@ -51,12 +51,13 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
     async load(sessionKey) {
       const raw = await call(sessionKey, () => redis.getex(sessionKeyOf(sessionKey), "PX", ttlMs));
       if (raw === null) return { messages: [], found: false };
-      const messages = parseStoredMessages(raw);
-      if (!messages) {
-        logger.warn({ sessionKey }, "stored session history is unreadable; starting with an empty history");
-        return { messages: [], found: false };
-      }
-      return { messages, found: true };
+      const loaded = parseStoredMessages(raw);
+      if (loaded.unreadable)
+        logger.warn(
+          { sessionKey, problem: loaded.unreadable },
+          "stored session history is unreadable; starting with an empty history",
+        );
+      return loaded;
     },
 
     async save(sessionKey, messages) {

@@ -1,13 +1,16 @@
 import { z } from "zod";
+import { type ChatMessage, chatMessageSchema } from "../agent/messages.ts";
 import { HermesError } from "../errors.ts";
 
-/** One message of the agent runtime's history, kept as plain JSON (the store never looks inside). */
-export type StoredMessage = Record<string, unknown>;
-
 export interface LoadedSession {
-  messages: StoredMessage[];
-  /** `false` when there is no history (new thread, expired, or lost with Redis): start empty, never fail. */
+  messages: ChatMessage[];
+  /**
+   * `false` when there is no usable history (new thread, expired, lost with Redis, or unreadable):
+   * start empty, never fail.
+   */
   found: boolean;
+  /** Why a stored history was not used: it is not a JSON array of chat messages (then it is ignored). */
+  unreadable?: string;
 }
 
 export interface WithLockOptions {
@@ -25,7 +28,7 @@ export interface SessionStore {
   /** Reads the history and renews its TTL. */
   load(sessionKey: string): Promise<LoadedSession>;
   /** Replaces the history and renews its TTL. */
-  save(sessionKey: string, messages: readonly StoredMessage[]): Promise<void>;
+  save(sessionKey: string, messages: readonly ChatMessage[]): Promise<void>;
   delete(sessionKey: string): Promise<void>;
   /**
    * Runs `fn` while holding the thread's lock. Later callers queue (first come, first served) for at
@@ -45,16 +48,22 @@ export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 3600;
 export const DEFAULT_LOCK_LEASE_MS = 30_000;
 export const DEFAULT_LOCK_WAIT_MS = 10 * 60_000;
 
-const storedMessages = z.array(z.record(z.string(), z.unknown()));
+const storedMessages = z.array(chatMessageSchema);
 
-/** Parses stored history; `undefined` when it is not a JSON array of objects (treated as lost). */
-export function parseStoredMessages(json: string): StoredMessage[] | undefined {
+/**
+ * Reads stored history back. History that is not JSON, or not chat messages (written by an older
+ * version, or damaged), is never handed to the runtime: it loads as no history, with the reason.
+ */
+export function parseStoredMessages(json: string): LoadedSession {
+  let value: unknown;
   try {
-    const parsed = storedMessages.safeParse(JSON.parse(json));
-    return parsed.success ? parsed.data : undefined;
+    value = JSON.parse(json);
   } catch {
-    return undefined;
+    return { messages: [], found: false, unreadable: "not JSON" };
   }
+  const parsed = storedMessages.safeParse(value);
+  if (parsed.success) return { messages: parsed.data, found: true };
+  return { messages: [], found: false, unreadable: z.prettifyError(parsed.error).slice(0, 500) };
 }
 
 /** The TTL in whole milliseconds; fractions of a second are allowed (tests use short TTLs). */

@@ -5,6 +5,10 @@ import type { Logger } from "../logger.ts";
 export const LEVELS = ["viewer", "user", "admin"] as const;
 export type PermissionLevel = (typeof LEVELS)[number];
 
+export function isPermissionLevel(value: unknown): value is PermissionLevel {
+  return LEVELS.some((level) => level === value);
+}
+
 /** Who is running the turn, and where: what tools and policy may know about the caller. */
 export interface RunIdentity {
   runId: string;

@@ -17,7 +17,6 @@ export interface SlackPort {
     channel: string;
     text: string;
     threadTs?: string;
-    blocks?: unknown[];
   }): Promise<{ channel: string; ts: string }>;
   /** Uploads a file into a channel or thread (files.getUploadURLExternal + files.completeUploadExternal). */
   uploadFile(input: {

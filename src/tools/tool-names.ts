@@ -5,7 +5,7 @@
  * of the given tools, or onto none: an ambiguous name is not guessed.
  */
 
-/** Namespaces models put before a name (OpenAI's `functions.`, Gemini's `default_api.`, MCP's `mcp__server__`). */
+/** MCP's namespace before a name (`mcp__server__`); dotted ones (`functions.`, `default_api.`) end at the last `.`. */
 const MCP_PREFIX = "mcp__";
 
 /**

@@ -71,16 +71,23 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
         sql`select status from slack_events where event_id = ${eventId}`,
       )
     ).rows.map((r) => r.status);
-
-  it("Redis loses a session mid-thread: the next message is still answered, from an empty history", async () => {
-    model.enqueue(answer("Noted: the code word is heron."));
-    const first = await t.sender.appMention({
+  /** Scripts the model's answer, mentions Hermes (in `threadTs`, else a new thread) and waits for it. */
+  const ask = async (text: string, reply: string, threadTs?: string) => {
+    model.enqueue(answer(reply));
+    const sent = await t.sender.appMention({
       user: "U0USER1",
       channel: CHANNEL,
-      text: "<@U0HERMES> remember the code word heron",
+      text: `<@U0HERMES> ${text}`,
+      ...(threadTs ? { threadTs } : {}),
     });
-    const ts = first.message!.ts;
-    await waitFor(replyWith(t, ts, "Noted: the code word is heron."), 30_000, "first answer");
+    const ts = threadTs ?? sent.message!.ts;
+    await waitFor(replyWith(t, ts, reply), 30_000, `the answer "${reply}"`);
+    return { eventId: sent.eventId, ts };
+  };
+
+  it("Redis loses a session mid-thread: the next message is still answered, from an empty history", async () => {
+    const first = await ask("remember the code word heron", "Noted: the code word is heron.");
+    const { ts } = first;
 
     // The session lives under the deployment's prefix (HERMES_REDIS_PREFIX), as README promises.
     const key = sessionKeyOf(ts);
@@ -92,14 +99,7 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
     await redis.del(...ofSession);
     expect(await redis.exists(sessionRedisKey)).toBe(0);
 
-    model.enqueue(answer("I have no record of a code word."));
-    const second = await t.sender.appMention({
-      user: "U0USER1",
-      channel: CHANNEL,
-      text: "<@U0HERMES> what was the code word?",
-      threadTs: ts,
-    });
-    await waitFor(replyWith(t, ts, "I have no record of a code word."), 30_000, "answer after the loss");
+    const second = await ask("what was the code word?", "I have no record of a code word.", ts);
 
     expect(model.requests).toHaveLength(2);
     const request = model.requests[1]!.body.messages;
@@ -121,6 +121,21 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
     await waitFor(async () => (await eventStatus(second.eventId!))[0] === "done", 30_000, "event done");
     expect(await eventStatus(first.eventId!)).toEqual(["done"]);
     expect(await redis.get(sessionRedisKey)).toContain("no record of a code word");
+  });
+
+  it("a stored history that is not chat messages is not used: the next message is answered from the thread instead", async () => {
+    const { ts } = await ask("remember the code word egret", "Noted: the code word is egret.");
+    // Written by some other version, or damaged: the right JSON, the wrong shape.
+    const sessionRedisKey = `${t.redisPrefix}:session:${sessionKeyOf(ts)}`;
+    await redis.set(sessionRedisKey, JSON.stringify([{ role: "assistant", content: null, tool_calls: [] }]));
+
+    const second = await ask("what was the code word?", "The thread says egret.", ts);
+    const request = model.requests[1]!.body.messages;
+    expect(request.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(request[1]!.content ?? "").toContain("remember the code word egret");
+    expect(botReplies(t, ts).filter((m) => m.text.includes(":warning:"))).toEqual([]);
+    await waitFor(async () => (await eventStatus(second.eventId!))[0] === "done", 30_000, "event done");
+    expect(await redis.get(sessionRedisKey)).toContain("The thread says egret.");
   });
 
   it("Redis flushed while a run waits for approval: Approve still decides in Postgres and the run resumes once", async () => {

@@ -181,6 +181,12 @@ export const POSITIVE_CASES: PositiveCase[] = [
     placeholder: "[cn_id]",
   },
   {
+    label: "computed valid residence permit of a Taiwan resident (region 83)",
+    text: `居住证 ${withCnIdCheck("83000019900307123")}`,
+    raw: "830000",
+    placeholder: "[cn_id]",
+  },
+  {
     label: "ID that also passes Luhn",
     text: `证件 ${ID_THAT_PASSES_LUHN}`,
     raw: ID_THAT_PASSES_LUHN,

@@ -147,7 +147,7 @@ describe.each(backends)("TurnQueue ($name)", (backend) => {
     const error = await queue.enqueue(invalid).catch((err: unknown) => err);
     expect(isHermesError(error, "bad_request")).toBe(true);
     await expect(queue.enqueue(turnJob(), { jobId: "" })).rejects.toMatchObject({ code: "bad_request" });
-    const schedule = { type: "schedule", scheduleId: "S1", fireAt: "tomorrow" } as QueueJob;
+    const schedule = { type: "schedule", scheduleId: "S1", fireAt: "tomorrow" } as unknown as QueueJob;
     await expect(queue.enqueue(schedule)).rejects.toMatchObject({ code: "bad_request" });
     await sleep(100);
     expect(seen).toEqual([]);

@@ -1,4 +1,5 @@
 import { execFile } from "node:child_process";
+import { createHash, createHmac } from "node:crypto";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -49,6 +50,15 @@ describe("args_sha256 on postgres is a keyed HMAC", () => {
     audit = createAuditLog({ db: store.handle.db, key });
   });
   afterAll(() => store?.cleanup());
+
+  it("is the README's recipe: hmac-sha256: + HMAC(key, context + sha256_hex(tool + newline + canonical JSON))", () => {
+    const callHash = createHash("sha256")
+      .update(`${TOOL}\n{"phone":"${PHONE}","reason":"callback"}`)
+      .digest("hex");
+    expect(argsSha256(TOOL, { reason: "callback", phone: PHONE })).toBe(callHash);
+    const mac = createHmac("sha256", SECRET).update(`hermes-audit-args-v1\n${callHash}`).digest("hex");
+    expect(key.argsMac(callHash)).toBe(`hmac-sha256:${mac}`);
+  });
 
   it("the sink and the approval path store HMAC(key, call hash), never the plain sha256", async () => {
     const args = argsFor(PHONE);

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isHermesError } from "../../src/errors.ts";
+import { argsSha256 } from "../../src/policy/args-hash.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { auditRowHash, GENESIS_HASH } from "../../src/store/audit-chain.ts";
-import { canonicalSha256 } from "../../src/store/canonical-json.ts";
 import { users } from "../../src/store/schema.ts";
 import { PROCESS_TEST_TIMEOUT_MS, runProcess } from "../helpers/child-process.ts";
 import { DRIVERS, dbErrorText, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
@@ -43,7 +43,7 @@ const event = (i: number) => ({
   runId: `run_${i}`,
   toolCallId: `call_${i}`,
   args: { ...args, n: i },
-  argsSha256: canonicalSha256({ ...args, n: i }),
+  argsSha256: argsSha256("send_message", { ...args, n: i }),
   durationMs: i,
 });
 
@@ -227,5 +227,14 @@ describe("postgres: other tampering, and the CLI", () => {
     const bad = await auditCli(["query", "--action", "tool.nope"], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("unknown --action tool.nope");
+  });
+
+  it("the CLI's CSV defuses cells that start like a spreadsheet formula", CLI_TEST, async () => {
+    await audit.append({ ...event(99), userId: "U0FORMULA", resultSummary: "=cmd|' /C calc'!A0" });
+    const csv = await auditCli(["query", "--user", "U0FORMULA", "--format", "csv"], {
+      DATABASE_URL: store.url ?? "",
+    });
+    expect(csv).toMatchObject({ code: 0 });
+    expect(csv.stdout).toContain(",'=cmd|' /C calc'!A0,");
   });
 });

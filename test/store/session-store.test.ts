@@ -1,11 +1,12 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ChatMessage } from "../../src/agent/messages.ts";
 import { isHermesError } from "../../src/errors.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createMemorySessionStore } from "../../src/store/memory-session-store.ts";
 import { createRedisSessionStore } from "../../src/store/redis-session-store.ts";
-import type { SessionStore, StoredMessage } from "../../src/store/session-store.ts";
+import type { SessionStore } from "../../src/store/session-store.ts";
 import { connectTestRedis, deleteKeysWithPrefix, uniqueRedisPrefix } from "../helpers/redis.ts";
 
 interface Backend {
@@ -16,6 +17,8 @@ interface Backend {
   /** Redis only: remaining TTL of a thread's history and of its lock, in ms. */
   historyPttl?(sessionKey: string): Promise<number>;
   lockPttl?(sessionKey: string): Promise<number>;
+  /** Redis only: overwrites a thread's stored history with this text. */
+  writeRaw?(sessionKey: string, text: string): Promise<unknown>;
   /** Redis only: deletes every key of this backend, as a FLUSHALL would. */
   loseEverything?(): Promise<number>;
   close(): Promise<void>;
@@ -47,6 +50,7 @@ async function redisBackend(): Promise<Backend> {
     open,
     historyPttl: (key) => admin.pttl(`${prefix}session:${key}`),
     lockPttl: (key) => admin.pttl(`${prefix}lock:{${key}}`),
+    writeRaw: (key, text) => admin.set(`${prefix}session:${key}`, text),
     loseEverything: () => deleteKeysWithPrefix(admin, prefix),
     async close() {
       for (const store of stores) await store.close();
@@ -111,7 +115,14 @@ function expectNoOverlap(spans: Span[]) {
   }
 }
 
-const history: StoredMessage[] = [
+const history: ChatMessage[] = [
+  { role: "user", content: "Open a ticket: VPN down", author: "U0USER1" },
+  { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "create_ticket", arguments: "{}" }] },
+  { role: "tool", toolCallId: "c1", name: "create_ticket", content: '{"id":42}' },
+];
+
+/** History in the OpenAI wire format: not what the runtime stores, so never handed back to it. */
+const wireFormatHistory = [
   { role: "user", content: "Open a ticket: VPN down" },
   {
     role: "assistant",
@@ -153,6 +164,17 @@ describe.each([
 
   it("loads an unknown thread as an empty history, not an error", async () => {
     expect(await store.load(newKey())).toEqual({ messages: [], found: false });
+  });
+
+  it("loads a stored history that is not chat messages as no history, saying why, and carries on", async () => {
+    const key = newKey();
+    await store.save(key, wireFormatHistory as never);
+    const loaded = await store.load(key);
+    expect(loaded).toMatchObject({ messages: [], found: false });
+    expect(loaded.unreadable).toMatch(/content|toolCallId/);
+    // The next turn's history replaces it.
+    await store.save(key, history);
+    expect(await store.load(key)).toEqual({ messages: history, found: true });
   });
 
   it("slides the TTL on every load and save", async () => {
@@ -302,6 +324,13 @@ describe("redis session store across processes and failures", () => {
     expect(await backend.store.load(key)).toEqual({ messages: [], found: false });
     await backend.store.save(key, history.slice(0, 1));
     expect(await backend.store.load(key)).toEqual({ messages: history.slice(0, 1), found: true });
+  });
+
+  it("loads a history that is not JSON at all as no history, saying why", async () => {
+    const key = newKey();
+    await backend.store.save(key, history);
+    await backend.writeRaw!(key, "{not json");
+    expect(await backend.store.load(key)).toEqual({ messages: [], found: false, unreadable: "not JSON" });
   });
 
   it("aborts the running turn when its lock vanishes, without failing it", async () => {

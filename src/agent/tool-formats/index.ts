@@ -78,9 +78,6 @@ export const ORDERED_FORMATS: readonly OrderedFormat[] = [
   marked(xlamFormat), // xLAM: [{"name":…,"arguments":…}] bare or fenced
 ];
 
-/** The formats alone, in tie order. */
-export const TOOL_FORMATS: readonly ToolFormat[] = ORDERED_FORMATS.map((f) => f.format);
-
 /**
  * Markers that show the model tried to write a call. When one is present and no format read a call,
  * the reply is "unrecovered": asked again, never shown to the user as an answer.

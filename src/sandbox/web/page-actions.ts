@@ -141,8 +141,6 @@ export function createPageActions({ workspace, sender, logger }: PageActionsOpti
   };
 }
 
-export type PageActions = ReturnType<typeof createPageActions>;
-
 /** The person behind `as`, or a refusal. */
 export function person(workspace: Workspace, as: string): SandboxUser {
   const user = findPerson(workspace, as);

@@ -1,3 +1,4 @@
+import type { types } from "@slack/bolt";
 import type { AuditRow } from "../../store/audit-chain.ts";
 import { fallbackText, type SlackMessagePayload } from "../answer-blocks.ts";
 import { type AuditPageState, encodeAuditState } from "./audit-page-state.ts";
@@ -40,7 +41,7 @@ export function auditPageMessage({
     blocks.push(...linesToSections(rows.map(auditRowLine)));
   }
 
-  const buttons: Block[] = [];
+  const buttons: types.Button[] = [];
   if (nextCursor) {
     buttons.push({
       type: "button",

@@ -1,3 +1,4 @@
+import type { types } from "@slack/bolt";
 import {
   fallbackText,
   MESSAGE_TEXT_BUDGET,
@@ -6,13 +7,14 @@ import {
 } from "../answer-blocks.ts";
 import { splitText } from "../split-text.ts";
 
-export type Block = Record<string, unknown>;
+/** A Block Kit block as Slack's own types define it (`@slack/bolt` re-exports `@slack/types`). */
+export type Block = types.KnownBlock;
 
 const HEADER_MAX = 150;
 const CONTEXT_MAX = 3000;
 const SECTION_ROOM = SECTION_MAX - 100;
 
-export function section(text: string, blockId?: string): Block {
+export function section(text: string, blockId?: string): types.SectionBlock {
   return {
     type: "section",
     ...(blockId ? { block_id: blockId } : {}),
@@ -20,16 +22,16 @@ export function section(text: string, blockId?: string): Block {
   };
 }
 
-export function header(text: string): Block {
+export function header(text: string): types.HeaderBlock {
   const plain = text.length > HEADER_MAX ? `${text.slice(0, HEADER_MAX - 1)}…` : text;
   return { type: "header", text: { type: "plain_text", text: plain, emoji: true } };
 }
 
-export function context(text: string): Block {
+export function context(text: string): types.ContextBlock {
   return { type: "context", elements: [{ type: "mrkdwn", text: text.slice(0, CONTEXT_MAX) }] };
 }
 
-export function divider(): Block {
+export function divider(): types.DividerBlock {
   return { type: "divider" };
 }
 

@@ -1,4 +1,4 @@
-import type { RespondFn, types } from "@slack/bolt";
+import type { RespondFn } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 import { errorMessage } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
@@ -23,8 +23,7 @@ export interface EphemeralReplyOptions {
  */
 export async function replyEphemeral(options: EphemeralReplyOptions): Promise<void> {
   const { respond, client, logger, channel, user, message } = options;
-  // Our blocks are plain data checked by tests against Slack's rules; Bolt wants its own block types.
-  const blocks = message.blocks as unknown as types.KnownBlock[];
+  const blocks = message.blocks;
   try {
     await respond({
       response_type: "ephemeral",

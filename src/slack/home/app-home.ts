@@ -43,7 +43,7 @@ export async function publishHome(
   options: AppHomeOptions,
   userId: string,
 ): Promise<void> {
-  let view: { type: "home"; blocks: Array<Record<string, unknown>> };
+  let view: types.HomeView;
   try {
     view = await buildHome(s, options, userId);
   } catch (err) {
@@ -54,7 +54,7 @@ export async function publishHome(
     };
   }
   try {
-    await s.client.views.publish({ user_id: userId, view: view as unknown as types.HomeView });
+    await s.client.views.publish({ user_id: userId, view });
   } catch (err) {
     s.logger.error({ err: errorMessage(err), userId }, "views.publish failed for the App Home");
   }

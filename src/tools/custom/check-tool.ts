@@ -1,4 +1,4 @@
-import { type ApproversRule, defineTool, LEVELS, type Tool } from "../define-tool.ts";
+import { type ApproversRule, defineTool, isPermissionLevel, LEVELS, type Tool } from "../define-tool.ts";
 
 const APPROVAL = ["never", "always"];
 const APPROVERS: readonly ApproversRule[] = ["requester_or_admin", "admin", "not_requester"];
@@ -33,7 +33,7 @@ export function checkTool(value: Record<string, unknown>): ToolCheck {
   }
   if (!isZodObject(value.input)) return fail("input must be a zod object schema: z.object({...})");
   if (typeof value.execute !== "function") return fail("execute must be a function");
-  if (value.level !== undefined && !LEVELS.includes(value.level as never)) {
+  if (value.level !== undefined && !isPermissionLevel(value.level)) {
     return fail(`level must be one of ${LEVELS.join(", ")}`);
   }
   if (

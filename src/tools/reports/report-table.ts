@@ -1,3 +1,4 @@
+import { toCsv } from "../../csv.ts";
 import type { GroupCount } from "./ticket-counts.ts";
 
 /** A short Markdown table for the model: one row per group and a total. */
@@ -15,9 +16,13 @@ export function countsMarkdown(options: { caption: string; column: string; rows:
   ].join("\n");
 }
 
-/** RFC 4180 CSV with a header row; fields quoted only when they need it. */
+/** One row per group, as CSV (`toCsv`: a ticket field that starts like a formula is defused). */
 export function countsCsv(column: string, rows: GroupCount[]): string {
-  const field = (s: string) => (/[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s);
-  const lines = [`${field(column)},tickets`, ...rows.map((r) => `${field(r.key)},${r.count}`)];
-  return lines.map((line) => `${line}\r\n`).join("");
+  return toCsv<GroupCount>(
+    [
+      [column, (r) => r.key],
+      ["tickets", (r) => r.count],
+    ],
+    rows,
+  );
 }

@@ -190,6 +190,21 @@ describe("exportAuditCsv", () => {
       args: { maxRows: 25 },
     });
   });
+
+  it("defuses cells that start like a spreadsheet formula", async () => {
+    await h.services.audit.append({
+      ...seededEvent(SEEDED + 1),
+      action: "tool.failed",
+      error: '=HYPERLINK("http://evil.example","open")',
+      resultSummary: "@SUM(A1:A9)",
+    });
+    await exportAuditCsv(h.services, { userId: DEMO.admin, filters: {}, maxRows: 2 });
+    const shared = h.emulator.workspace.history(DEMO.dmAdmin).at(-1);
+    const csv = h.emulator.workspace.getFile(shared?.files?.[0]?.id ?? "")?.bytes.toString("utf8") ?? "";
+    expect(csv).toContain(`"'=HYPERLINK(""http://evil.example"",""open"")"`);
+    expect(csv).toContain(",'@SUM(A1:A9),");
+    expect(csv).not.toMatch(/,[=@]/);
+  });
 });
 
 describe("/hermes audit as someone else", () => {

@@ -177,7 +177,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const modelInfo = realModel
     ? `model ${config.model!.model} at ${config.model!.baseURL ?? "api.openai.com"}${fallbackInfo}`
     : "command mode (no model configured)";
-  // Bolt and the listeners are loaded by processes that receive events only: a worker needs neither.
+  // Bolt and the listeners are loaded only by processes that receive events (all, receiver): a worker needs neither.
   const receiving = role === "worker" ? undefined : await loadReceiving();
   const intake = receiving?.createEventIntake(parts);
   const slackApp =

@@ -1,15 +1,7 @@
 import { aborted, callEnv, type DurableDeps, loop, reopenRun } from "./loop.ts";
 import { type CallOutcome, runCalls } from "./run-calls.ts";
 import type { RunSnapshot, SettledCall } from "./run-snapshot.ts";
-import {
-  countFailures,
-  finish,
-  insertResults,
-  openCalls,
-  paused,
-  snapshotOf,
-  turnSignal,
-} from "./run-state.ts";
+import { insertResults, openCalls, pendingOf, settleStep, turnSignal } from "./run-state.ts";
 import { DEFAULT_LIMITS, type TurnResult } from "./runtime-types.ts";
 import { INTERRUPTED_RESULT } from "./stop-messages.ts";
 
@@ -49,12 +41,8 @@ export async function continueRun(
       }
       insertResults(state.messages, outcomes);
       if (signal.aborted) return aborted(state, tracer, deps, { ...DEFAULT_LIMITS, ...deps.limits });
-      const stop = countFailures(state, outcomes, deps);
-      const pending = outcomes.flatMap((o) => (o.kind === "pending" ? [o.pending] : []));
-      if (pending.length > 0) return paused(state, pending, tracer);
-      if (stop)
-        return finish({ state, tracer, status: "stopped", answer: stop.message, stopReason: stop.reason });
-      await deps.checkpoint?.(snapshotOf(state, []));
+      const settledStep = await settleStep({ state, outcomes, pending: pendingOf(outcomes), tracer, deps });
+      if (settledStep) return settledStep;
     }
     return await loop(state, deps, tracer, signal);
   } finally {

@@ -8,12 +8,12 @@ import { quoteOtherAuthors } from "./quote-other-authors.ts";
 import { type CallEnv, type CallOutcome, executeApproved, type PendingCall, runCalls } from "./run-calls.ts";
 import { assertSnapshotVersion, type Checkpoint, type Decision, type RunSnapshot } from "./run-snapshot.ts";
 import {
-  countFailures,
   countModelCall,
   decidedResult,
   finish,
   insertResults,
-  paused,
+  pendingOf,
+  settleStep,
   snapshotOf,
   stateOf,
   turnSignal,
@@ -103,12 +103,8 @@ export async function resumeRun(
     }
     const outcomes = await Promise.all(done);
     insertResults(state.messages, outcomes);
-    const stop = countFailures(state, outcomes, deps);
-    if (still.length > 0) return paused(state, still, tracer);
-    if (stop)
-      return finish({ state, tracer, status: "stopped", answer: stop.message, stopReason: stop.reason });
-    await deps.checkpoint?.(snapshotOf(state, []));
-    return await loop(state, deps, tracer, signal);
+    const settled = await settleStep({ state, outcomes, pending: still, tracer, deps });
+    return settled ?? (await loop(state, deps, tracer, signal));
   } finally {
     dispose();
   }
@@ -309,12 +305,8 @@ export async function loop(
       assistant.toolCalls = calls.map((c, i) => ran.sent[i] ?? c);
       insertResults(state.messages, outcomes);
       if (signal.aborted) return aborted(state, tracer, deps, limits);
-      const stop = countFailures(state, outcomes, deps);
-      const pending = outcomes.flatMap((o) => (o.kind === "pending" ? [o.pending] : []));
-      if (pending.length > 0) return paused(state, pending, tracer);
-      if (stop)
-        return finish({ state, tracer, status: "stopped", answer: stop.message, stopReason: stop.reason });
-      await deps.checkpoint?.(snapshotOf(state, []));
+      const settled = await settleStep({ state, outcomes, pending: pendingOf(outcomes), tracer, deps });
+      if (settled) return settled;
     }
   } finally {
     own?.dispose();

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { ChatMessage, ToolCall, ToolMessage, Usage } from "./messages.ts";
 import { addUsage } from "./messages.ts";
 import type { CallOutcome, PendingCall } from "./run-calls.ts";
-import { type Decision, type RunSnapshot, SNAPSHOT_VERSION } from "./run-snapshot.ts";
+import { type Checkpoint, type Decision, type RunSnapshot, SNAPSHOT_VERSION } from "./run-snapshot.ts";
 import {
   DEFAULT_LIMITS,
   type RuntimeDeps,
@@ -128,6 +128,37 @@ export function openCalls(messages: ChatMessage[]): ToolCall[] {
 export function paused(state: State, pending: PendingCall[], tracer: Tracer): TurnResult {
   tracer.emit("run.end", { status: "paused", pending: pending.map((p) => p.tool) });
   return { ...result(state, "paused", ""), snapshot: snapshotOf(state, pending) };
+}
+
+/** The calls of a step that wait for a person's decision. */
+export function pendingOf(outcomes: CallOutcome[]): PendingCall[] {
+  return outcomes.flatMap((o) => (o.kind === "pending" ? [o.pending] : []));
+}
+
+/**
+ * After a step's calls have their results: count failures, pause for the calls that wait for a
+ * person, stop when a tool failed too often in a row; otherwise checkpoint the run and return
+ * undefined, and the model is asked again.
+ */
+export async function settleStep({
+  state,
+  outcomes,
+  pending,
+  tracer,
+  deps,
+}: {
+  state: State;
+  outcomes: CallOutcome[];
+  pending: PendingCall[];
+  tracer: Tracer;
+  deps: RuntimeDeps & { checkpoint?: Checkpoint };
+}): Promise<TurnResult | undefined> {
+  const stop = countFailures(state, outcomes, deps);
+  if (pending.length > 0) return paused(state, pending, tracer);
+  if (stop)
+    return finish({ state, tracer, status: "stopped", answer: stop.message, stopReason: stop.reason });
+  await deps.checkpoint?.(snapshotOf(state, []));
+  return undefined;
 }
 
 /** Ends a run: a run that did not complete gets its closing sentence as the last (sanitized) message. */

@@ -6,8 +6,8 @@ import {
   lockLostError,
   lockWaitTimeoutError,
   resolveLockOptions,
+  type SessionStore,
   storeClosedError,
-  type WithLockOptions,
 } from "./session-store.ts";
 
 /**
@@ -85,14 +85,8 @@ export interface RedisSessionLockOptions {
   logger: Logger;
 }
 
-export interface RedisSessionLock {
-  withLock<T>(
-    sessionKey: string,
-    fn: (signal: AbortSignal) => Promise<T> | T,
-    options?: WithLockOptions,
-  ): Promise<T>;
-  close(): Promise<void>;
-}
+/** The lock half of the Redis session store (same contract as `SessionStore.withLock`). */
+export type RedisSessionLock = Pick<SessionStore, "withLock" | "close">;
 
 interface Waiter {
   woken: boolean;

@@ -61,10 +61,18 @@ export function adversarialContents(markers: readonly string[] = ["<tool_call>"]
   return out;
 }
 
-/** CPU time (user + system, ms) that `fn` burns on this thread's process: blind to other processes' load. */
-export function cpuMs(fn: () => void): number {
-  const start = process.cpuUsage();
-  fn();
-  const used = process.cpuUsage(start);
+/**
+ * CPU time (user + system, ms) of this thread, the one that runs the event loop: blind to other
+ * processes' load and to V8's own background threads (GC, compilers), which never hold the loop.
+ */
+export function threadCpuMs(): number {
+  const used = process.threadCpuUsage();
   return (used.user + used.system) / 1000;
+}
+
+/** CPU time (ms) that `fn` burns on this thread. */
+export function cpuMs(fn: () => void): number {
+  const start = threadCpuMs();
+  fn();
+  return threadCpuMs() - start;
 }

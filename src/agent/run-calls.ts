@@ -7,7 +7,12 @@ import type { RunIdentity, Tool } from "../tools/define-tool.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { ToolCall, ToolMessage } from "./messages.ts";
 import type { PolicyHook, ToolEvent, ToolEventSink } from "./policy-hook.ts";
-import { ARGS_CHANGED_RESULT, AUDIT_UNAVAILABLE_RESULT, DENIED_RESULT } from "./stop-messages.ts";
+import {
+  ARGS_CHANGED_RESULT,
+  AUDIT_UNAVAILABLE_RESULT,
+  DENIED_RESULT,
+  TOOL_CHANGED_RESULT,
+} from "./stop-messages.ts";
 import type { Tracer } from "./trace.ts";
 
 /** A call waiting for a human decision; part of the run snapshot. */
@@ -17,6 +22,8 @@ export interface PendingCall {
   args: Record<string, unknown>;
   argsSha256: string;
   reason?: string;
+  /** The tool's definition when the call was carded; absent in snapshots written before it was kept. */
+  definition?: string;
 }
 
 export type CallOutcome =
@@ -220,7 +227,14 @@ async function decide(
     return {
       kind: "pending",
       call,
-      pending: { callId: call.id, tool: tool.name, args, argsSha256: hash, reason: decision.reason },
+      pending: {
+        callId: call.id,
+        tool: tool.name,
+        args,
+        argsSha256: hash,
+        reason: decision.reason,
+        definition: env.registry.definitionOf(tool.name),
+      },
     };
   }
   return execute({ call, tool, args, env, hash });
@@ -295,6 +309,28 @@ export async function executeApproved(
   const call: ToolCall = { id: pending.callId, name: pending.tool, arguments: JSON.stringify(pending.args) };
   const tool = env.registry.get(pending.tool);
   const hash = argsSha256(pending.tool, pending.args);
+  const changedTool =
+    tool !== undefined &&
+    pending.definition !== undefined &&
+    env.registry.definitionOf(tool.name) !== pending.definition;
+  if (changedTool) {
+    env.tracer.emit("tool.policy", {
+      tool: pending.tool,
+      callId: pending.callId,
+      decision: "deny",
+      reason: "tool changed",
+    });
+    await report(env, {
+      run: env.run,
+      callId: call.id,
+      tool: pending.tool,
+      args: pending.args,
+      argsSha256: hash,
+      action: "tool.denied",
+      reason: "the tool's definition changed since approval",
+    });
+    return { kind: "result", call, message: toolMessage(call, TOOL_CHANGED_RESULT), failed: false };
+  }
   if (!tool || hash !== pending.argsSha256 || (approvedHash !== undefined && approvedHash !== hash)) {
     env.tracer.emit("tool.policy", {
       tool: pending.tool,

@@ -48,6 +48,8 @@ export const AUDIT_UNAVAILABLE_RESULT =
   "Not run: the audit log is unavailable, so actions are refused until it is back. Tell the user to try again later.";
 export const ARGS_CHANGED_RESULT =
   "Not run: the call's arguments differ from the ones that were approved, so the approval does not apply.";
+export const TOOL_CHANGED_RESULT =
+  "Not run: this tool's definition (description, inputs or approval rules) changed after the call was approved, so the approval does not apply. Tell the user; they can ask again.";
 export const INTERRUPTED_RESULT =
   "Interrupted: Hermes restarted while this call was running, so it may or may not have taken effect. It was not retried. Do not run it again on your own; tell the user it was interrupted and may need checking.";
 export const RECOVERED_RESULT = (what: string) =>

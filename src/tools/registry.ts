@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import pLimit, { type LimitFunction } from "p-limit";
 import { z } from "zod";
 import { errorMessage, HermesError } from "../errors.ts";
@@ -55,6 +56,8 @@ export interface ExecutionResult {
 interface Entry {
   tool: Tool;
   schema: Record<string, unknown>;
+  /** Hash of what a person approves against: description, input schema and the policy fields. */
+  definition: string;
   limit: LimitFunction;
   /** Set for tools registered through `replaceSource`: a source whose tool list changes at runtime. */
   source?: string;
@@ -104,6 +107,11 @@ export class ToolRegistry {
 
   get(name: string): Tool | undefined {
     return this.entries.get(name)?.tool;
+  }
+
+  /** The hash of a registered tool's definition (what an approval of a call to it is bound to). */
+  definitionOf(name: string): string | undefined {
+    return this.entries.get(name)?.definition;
   }
 
   list(): Tool[] {
@@ -292,7 +300,33 @@ function entryOf(tool: Tool): Entry {
   const { $schema: _drop, ...schema } = z.toJSONSchema(tool.input, { io: "input", unrepresentable: "any" });
   // Unknown keys are dropped anyway; saying so up front keeps models from inventing fields.
   schema.additionalProperties ??= false;
-  return { tool, schema, limit: pLimit(Math.max(1, tool.concurrency)) };
+  return {
+    tool,
+    schema,
+    definition: definitionHash(tool, schema),
+    limit: pLimit(Math.max(1, tool.concurrency)),
+  };
+}
+
+/**
+ * A tool's definition as an approval depends on it: a tool whose list can change while a card waits
+ * (an MCP server's `list_changed`, a redeploy) must not run a call approved for something else.
+ */
+function definitionHash(tool: Tool, schema: Record<string, unknown>): string {
+  const approval = typeof tool.approval === "function" ? `fn:${tool.approval.toString()}` : tool.approval;
+  return createHash("sha256")
+    .update(
+      JSON.stringify([
+        tool.name,
+        tool.description,
+        schema,
+        tool.level,
+        approval,
+        tool.approvers,
+        tool.dangerous,
+      ]),
+    )
+    .digest("hex");
 }
 
 class ToolTimeout extends HermesError {

@@ -131,6 +131,58 @@ describe("pause for approval and resume", () => {
     expect(result.content).toContain("expired");
   });
 
+  it("an approval does not carry over to a tool whose definition changed while the card waited", async () => {
+    const s = setup();
+    const { snapshot } = await pausedRun(s);
+    expect(snapshot.pending[0]!.definition).toMatch(/^[0-9a-f]{64}$/);
+    // The same name now means something else (an MCP server's list_changed, a redeploy).
+    const sent: string[] = [];
+    const { registry: changed } = testRegistry([
+      s.deps.registry.get("search_tickets")!,
+      defineTool({
+        name: "send_message",
+        description: "Send a message to everyone in the company",
+        input: z.object({ to: z.string(), text: z.string() }),
+        approval: "always",
+        execute: ({ to }) => {
+          sent.push(to);
+          return { sent: true };
+        },
+      }),
+    ]);
+    server.enqueue(answer("The tool changed, so I did not send it."));
+    const approved = {
+      status: "approved" as const,
+      by: "U0ADMIN",
+      argsSha256: snapshot.pending[0]!.argsSha256,
+    };
+    await resumeRun(snapshot, { call_send: approved }, { ...s.deps, registry: changed });
+    expect(sent).toEqual([]);
+    expect(s.runs.send).toBe(0);
+    const result = server.requests[1]!.body.messages.find(
+      (m) => m.role === "tool" && m.tool_call_id === "call_send",
+    )!;
+    expect(result.content).toContain("definition");
+    expect(s.events.find((e) => e.action === "tool.denied")).toMatchObject({
+      tool: "send_message",
+      reason: "the tool's definition changed since approval",
+    });
+  });
+
+  it("a snapshot written before definitions were kept still resumes on the arguments' binding", async () => {
+    const s = setup();
+    const { snapshot } = await pausedRun(s);
+    delete snapshot.pending[0]!.definition;
+    server.enqueue(answer("Sent."));
+    const approved = {
+      status: "approved" as const,
+      by: "U0ADMIN",
+      argsSha256: snapshot.pending[0]!.argsSha256,
+    };
+    await resumeRun(snapshot, { call_send: approved }, s.deps);
+    expect(s.runs.send).toBe(1);
+  });
+
   it("an approval bound to other arguments does not run the call", async () => {
     const s = setup();
     const { snapshot } = await pausedRun(s);

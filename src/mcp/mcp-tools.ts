@@ -11,6 +11,11 @@ import { renderMcpResult } from "./mcp-result.ts";
 import { mcpToolNames } from "./tool-name.ts";
 
 const MAX_DESCRIPTION_CHARS = 1024;
+/**
+ * The server's schema is converted without its `pattern`s (a catastrophic regex would hold the main
+ * thread on the model's arguments; the server checks its own input) and with every string capped.
+ */
+const SCHEMA_OPTIONS = { patterns: false, maxStringLength: 100_000 } as const;
 /** The SDK's own request timeout sits just past the tool's: the registry's timeout answers first. */
 const SDK_TIMEOUT_MARGIN_MS = 1_000;
 
@@ -67,7 +72,7 @@ export function buildMcpTools(
       skipped.push({ tool: mcpTool.name, why: `${name} is already the name of another tool` });
       continue;
     }
-    const input = inputSchemaFromJson(mcpTool.inputSchema);
+    const input = inputSchemaFromJson(mcpTool.inputSchema, SCHEMA_OPTIONS);
     if (!input.ok) {
       skipped.push({ tool: mcpTool.name, why: `its input schema is not usable: ${input.problem}` });
       continue;

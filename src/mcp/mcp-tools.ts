@@ -1,5 +1,6 @@
 import type { Tool as McpTool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import { HermesError } from "../errors.ts";
+import { z } from "zod";
+import { errorMessage, HermesError } from "../errors.ts";
 import { capResult } from "../tools/cap-result.ts";
 import { defineTool, type PermissionLevel, TOOL_DEFAULTS, type Tool } from "../tools/define-tool.ts";
 import { scrubSecrets } from "../tools/http/header-secrets.ts";
@@ -8,6 +9,7 @@ import type { SlackPort } from "../tools/slack-port.ts";
 import type { McpServerConfig, McpToolOverride } from "./mcp-config.ts";
 import type { McpConnection } from "./mcp-connection.ts";
 import { renderMcpResult } from "./mcp-result.ts";
+import { SCHEMA_LIMITS, schemaOverLimit } from "./schema-limits.ts";
 import { mcpToolNames } from "./tool-name.ts";
 
 const MAX_DESCRIPTION_CHARS = 1024;
@@ -72,53 +74,84 @@ export function buildMcpTools(
       skipped.push({ tool: mcpTool.name, why: `${name} is already the name of another tool` });
       continue;
     }
-    const input = inputSchemaFromJson(mcpTool.inputSchema, SCHEMA_OPTIONS);
-    if (!input.ok) {
-      skipped.push({ tool: mcpTool.name, why: `its input schema is not usable: ${input.problem}` });
-      continue;
+    // One tool the server got wrong (or made hostile) costs that tool, never the server's whole list.
+    try {
+      const made = buildOne(connection, mcpTool, name, options.slack);
+      if ("why" in made) {
+        skipped.push({ tool: mcpTool.name, why: made.why });
+        continue;
+      }
+      built.tools.push(made.tool);
+      built.info.push(made.info);
+    } catch (err) {
+      skipped.push({ tool: mcpTool.name, why: `it could not be made a tool: ${errorMessage(err)}` });
     }
-    const override = config.tools[mcpTool.name] ?? {};
-    const approval = approvalFor(config, override, mcpTool.annotations);
-    const level = override.level ?? config.level;
-    const timeoutMs = override.timeoutMs ?? config.timeouts.callMs;
-    const maxResultChars = override.maxResultChars ?? TOOL_DEFAULTS.maxResultChars;
-    const approvers = override.approvers ?? config.approvers;
-    const tool = defineTool({
-      name,
-      description: describe(config.name, mcpTool),
-      input: input.schema,
-      level,
-      approval,
-      ...(approvers ? { approvers } : {}),
-      // Annotations may only tighten: a destructive hint adds the confirm dialog.
-      dangerous: override.dangerous ?? mcpTool.annotations?.destructiveHint === true,
-      timeoutMs,
-      maxResultChars,
-      execute: async (args, ctx) => {
-        const result = await connection.callTool(mcpTool.name, args as Record<string, unknown>, {
-          signal: ctx.signal,
-          timeoutMs: timeoutMs + SDK_TIMEOUT_MARGIN_MS,
-        });
-        const text = scrubSecrets(
-          await renderMcpResult(result, {
-            server: config.name,
-            tool: mcpTool.name,
-            run: ctx.run,
-            slack: options.slack,
-          }),
-          config.secrets,
-        );
-        if (result.isError) {
-          // The registry caps results but not error sentences: cap it here.
-          throw new HermesError("tool_failed", capResult(text || "(no error text)", maxResultChars).text);
-        }
-        return text === "" ? "(empty result)" : text;
-      },
-    });
-    built.tools.push(tool as unknown as Tool);
-    built.info.push({ server: config.name, name, mcpName: mcpTool.name, level, approval });
   }
   return built;
+}
+
+/** One listed tool as a registry tool, or why it is not offered. */
+function buildOne(
+  connection: McpConnection,
+  mcpTool: McpTool,
+  name: string,
+  slack: SlackPort | undefined,
+): { tool: Tool; info: McpToolInfo } | { why: string } {
+  const config = connection.config;
+  const over = schemaOverLimit(mcpTool.inputSchema);
+  if (over) return { why: over };
+  const input = inputSchemaFromJson(mcpTool.inputSchema, SCHEMA_OPTIONS);
+  if (!input.ok) return { why: `its input schema is not usable: ${input.problem}` };
+  const specChars = JSON.stringify(
+    z.toJSONSchema(input.schema, { io: "input", unrepresentable: "any" }),
+  ).length;
+  if (specChars > SCHEMA_LIMITS.maxSpecChars) {
+    return {
+      why: `its input schema makes a ${specChars}-character spec (at most ${SCHEMA_LIMITS.maxSpecChars})`,
+    };
+  }
+  const override = config.tools[mcpTool.name] ?? {};
+  const approval = approvalFor(config, override, mcpTool.annotations);
+  const level = override.level ?? config.level;
+  const timeoutMs = override.timeoutMs ?? config.timeouts.callMs;
+  const maxResultChars = override.maxResultChars ?? TOOL_DEFAULTS.maxResultChars;
+  const approvers = override.approvers ?? config.approvers;
+  const tool = defineTool({
+    name,
+    description: describe(config.name, mcpTool),
+    input: input.schema,
+    level,
+    approval,
+    ...(approvers ? { approvers } : {}),
+    // Annotations may only tighten: a destructive hint adds the confirm dialog.
+    dangerous: override.dangerous ?? mcpTool.annotations?.destructiveHint === true,
+    timeoutMs,
+    maxResultChars,
+    execute: async (args, ctx) => {
+      const result = await connection.callTool(mcpTool.name, args as Record<string, unknown>, {
+        signal: ctx.signal,
+        timeoutMs: timeoutMs + SDK_TIMEOUT_MARGIN_MS,
+      });
+      const text = scrubSecrets(
+        await renderMcpResult(result, {
+          server: config.name,
+          tool: mcpTool.name,
+          run: ctx.run,
+          slack,
+        }),
+        config.secrets,
+      );
+      if (result.isError) {
+        // The registry caps results but not error sentences: cap it here.
+        throw new HermesError("tool_failed", capResult(text || "(no error text)", maxResultChars).text);
+      }
+      return text === "" ? "(empty result)" : text;
+    },
+  });
+  return {
+    tool: tool as unknown as Tool,
+    info: { server: config.name, name, mcpName: mcpTool.name, level, approval },
+  };
 }
 
 /**

@@ -67,4 +67,53 @@ describe("buildMcpTools against a hostile server", () => {
     expect(input.ok && input.schema.safeParse({ s: "b" }).success).toBe(false);
     expect(inputSchemaFromJson({ properties: { s: { type: "string", pattern: "(" } } }).ok).toBe(false);
   });
+
+  it("skips a tool whose chained $refs would expand exponentially, quickly, and keeps the others", () => {
+    // Each def refers to the next twice: 22 levels inline to 2^22 copies.
+    const $defs: Record<string, unknown> = { d22: { type: "string" } };
+    for (let i = 21; i >= 0; i--) {
+      $defs[`d${i}`] = {
+        type: "object",
+        properties: { a: { $ref: `#/$defs/d${i + 1}` }, b: { $ref: `#/$defs/d${i + 1}` } },
+      };
+    }
+    const started = performance.now();
+    const built = buildMcpTools(
+      listing([tool("chain", { properties: { x: { $ref: "#/$defs/d0" } }, $defs }), tool("fine", {})]),
+    );
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(built.tools.map((t) => t.name)).toEqual(["mcp_hostile_fine"]);
+    expect(built.skipped).toEqual([
+      { tool: "chain", why: expect.stringMatching(/\$refs expand to more than/) },
+    ]);
+  });
+
+  it("skips a 20,000-deep schema without dropping the server's other tools", () => {
+    let deep: Record<string, unknown> = { type: "string" };
+    for (let i = 0; i < 20_000; i++) deep = { type: "object", properties: { a: deep } };
+    const built = buildMcpTools(listing([tool("deep", { properties: { a: deep } }), tool("fine", {})]));
+    expect(built.tools.map((t) => t.name)).toEqual(["mcp_hostile_fine"]);
+    expect(built.skipped).toEqual([{ tool: "deep", why: expect.stringMatching(/nests deeper than 32/) }]);
+  });
+
+  it("skips a schema over 64 KiB, one with too many $refs, and one whose spec is over 32 KiB", () => {
+    const big = Object.fromEntries(
+      Array.from({ length: 700 }, (_, i) => [`p${i}`, { type: "string", description: "x".repeat(100) }]),
+    );
+    const refs = Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`p${i}`, { $ref: "#/$defs/s" }]));
+    const wide = Object.fromEntries(Array.from({ length: 1_000 }, (_, i) => [`p${i}`, { type: "string" }]));
+    const built = buildMcpTools(
+      listing([
+        tool("big", { properties: big }),
+        tool("refs", { properties: refs, $defs: { s: { type: "string" } } }),
+        tool("wide", { properties: wide }),
+      ]),
+    );
+    expect(built.tools).toEqual([]);
+    expect(built.skipped).toEqual([
+      { tool: "big", why: expect.stringMatching(/characters \(at most 65536\)/) },
+      { tool: "refs", why: expect.stringMatching(/more than 64 \$refs/) },
+      { tool: "wide", why: expect.stringMatching(/spec \(at most 32768\)/) },
+    ]);
+  });
 });

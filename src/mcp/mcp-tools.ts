@@ -52,7 +52,17 @@ export function buildMcpTools(
   const config = connection.config;
   const skipped: BuiltMcpTools["skipped"] = [];
   const offered = connection.tools.filter((t) => isIncluded(t.name, config));
+  const seen = new Set<string>();
   const usable = offered.filter((t) => {
+    // Names below are per server tool name: a second tool of the same name would share the first's.
+    if (seen.has(t.name)) {
+      skipped.push({
+        tool: t.name,
+        why: "the server lists a tool of this name twice (the first is offered)",
+      });
+      return false;
+    }
+    seen.add(t.name);
     if (t.execution?.taskSupport === "required") {
       skipped.push({ tool: t.name, why: "it can only run as an MCP task, which Hermes does not support" });
       return false;

@@ -116,4 +116,13 @@ describe("buildMcpTools against a hostile server", () => {
       { tool: "wide", why: expect.stringMatching(/spec \(at most 32768\)/) },
     ]);
   });
+
+  it("offers a tool the server lists twice once, and reports the second", () => {
+    const built = buildMcpTools(listing([tool("echo", {}), tool("echo", {}), tool("other", {})]));
+    expect(built.tools.map((t) => t.name)).toEqual(["mcp_hostile_echo", "mcp_hostile_other"]);
+    expect(built.skipped).toEqual([
+      { tool: "echo", why: expect.stringMatching(/lists a tool of this name twice/) },
+    ]);
+    expect(() => testRegistry([]).registry.replaceSource("mcp:hostile", built.tools)).not.toThrow();
+  });
 });

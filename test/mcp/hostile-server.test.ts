@@ -1,0 +1,39 @@
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/logger.ts";
+import { startMcpServers } from "../../src/mcp/mcp-tool-source.ts";
+import { testRegistry } from "../helpers/runtime.ts";
+import { FAST_BACKOFF, killPid, pidOf, serverConfig } from "./mcp-harness.ts";
+
+const FIXTURE = resolve(import.meta.dirname, "fixtures/hostile-server.ts");
+
+async function start(mode: string, name = "hostile", entry: Record<string, unknown> = {}) {
+  const source = await startMcpServers(
+    [serverConfig({ name, transport: "stdio", command: process.execPath, args: [FIXTURE, mode], ...entry })],
+    silentLogger(),
+    { backoff: FAST_BACKOFF },
+  );
+  return { source, pid: pidOf(source, name) };
+}
+
+describe("a hostile MCP server", () => {
+  it("listing a tool twice: one registry tool per name, and a list the registry refuses stops nothing", async () => {
+    const { source, pid } = await start("duplicate");
+    try {
+      const { registry } = testRegistry([]);
+      source.follow((server, tools) => registry.replaceSource(`mcp:${server}`, tools));
+      expect(registry.names().sort()).toEqual(["mcp_hostile_echo", "mcp_hostile_other"]);
+      expect(source.health().hostile?.skipped.map((s) => s.tool)).toEqual(["echo"]);
+      // An apply that throws (a registry clash) is logged and shown, never thrown at start-up.
+      expect(() =>
+        source.follow(() => {
+          throw new Error("Two tools are named x");
+        }),
+      ).not.toThrow();
+      expect(source.health().hostile?.rejected).toBe("Two tools are named x");
+    } finally {
+      await source.close();
+      killPid(pid);
+    }
+  });
+});

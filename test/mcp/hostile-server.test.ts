@@ -36,4 +36,29 @@ describe("a hostile MCP server", () => {
       killPid(pid);
     }
   });
+
+  it.each([
+    ["endless", {}, 50, /more than 50 pages/],
+    ["repeat", {}, 2, /same page cursor twice/],
+    ["many", {}, 1_000, /more than 1000 tools/],
+    // About 3 pages of 300 ms fit in the deadline; a busy machine may fit fewer.
+    ["slow", { timeouts: { connectMs: 1_000 } }, expect.any(Number), /longer than 1000 ms/],
+  ])(
+    "tools/list paging (%s) is bounded: what was read is offered and health says why",
+    async (mode, entry, tools, why) => {
+      const started = Date.now();
+      const { source, pid } = await start(mode, "hostile", entry);
+      try {
+        expect(Date.now() - started).toBeLessThan(5_000);
+        const health = source.health().hostile!;
+        expect(health).toMatchObject({ state: "ready", tools });
+        expect(health.listCutShort).toMatch(why);
+        expect(health.tools).toBeGreaterThan(0);
+        expect(source.tools()).toHaveLength(health.tools);
+      } finally {
+        await source.close();
+        killPid(pid);
+      }
+    },
+  );
 });

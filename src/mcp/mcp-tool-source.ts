@@ -75,6 +75,9 @@ export async function startMcpServers(
     for (const { tool, why } of result.skipped) {
       logger.warn({ mcpServer: connection.name, tool, why }, "MCP tool not offered");
     }
+    for (const key of result.unusedOverrides) {
+      logger.warn({ mcpServer: connection.name, tool: key }, "MCP tool override matches no listed tool");
+    }
     built.set(connection.name, result);
     rejected.delete(connection.name);
     for (const listener of listeners) tell(listener, connection.name, result.tools);

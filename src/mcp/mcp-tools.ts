@@ -10,7 +10,7 @@ import type { McpServerConfig, McpToolOverride } from "./mcp-config.ts";
 import type { McpConnection } from "./mcp-connection.ts";
 import { renderMcpResult } from "./mcp-result.ts";
 import { SCHEMA_LIMITS, schemaOverLimit } from "./schema-limits.ts";
-import { mcpToolNames } from "./tool-name.ts";
+import { cleanToolName, mcpToolNames } from "./tool-name.ts";
 
 const MAX_DESCRIPTION_CHARS = 1024;
 /**
@@ -37,6 +37,8 @@ export interface BuiltMcpTools {
   info: McpToolInfo[];
   /** Listed tools that are not offered, and why (excluded ones are not listed here). */
   skipped: Array<{ tool: string; why: string }>;
+  /** Keys of the config's `tools:` that match no listed tool. */
+  unusedOverrides: string[];
 }
 
 /**
@@ -76,7 +78,15 @@ export function buildMcpTools(
   for (const tool of dropped)
     skipped.push({ tool, why: "its name collides with another tool of the server" });
 
-  const built: BuiltMcpTools = { tools: [], info: [], skipped };
+  const built: BuiltMcpTools = {
+    tools: [],
+    info: [],
+    skipped,
+    unusedOverrides: unusedOverrides(
+      connection.tools.map((t) => t.name),
+      config.tools,
+    ),
+  };
   for (const mcpTool of usable) {
     const name = names.get(mcpTool.name);
     if (!name) continue;
@@ -120,7 +130,7 @@ function buildOne(
       why: `its input schema makes a ${specChars}-character spec (at most ${SCHEMA_LIMITS.maxSpecChars})`,
     };
   }
-  const override = config.tools[mcpTool.name] ?? {};
+  const override = overrideFor(mcpTool.name, config.tools);
   const approval = approvalFor(config, override, mcpTool.annotations);
   const level = override.level ?? config.level;
   const timeoutMs = override.timeoutMs ?? config.timeouts.callMs;
@@ -180,9 +190,37 @@ export function approvalFor(
   return config.trusted && readOnly ? "never" : "always";
 }
 
-/** Include/exclude globs (`*` any run, `?` one character) over the tool's own name. */
+/**
+ * Include/exclude globs (`*` any run, `?` one character) over the tool's own name and its cleaned
+ * form (tool-name.ts, as in the registry name): `exclude: [delete_*]` also excludes `Delete_repo`
+ * and `delete-repo`, which the registry offers as `…_delete_repo`.
+ */
 export function isIncluded(tool: string, config: Pick<McpServerConfig, "include" | "exclude">): boolean {
-  return config.include.some((g) => globMatch(g, tool)) && !config.exclude.some((g) => globMatch(g, tool));
+  const names = [tool, cleanToolName(tool)];
+  const matches = (glob: string) => names.some((name) => globMatch(glob, name));
+  return config.include.some(matches) && !config.exclude.some(matches);
+}
+
+/**
+ * The per-tool override for a tool: the key that is its own name, else a key whose cleaned form is
+ * its cleaned name (`write_file` for `write-file`). Own keys only: a tool named `__proto__` or
+ * `constructor` gets no inherited object.
+ */
+export function overrideFor(tool: string, overrides: Record<string, McpToolOverride>): McpToolOverride {
+  if (Object.hasOwn(overrides, tool)) return overrides[tool]!;
+  const cleaned = cleanToolName(tool);
+  const key = Object.keys(overrides).find((k) => cleanToolName(k) === cleaned);
+  return key === undefined ? {} : overrides[key]!;
+}
+
+/** Override keys that apply to none of `tools` (a typo, or a tool the server no longer lists). */
+export function unusedOverrides(
+  tools: readonly string[],
+  overrides: Record<string, McpToolOverride>,
+): string[] {
+  const own = new Set(tools);
+  const cleaned = new Set(tools.map(cleanToolName));
+  return Object.keys(overrides).filter((k) => !own.has(k) && !cleaned.has(cleanToolName(k)));
 }
 
 export function globMatch(glob: string, text: string): boolean {

@@ -158,6 +158,7 @@ function buildOne(
           tool: mcpTool.name,
           run: ctx.run,
           slack,
+          signal: ctx.signal,
         }),
         config.secrets,
       );

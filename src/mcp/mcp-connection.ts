@@ -146,6 +146,15 @@ export class McpConnection {
         // A JSON-RPC error from the server itself (unknown tool, invalid params): the connection is fine.
         throw new HermesError("tool_failed", this.scrub(`${where}: ${err.message}`));
       }
+      if (isSchemaError(err)) {
+        // An answer, but not a valid result: the server is there, and the call may have run.
+        throw new HermesError(
+          "tool_failed",
+          this.scrub(
+            `${where} answered with an invalid result (${oneLineIssues(err)}); the call may have taken effect.`,
+          ),
+        );
+      }
       // Not an answer from the server: the transport failed (process gone, HTTP unreachable, session lost).
       this.lost(generation, errorMessage(err));
       throw new HermesError("tool_failed", this.scrub(`${where} is unreachable: ${errorMessage(err)}`));
@@ -317,4 +326,23 @@ export class McpConnection {
   private scrub(text: string): string {
     return scrubSecrets(text, this.config.secrets);
   }
+}
+
+/**
+ * The SDK rejects a response that fails the protocol's result schema with zod's error (not an
+ * McpError): recognised by its shape, as the SDK may use zod's mini or classic build.
+ */
+function isSchemaError(
+  err: unknown,
+): err is Error & { issues: Array<{ path?: unknown[]; message?: string }> } {
+  return err instanceof Error && Array.isArray((err as { issues?: unknown }).issues);
+}
+
+const ISSUES_CHARS = 300;
+
+function oneLineIssues(err: { issues: Array<{ path?: unknown[]; message?: string }> }): string {
+  const text = err.issues
+    .map((i) => `${i.path?.length ? i.path.map(String).join(".") : "(result)"}: ${i.message ?? "invalid"}`)
+    .join("; ");
+  return text.length > ISSUES_CHARS ? `${text.slice(0, ISSUES_CHARS - 1)}…` : text;
 }

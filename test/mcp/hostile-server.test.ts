@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.ts";
 import { startMcpServers } from "../../src/mcp/mcp-tool-source.ts";
 import { testRegistry } from "../helpers/runtime.ts";
-import { FAST_BACKOFF, killPid, pidOf, serverConfig } from "./mcp-harness.ts";
+import { FAST_BACKOFF, killPid, pidOf, run, serverConfig } from "./mcp-harness.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "fixtures/hostile-server.ts");
 
@@ -61,4 +61,26 @@ describe("a hostile MCP server", () => {
       }
     },
   );
+
+  it("a result that fails the protocol's schema is an invalid result that may have taken effect, not a lost server", async () => {
+    const { source, pid } = await start("bad-result");
+    try {
+      const { registry } = testRegistry(source.tools());
+      const prepared = registry.prepare({ id: "c1", name: "mcp_hostile_echo", arguments: "{}" });
+      if (!prepared.ok) throw new Error(prepared.error);
+      const result = await registry.execute(prepared.tool, prepared.args, {
+        run: run(),
+        callId: "c1",
+        signal: new AbortController().signal,
+        logger: silentLogger(),
+      });
+      expect(result.ok).toBe(false);
+      expect(result.content).toMatch(/answered with an invalid result .*the call may have taken effect/);
+      expect(result.content).not.toMatch(/unreachable|restarted/);
+      expect(source.health().hostile).toMatchObject({ state: "ready", pid });
+    } finally {
+      await source.close();
+      killPid(pid);
+    }
+  });
 });

@@ -26,7 +26,7 @@ export interface McpToolSource {
    * the other servers' updates.
    */
   follow(apply: (server: string, tools: Tool[]) => void): () => void;
-  /** Per server: state, number of listed tools, last error (for /healthz). */
+  /** Per server: state, number of listed tools, last error, tools not offered (/healthz shows state and count only). */
   health(): Record<string, McpServerStatus>;
   close(): Promise<void>;
 }

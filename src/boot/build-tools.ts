@@ -40,8 +40,10 @@ export interface BuildToolsOptions {
   mcpServers?: readonly McpServerConfig[];
 }
 
-/** Where the registry's MCP tools are kept (`ToolRegistry.replaceSource`). */
-export const MCP_SOURCE = "mcp";
+/** Where the registry keeps one MCP server's tools (`ToolRegistry.replaceSource`): one source each. */
+export function mcpSource(server: string): string {
+  return `mcp:${server}`;
+}
 
 /**
  * The registry: built-in tools, then `HERMES_TOOLS` modules and `HERMES_HTTP_TOOLS` (a name clash
@@ -88,8 +90,8 @@ export async function buildTools(
   }
   if (!o.mcpServers?.length) return { registry, guards };
   const mcp = await startMcpServers(o.mcpServers, o.logger, { reserved: registry.names(), slack: o.slack });
-  registry.replaceSource(MCP_SOURCE, mcp.tools());
-  // A server's new list is offered from the next turn on (each turn reads the registry afresh).
-  mcp.onChange((tools) => registry.replaceSource(MCP_SOURCE, tools));
+  // A server's new list is offered from the next turn on (each turn reads the registry afresh). A list
+  // the registry refuses is logged and shown in health; it never stops start-up or other servers.
+  mcp.follow((server, tools) => registry.replaceSource(mcpSource(server), tools));
   return { registry, guards, mcp };
 }

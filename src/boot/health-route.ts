@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { sql } from "drizzle-orm";
 import type { Config } from "../config.ts";
-import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
+import type { McpServerStatus, McpToolSource } from "../mcp/mcp-tool-source.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { Storage } from "../store/storage.ts";
 
@@ -57,7 +57,9 @@ export function watchQueueWorker<Q extends TurnQueue>(queue: Q): Q & QueueWorker
  * Each check is bounded by `HEALTH_CHECK_TIMEOUT_MS`, and at most one probe of each service is in
  * flight: a hung database answers `timeout` quickly, and frequent probes do not pile up connections.
  *
- * With MCP servers configured, `mcp` gives each server's state (kept by its connection, no probe).
+ * With MCP servers configured, `mcp` gives each server's state and tool count (kept by its
+ * connection, no probe); nothing more: /healthz is unauthenticated, and a server's error text, pid
+ * and tool names are for the admin's `/hermes tools` and the log.
  * A server that is down never makes the answer 503: Hermes works without it, its tools answer
  * "unavailable", and taking the replica out of service would not bring the server back.
  */
@@ -92,7 +94,7 @@ export function healthRoute(
       redis: redisState,
       queue: queueState,
       model: modelInfo,
-      ...(s.mcp ? { mcp: s.mcp.health() } : {}),
+      ...(s.mcp ? { mcp: mcpCounts(s.mcp.health()) } : {}),
     });
     return true;
   };
@@ -121,4 +123,12 @@ function boundedCheck(probe: () => Promise<unknown>): () => Promise<CheckState> 
     });
     return Promise.race([current, timeout]).finally(() => clearTimeout(timer));
   };
+}
+
+function mcpCounts(
+  servers: Record<string, McpServerStatus>,
+): Record<string, { state: string; tools: number }> {
+  return Object.fromEntries(
+    Object.entries(servers).map(([name, { state, tools }]) => [name, { state, tools }]),
+  );
 }

@@ -12,6 +12,7 @@ import {
 import { errorMessage, HermesError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { scrubSecrets } from "../tools/http/header-secrets.ts";
+import { type ListedTools, listAllTools } from "./list-tools.ts";
 import type { McpServerConfig } from "./mcp-config.ts";
 
 export type McpState = "connecting" | "ready" | "down" | "closed";
@@ -20,6 +21,8 @@ export interface McpServerHealth {
   state: McpState;
   /** Tools the server listed last (kept while it is down, so their calls answer "unavailable"). */
   tools: number;
+  /** Why the last tool list is shorter than the server's (a listing bound was reached). */
+  listCutShort?: string;
   /** Why it is down, or the last failure. */
   error?: string;
   /** When the state last changed (ISO). */
@@ -61,6 +64,7 @@ export class McpConnection {
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
   private lastStderr = "";
+  private listCutShort: string | undefined;
   private readonly stateWaiters = new Set<() => void>();
   private readonly toolListeners = new Set<() => void>();
 
@@ -99,6 +103,7 @@ export class McpConnection {
     return {
       state: this.current,
       tools: this.listed.length,
+      ...(this.listCutShort ? { listCutShort: this.listCutShort } : {}),
       ...(this.error ? { error: this.error } : {}),
       since: this.since.toISOString(),
       ...(pid && this.current === "ready" ? { pid } : {}),
@@ -141,6 +146,15 @@ export class McpConnection {
         // A JSON-RPC error from the server itself (unknown tool, invalid params): the connection is fine.
         throw new HermesError("tool_failed", this.scrub(`${where}: ${err.message}`));
       }
+      if (isSchemaError(err)) {
+        // An answer, but not a valid result: the server is there, and the call may have run.
+        throw new HermesError(
+          "tool_failed",
+          this.scrub(
+            `${where} answered with an invalid result (${oneLineIssues(err)}); the call may have taken effect.`,
+          ),
+        );
+      }
       // Not an answer from the server: the transport failed (process gone, HTTP unreachable, session lost).
       this.lost(generation, errorMessage(err));
       throw new HermesError("tool_failed", this.scrub(`${where} is unreachable: ${errorMessage(err)}`));
@@ -172,17 +186,17 @@ export class McpConnection {
     const timeout = this.config.timeouts.connectMs;
     try {
       await client.connect(transport, { timeout });
-      const tools = await listAllTools(client, timeout);
+      const listing = await listAllTools(client, timeout);
       if (generation !== this.generation) {
         await client.close().catch(() => {});
         return;
       }
       this.client = client;
       this.transport = transport;
-      this.listed = tools;
+      this.took(listing);
       this.readySince = Date.now();
       this.setState("ready");
-      this.logger.info({ tools: tools.length }, "MCP server ready");
+      this.logger.info({ tools: listing.tools.length }, "MCP server ready");
       this.emitToolsChanged();
     } catch (err) {
       this.lost(generation, errorMessage(err));
@@ -209,14 +223,20 @@ export class McpConnection {
 
   private async refreshTools(generation: number, client: Client): Promise<void> {
     try {
-      const tools = await listAllTools(client, this.config.timeouts.connectMs);
+      const listing = await listAllTools(client, this.config.timeouts.connectMs);
       if (generation !== this.generation) return;
-      this.listed = tools;
-      this.logger.info({ tools: tools.length }, "MCP tool list changed");
+      this.took(listing);
+      this.logger.info({ tools: listing.tools.length }, "MCP tool list changed");
       this.emitToolsChanged();
     } catch (err) {
       this.logger.warn({ err: errorMessage(err) }, "MCP tool list refresh failed; keeping the old list");
     }
+  }
+
+  private took(listing: ListedTools): void {
+    this.listed = listing.tools;
+    this.listCutShort = listing.cutShort;
+    if (listing.cutShort) this.logger.warn({ why: listing.cutShort }, "MCP tool list cut short");
   }
 
   private makeTransport(): Transport {
@@ -308,14 +328,21 @@ export class McpConnection {
   }
 }
 
-/** Every page of `tools/list`. */
-async function listAllTools(client: Client, timeout: number): Promise<McpTool[]> {
-  const tools: McpTool[] = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor ? { cursor } : undefined, { timeout });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor);
-  return tools;
+/**
+ * The SDK rejects a response that fails the protocol's result schema with zod's error (not an
+ * McpError): recognised by its shape, as the SDK may use zod's mini or classic build.
+ */
+function isSchemaError(
+  err: unknown,
+): err is Error & { issues: Array<{ path?: unknown[]; message?: string }> } {
+  return err instanceof Error && Array.isArray((err as { issues?: unknown }).issues);
+}
+
+const ISSUES_CHARS = 300;
+
+function oneLineIssues(err: { issues: Array<{ path?: unknown[]; message?: string }> }): string {
+  const text = err.issues
+    .map((i) => `${i.path?.length ? i.path.map(String).join(".") : "(result)"}: ${i.message ?? "invalid"}`)
+    .join("; ");
+  return text.length > ISSUES_CHARS ? `${text.slice(0, ISSUES_CHARS - 1)}…` : text;
 }

@@ -5,6 +5,10 @@ import type { SlackPort } from "../tools/slack-port.ts";
 
 /** Images larger than this are not uploaded (Slack would accept them; a thread does not need them). */
 const MAX_UPLOAD_BYTES = 5_000_000;
+/** Images uploaded per call: a result with a hundred images must not post a hundred files. */
+export const MAX_UPLOADS_PER_CALL = 4;
+/** The tool's name in a file name or title: the server chose it. */
+const MAX_NAME_CHARS = 40;
 
 type Block = CallToolResult["content"][number];
 
@@ -14,6 +18,15 @@ export interface RenderContext {
   run: RunIdentity;
   /** When given, images go into the run's own thread; otherwise (or when that fails) a note says one was returned. */
   slack?: SlackPort;
+  /** The call's signal: once it is aborted (the turn cancelled, the tool timed out) nothing is uploaded. */
+  signal?: AbortSignal;
+}
+
+/** What one result's rendering has done so far. */
+interface RenderState {
+  uploads: number;
+  /** An error result's images are noted, not posted: the call failed. */
+  isError: boolean;
 }
 
 /**
@@ -25,10 +38,11 @@ export interface RenderContext {
  */
 export async function renderMcpResult(result: CallToolResult, ctx: RenderContext): Promise<string> {
   const parts: string[] = [];
+  const state: RenderState = { uploads: 0, isError: result.isError === true };
   let index = 0;
   for (const block of result.content ?? []) {
     index++;
-    parts.push(await renderBlock(block, index, ctx));
+    parts.push(await renderBlock(block, index, ctx, state));
   }
   const structured = result.structuredContent;
   if (structured !== undefined && !alreadySaid(structured, parts.join("\n"))) {
@@ -61,12 +75,17 @@ function alreadySaid(structured: unknown, text: string): boolean {
   return leaves.every((leaf) => text.includes(leaf));
 }
 
-async function renderBlock(block: Block, index: number, ctx: RenderContext): Promise<string> {
+async function renderBlock(
+  block: Block,
+  index: number,
+  ctx: RenderContext,
+  state: RenderState,
+): Promise<string> {
   switch (block.type) {
     case "text":
       return block.text;
     case "image":
-      return await renderImage(block.data, block.mimeType, index, ctx);
+      return await renderImage(block.data, block.mimeType, index, ctx, state);
     case "audio":
       return `[audio (${block.mimeType}, ${base64Bytes(block.data)} bytes) returned; not shown]`;
     case "resource_link": {
@@ -91,18 +110,24 @@ async function renderImage(
   mimeType: string,
   index: number,
   ctx: RenderContext,
+  state: RenderState,
 ): Promise<string> {
   const bytes = base64Bytes(data);
   const { slack, run } = ctx;
+  if (slack && run.channelId && bytes <= MAX_UPLOAD_BYTES && state.uploads >= MAX_UPLOADS_PER_CALL) {
+    return `[image (${mimeType}, ${bytes} bytes) returned; not uploaded (only the first ${MAX_UPLOADS_PER_CALL} images of a call are)]`;
+  }
   // Only into the run's own channel and thread: a result never chooses where anything is posted.
-  if (slack && run.channelId && bytes <= MAX_UPLOAD_BYTES) {
-    const filename = `${ctx.server}-${ctx.tool}-${index}.${extension(mimeType)}`;
+  if (slack && run.channelId && bytes <= MAX_UPLOAD_BYTES && !state.isError && !ctx.signal?.aborted) {
+    state.uploads++;
+    const tool = safeName(ctx.tool);
+    const filename = `${ctx.server}-${tool}-${index}.${extension(mimeType)}`;
     try {
       const { fileId } = await slack.uploadFile({
         channel: run.channelId,
         ...(run.threadTs ? { threadTs: run.threadTs } : {}),
         filename,
-        title: `${ctx.tool} (MCP server ${ctx.server})`,
+        title: `${tool} (MCP server ${ctx.server})`,
         content: Buffer.from(data, "base64"),
       });
       return `[image (${mimeType}, ${bytes} bytes) uploaded to the thread as ${filename}, file ${fileId}]`;
@@ -111,6 +136,15 @@ async function renderImage(
     }
   }
   return `[image (${mimeType}, ${bytes} bytes) returned; not shown]`;
+}
+
+/** Letters, digits, `_`, `-` and `.` only, capped: nothing the server wrote reaches Slack raw. */
+function safeName(name: string): string {
+  const safe = name
+    .replace(/[^A-Za-z0-9_.-]/g, "_")
+    .replace(/^\.+/, "_")
+    .slice(0, MAX_NAME_CHARS);
+  return safe === "" ? "tool" : safe;
 }
 
 function base64Bytes(data: string): number {

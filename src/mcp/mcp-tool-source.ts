@@ -9,6 +9,8 @@ import { type BuiltMcpTools, buildMcpTools, type McpToolInfo } from "./mcp-tools
 export interface McpServerStatus extends McpServerHealth {
   /** Listed tools that are not offered, and why. */
   skipped: BuiltMcpTools["skipped"];
+  /** Why the server's last tool list was not taken (see `follow`); its previous list stays offered. */
+  rejected?: string;
 }
 
 export interface McpToolSource {
@@ -16,9 +18,15 @@ export interface McpToolSource {
   tools(): Tool[];
   /** Per tool: server, names, level and approval rule (for `/hermes tools`). */
   info(): McpToolInfo[];
-  /** Called with the new tool list whenever a server's list changes (connect, list_changed, reconnect). */
-  onChange(listener: (tools: Tool[]) => void): () => void;
-  /** Per server: state, number of listed tools, last error (for /healthz). */
+  /** Called with a server's new tool list whenever it changes (connect, list_changed, reconnect). */
+  onChange(listener: (server: string, tools: Tool[]) => void): () => void;
+  /**
+   * `apply` gets each server's list now and each new one as it comes. A list it throws on is logged
+   * and shown in that server's health (`rejected`): one server's bad list never stops start-up or
+   * the other servers' updates.
+   */
+  follow(apply: (server: string, tools: Tool[]) => void): () => void;
+  /** Per server: state, number of listed tools, last error, tools not offered (/healthz shows state and count only). */
   health(): Record<string, McpServerStatus>;
   close(): Promise<void>;
 }
@@ -47,8 +55,17 @@ export async function startMcpServers(
       new McpConnection({ config: server, logger, ...(options.backoff ? { backoff: options.backoff } : {}) }),
   );
   const built = new Map<string, BuiltMcpTools>();
-  const listeners = new Set<(tools: Tool[]) => void>();
+  const rejected = new Map<string, string>();
+  const listeners = new Set<(server: string, tools: Tool[]) => void>();
   const all = () => [...built.values()].flatMap((b) => b.tools);
+  const tell = (listener: (server: string, tools: Tool[]) => void, server: string, tools: Tool[]) => {
+    try {
+      listener(server, tools);
+    } catch (err) {
+      logger.error({ mcpServer: server, err: errorMessage(err) }, "MCP tool list not taken");
+      rejected.set(server, errorMessage(err));
+    }
+  };
 
   const rebuild = (connection: McpConnection) => {
     const result = buildMcpTools(connection, {
@@ -58,15 +75,12 @@ export async function startMcpServers(
     for (const { tool, why } of result.skipped) {
       logger.warn({ mcpServer: connection.name, tool, why }, "MCP tool not offered");
     }
-    built.set(connection.name, result);
-    const tools = all();
-    for (const listener of listeners) {
-      try {
-        listener(tools);
-      } catch (err) {
-        logger.error({ err: errorMessage(err) }, "MCP tool change listener failed");
-      }
+    for (const key of result.unusedOverrides) {
+      logger.warn({ mcpServer: connection.name, tool: key }, "MCP tool override matches no listed tool");
     }
+    built.set(connection.name, result);
+    rejected.delete(connection.name);
+    for (const listener of listeners) tell(listener, connection.name, result.tools);
   };
   for (const connection of connections) connection.onToolsChanged(() => rebuild(connection));
   await Promise.all(connections.map((c) => c.start()));
@@ -78,9 +92,18 @@ export async function startMcpServers(
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    follow(apply) {
+      for (const c of connections) tell(apply, c.name, built.get(c.name)?.tools ?? []);
+      listeners.add(apply);
+      return () => listeners.delete(apply);
+    },
     health() {
       return Object.fromEntries(
-        connections.map((c) => [c.name, { ...c.health(), skipped: built.get(c.name)?.skipped ?? [] }]),
+        connections.map((c) => {
+          const why = rejected.get(c.name);
+          const status: McpServerStatus = { ...c.health(), skipped: built.get(c.name)?.skipped ?? [] };
+          return [c.name, why === undefined ? status : { ...status, rejected: why }];
+        }),
       );
     },
     async close() {

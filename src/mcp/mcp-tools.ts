@@ -1,5 +1,6 @@
 import type { Tool as McpTool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
-import { HermesError } from "../errors.ts";
+import { z } from "zod";
+import { errorMessage, HermesError } from "../errors.ts";
 import { capResult } from "../tools/cap-result.ts";
 import { defineTool, type PermissionLevel, TOOL_DEFAULTS, type Tool } from "../tools/define-tool.ts";
 import { scrubSecrets } from "../tools/http/header-secrets.ts";
@@ -8,9 +9,15 @@ import type { SlackPort } from "../tools/slack-port.ts";
 import type { McpServerConfig, McpToolOverride } from "./mcp-config.ts";
 import type { McpConnection } from "./mcp-connection.ts";
 import { renderMcpResult } from "./mcp-result.ts";
-import { mcpToolNames } from "./tool-name.ts";
+import { SCHEMA_LIMITS, schemaOverLimit } from "./schema-limits.ts";
+import { cleanToolName, mcpToolNames } from "./tool-name.ts";
 
 const MAX_DESCRIPTION_CHARS = 1024;
+/**
+ * The server's schema is converted without its `pattern`s (a catastrophic regex would hold the main
+ * thread on the model's arguments; the server checks its own input) and with every string capped.
+ */
+const SCHEMA_OPTIONS = { patterns: false, maxStringLength: 100_000 } as const;
 /** The SDK's own request timeout sits just past the tool's: the registry's timeout answers first. */
 const SDK_TIMEOUT_MARGIN_MS = 1_000;
 
@@ -30,6 +37,8 @@ export interface BuiltMcpTools {
   info: McpToolInfo[];
   /** Listed tools that are not offered, and why (excluded ones are not listed here). */
   skipped: Array<{ tool: string; why: string }>;
+  /** Keys of the config's `tools:` that match no listed tool. */
+  unusedOverrides: string[];
 }
 
 /**
@@ -45,7 +54,17 @@ export function buildMcpTools(
   const config = connection.config;
   const skipped: BuiltMcpTools["skipped"] = [];
   const offered = connection.tools.filter((t) => isIncluded(t.name, config));
+  const seen = new Set<string>();
   const usable = offered.filter((t) => {
+    // Names below are per server tool name: a second tool of the same name would share the first's.
+    if (seen.has(t.name)) {
+      skipped.push({
+        tool: t.name,
+        why: "the server lists a tool of this name twice (the first is offered)",
+      });
+      return false;
+    }
+    seen.add(t.name);
     if (t.execution?.taskSupport === "required") {
       skipped.push({ tool: t.name, why: "it can only run as an MCP task, which Hermes does not support" });
       return false;
@@ -59,7 +78,15 @@ export function buildMcpTools(
   for (const tool of dropped)
     skipped.push({ tool, why: "its name collides with another tool of the server" });
 
-  const built: BuiltMcpTools = { tools: [], info: [], skipped };
+  const built: BuiltMcpTools = {
+    tools: [],
+    info: [],
+    skipped,
+    unusedOverrides: unusedOverrides(
+      connection.tools.map((t) => t.name),
+      config.tools,
+    ),
+  };
   for (const mcpTool of usable) {
     const name = names.get(mcpTool.name);
     if (!name) continue;
@@ -67,53 +94,85 @@ export function buildMcpTools(
       skipped.push({ tool: mcpTool.name, why: `${name} is already the name of another tool` });
       continue;
     }
-    const input = inputSchemaFromJson(mcpTool.inputSchema);
-    if (!input.ok) {
-      skipped.push({ tool: mcpTool.name, why: `its input schema is not usable: ${input.problem}` });
-      continue;
+    // One tool the server got wrong (or made hostile) costs that tool, never the server's whole list.
+    try {
+      const made = buildOne(connection, mcpTool, name, options.slack);
+      if ("why" in made) {
+        skipped.push({ tool: mcpTool.name, why: made.why });
+        continue;
+      }
+      built.tools.push(made.tool);
+      built.info.push(made.info);
+    } catch (err) {
+      skipped.push({ tool: mcpTool.name, why: `it could not be made a tool: ${errorMessage(err)}` });
     }
-    const override = config.tools[mcpTool.name] ?? {};
-    const approval = approvalFor(config, override, mcpTool.annotations);
-    const level = override.level ?? config.level;
-    const timeoutMs = override.timeoutMs ?? config.timeouts.callMs;
-    const maxResultChars = override.maxResultChars ?? TOOL_DEFAULTS.maxResultChars;
-    const approvers = override.approvers ?? config.approvers;
-    const tool = defineTool({
-      name,
-      description: describe(config.name, mcpTool),
-      input: input.schema,
-      level,
-      approval,
-      ...(approvers ? { approvers } : {}),
-      // Annotations may only tighten: a destructive hint adds the confirm dialog.
-      dangerous: override.dangerous ?? mcpTool.annotations?.destructiveHint === true,
-      timeoutMs,
-      maxResultChars,
-      execute: async (args, ctx) => {
-        const result = await connection.callTool(mcpTool.name, args as Record<string, unknown>, {
-          signal: ctx.signal,
-          timeoutMs: timeoutMs + SDK_TIMEOUT_MARGIN_MS,
-        });
-        const text = scrubSecrets(
-          await renderMcpResult(result, {
-            server: config.name,
-            tool: mcpTool.name,
-            run: ctx.run,
-            slack: options.slack,
-          }),
-          config.secrets,
-        );
-        if (result.isError) {
-          // The registry caps results but not error sentences: cap it here.
-          throw new HermesError("tool_failed", capResult(text || "(no error text)", maxResultChars).text);
-        }
-        return text === "" ? "(empty result)" : text;
-      },
-    });
-    built.tools.push(tool as unknown as Tool);
-    built.info.push({ server: config.name, name, mcpName: mcpTool.name, level, approval });
   }
   return built;
+}
+
+/** One listed tool as a registry tool, or why it is not offered. */
+function buildOne(
+  connection: McpConnection,
+  mcpTool: McpTool,
+  name: string,
+  slack: SlackPort | undefined,
+): { tool: Tool; info: McpToolInfo } | { why: string } {
+  const config = connection.config;
+  const over = schemaOverLimit(mcpTool.inputSchema);
+  if (over) return { why: over };
+  const input = inputSchemaFromJson(mcpTool.inputSchema, SCHEMA_OPTIONS);
+  if (!input.ok) return { why: `its input schema is not usable: ${input.problem}` };
+  const specChars = JSON.stringify(
+    z.toJSONSchema(input.schema, { io: "input", unrepresentable: "any" }),
+  ).length;
+  if (specChars > SCHEMA_LIMITS.maxSpecChars) {
+    return {
+      why: `its input schema makes a ${specChars}-character spec (at most ${SCHEMA_LIMITS.maxSpecChars})`,
+    };
+  }
+  const override = overrideFor(mcpTool.name, config.tools);
+  const approval = approvalFor(config, override, mcpTool.annotations);
+  const level = override.level ?? config.level;
+  const timeoutMs = override.timeoutMs ?? config.timeouts.callMs;
+  const maxResultChars = override.maxResultChars ?? TOOL_DEFAULTS.maxResultChars;
+  const approvers = override.approvers ?? config.approvers;
+  const tool = defineTool({
+    name,
+    description: describe(config.name, mcpTool),
+    input: input.schema,
+    level,
+    approval,
+    ...(approvers ? { approvers } : {}),
+    // Annotations may only tighten: a destructive hint adds the confirm dialog.
+    dangerous: override.dangerous ?? mcpTool.annotations?.destructiveHint === true,
+    timeoutMs,
+    maxResultChars,
+    execute: async (args, ctx) => {
+      const result = await connection.callTool(mcpTool.name, args as Record<string, unknown>, {
+        signal: ctx.signal,
+        timeoutMs: timeoutMs + SDK_TIMEOUT_MARGIN_MS,
+      });
+      const text = scrubSecrets(
+        await renderMcpResult(result, {
+          server: config.name,
+          tool: mcpTool.name,
+          run: ctx.run,
+          slack,
+          signal: ctx.signal,
+        }),
+        config.secrets,
+      );
+      if (result.isError) {
+        // The registry caps results but not error sentences: cap it here.
+        throw new HermesError("tool_failed", capResult(text || "(no error text)", maxResultChars).text);
+      }
+      return text === "" ? "(empty result)" : text;
+    },
+  });
+  return {
+    tool: tool as unknown as Tool,
+    info: { server: config.name, name, mcpName: mcpTool.name, level, approval },
+  };
 }
 
 /**
@@ -132,9 +191,37 @@ export function approvalFor(
   return config.trusted && readOnly ? "never" : "always";
 }
 
-/** Include/exclude globs (`*` any run, `?` one character) over the tool's own name. */
+/**
+ * Include/exclude globs (`*` any run, `?` one character) over the tool's own name and its cleaned
+ * form (tool-name.ts, as in the registry name): `exclude: [delete_*]` also excludes `Delete_repo`
+ * and `delete-repo`, which the registry offers as `…_delete_repo`.
+ */
 export function isIncluded(tool: string, config: Pick<McpServerConfig, "include" | "exclude">): boolean {
-  return config.include.some((g) => globMatch(g, tool)) && !config.exclude.some((g) => globMatch(g, tool));
+  const names = [tool, cleanToolName(tool)];
+  const matches = (glob: string) => names.some((name) => globMatch(glob, name));
+  return config.include.some(matches) && !config.exclude.some(matches);
+}
+
+/**
+ * The per-tool override for a tool: the key that is its own name, else a key whose cleaned form is
+ * its cleaned name (`write_file` for `write-file`). Own keys only: a tool named `__proto__` or
+ * `constructor` gets no inherited object.
+ */
+export function overrideFor(tool: string, overrides: Record<string, McpToolOverride>): McpToolOverride {
+  if (Object.hasOwn(overrides, tool)) return overrides[tool]!;
+  const cleaned = cleanToolName(tool);
+  const key = Object.keys(overrides).find((k) => cleanToolName(k) === cleaned);
+  return key === undefined ? {} : overrides[key]!;
+}
+
+/** Override keys that apply to none of `tools` (a typo, or a tool the server no longer lists). */
+export function unusedOverrides(
+  tools: readonly string[],
+  overrides: Record<string, McpToolOverride>,
+): string[] {
+  const own = new Set(tools);
+  const cleaned = new Set(tools.map(cleanToolName));
+  return Object.keys(overrides).filter((k) => !own.has(k) && !cleaned.has(cleanToolName(k)));
 }
 
 export function globMatch(glob: string, text: string): boolean {

@@ -96,13 +96,19 @@ describe("/healthz and the queue worker", () => {
     });
   });
 
-  it("MCP servers: each one's state is shown, and one that is down does not make the process unready", async () => {
+  it("MCP servers: each one's state and tool count only (no error text, pid or tool names), and one that is down does not make the process unready", async () => {
     const queue = watchQueueWorker(createMemoryTurnQueue({ logger: silentLogger() }));
     queues.push(queue);
     await queue.process(async () => undefined);
     const since = new Date().toISOString();
     const servers: Record<string, McpServerStatus> = {
-      files: { state: "ready", tools: 14, since, skipped: [] },
+      files: {
+        state: "ready",
+        tools: 14,
+        since,
+        pid: 4242,
+        skipped: [{ tool: "delete_all", why: "collides" }],
+      },
       tracker: { state: "down", tools: 0, error: "spawn tracker-mcp ENOENT", since, skipped: [] },
     };
     const health = await serve(queue, {}, queue, { health: () => servers });
@@ -114,7 +120,7 @@ describe("/healthz and the queue worker", () => {
         redis: "in-process",
         queue: "running",
         model: "command mode",
-        mcp: servers,
+        mcp: { files: { state: "ready", tools: 14 }, tracker: { state: "down", tools: 0 } },
       },
     });
   });

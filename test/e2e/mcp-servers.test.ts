@@ -160,7 +160,7 @@ describe("MCP servers end to end (Bolt, Slack emulator, Postgres, real MCP serve
     expect(toolMessage?.content).toContain("added_1 got 7");
   });
 
-  it("/healthz shows each server's state; a server that is down does not make it 503", async () => {
+  it("/healthz shows each server's state and tool count only; a server that is down does not make it 503", async () => {
     const r = await fetch(`http://127.0.0.1:${t.hermes.port}/healthz`);
     expect(r.status).toBe(200);
     const body = (await r.json()) as { ok: boolean; mcp: Record<string, { state: string; tools: number }> };
@@ -169,6 +169,9 @@ describe("MCP servers end to end (Bolt, Slack emulator, Postgres, real MCP serve
     expect(body.mcp.files!.tools).toBeGreaterThan(5);
     expect(body.mcp.changing).toMatchObject({ state: "ready" });
     expect(["down", "connecting"]).toContain(body.mcp.broken!.state);
+    // Unauthenticated: counts only, never the server's error text or pid.
+    expect(Object.keys(body.mcp.broken!).sort()).toEqual(["state", "tools"]);
+    expect(Object.keys(body.mcp.files!).sort()).toEqual(["state", "tools"]);
   });
 
   it("/hermes tools lists the MCP tools under their server, with level, approval and state", async () => {

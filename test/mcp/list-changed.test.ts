@@ -37,7 +37,10 @@ describe("an MCP server whose tool list changes", () => {
     expect(source!.health().changing?.state).toBe("ready");
     expect(source!.tools().map((t) => t.name)).not.toContain("mcp_changing_added_1");
     const seen: Tool[][] = [];
-    const stop = source!.onChange((tools) => seen.push(tools));
+    const stop = source!.onChange((server, tools) => {
+      expect(server).toBe("changing");
+      seen.push(tools);
+    });
     try {
       const added = await call(registryOf(source!), "mcp_changing_add_tool", {});
       expect(added.content).toBe("added added_1");

@@ -83,4 +83,28 @@ describe("MCP results as the model reads them", () => {
     );
     expect(uploads).toHaveLength(2);
   });
+
+  it("uploads at most 4 images per call, none for an error result or an aborted call, with a clean file name", async () => {
+    const uploads: Array<{ filename: string; title: string }> = [];
+    const slack = {
+      uploadFile: async (input: { filename: string; title: string }) => {
+        uploads.push(input);
+        return { fileId: `F${uploads.length}` };
+      },
+    } as unknown as SlackPort;
+    const hostile = { ...ctx, tool: "../../<!channel> evil\nname", slack, run: run({ channelId: "C1" }) };
+    const image = { type: "image" as const, data: png, mimeType: "image/png" };
+    const six = await renderMcpResult({ content: Array.from({ length: 6 }, () => image) }, hostile);
+    expect(uploads).toHaveLength(4);
+    expect(six).toContain("not uploaded (only the first 4 images of a call are)");
+    for (const { filename, title } of uploads) {
+      expect(filename).toMatch(/^wiki-[A-Za-z0-9_.-]+-\d\.png$/);
+      expect(title).not.toMatch(/[<>\n/]/);
+    }
+    await renderMcpResult({ content: [image], isError: true }, hostile);
+    const aborted = new AbortController();
+    aborted.abort();
+    await renderMcpResult({ content: [image] }, { ...hostile, signal: aborted.signal });
+    expect(uploads).toHaveLength(4);
+  });
 });

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -39,6 +40,8 @@ export interface Backoff {
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 60_000 };
 /** A server that stayed up this long starts again from the first backoff step after a crash. */
 const STABLE_MS = 60_000;
+/** Least time between two tool listings caused by `list_changed` notifications. */
+const REFRESH_GAP_MS = 500;
 const STDERR_LINE_CHARS = 300;
 
 /**
@@ -63,6 +66,9 @@ export class McpConnection {
   private readySince: number | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  /** The `list_changed` refresh running, and whether another notification came meanwhile. */
+  private refreshing: Promise<void> | undefined;
+  private refreshAgain = false;
   private lastStderr = "";
   private listCutShort: string | undefined;
   private readonly stateWaiters = new Set<() => void>();
@@ -181,7 +187,7 @@ export class McpConnection {
     client.onclose = () => this.lost(generation, this.closeReason());
     client.onerror = (err) => this.logger.debug({ err: errorMessage(err) }, "MCP transport error");
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
-      void this.refreshTools(generation, client);
+      this.toolsChanged(generation, client);
     });
     const timeout = this.config.timeouts.connectMs;
     try {
@@ -219,6 +225,27 @@ export class McpConnection {
     this.logger.warn({ err: this.error, retryInMs: delay }, "MCP server down");
     this.retryTimer = setTimeout(() => void this.connect(), delay);
     this.retryTimer.unref();
+  }
+
+  /**
+   * A `list_changed`: one refresh at a time, so lists are taken in the order they were read, and a
+   * burst of notifications costs one more listing after the one running (at most one per
+   * REFRESH_GAP_MS), not one each: a server cannot pin the CPU by sending them.
+   */
+  private toolsChanged(generation: number, client: Client): void {
+    if (this.refreshing) {
+      this.refreshAgain = true;
+      return;
+    }
+    this.refreshing = (async () => {
+      do {
+        this.refreshAgain = false;
+        await this.refreshTools(generation, client);
+        if (this.refreshAgain) await sleep(REFRESH_GAP_MS);
+      } while (this.refreshAgain && generation === this.generation && !this.closed);
+    })().finally(() => {
+      this.refreshing = undefined;
+    });
   }
 
   private async refreshTools(generation: number, client: Client): Promise<void> {

@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.ts";
 import { startMcpServers } from "../../src/mcp/mcp-tool-source.ts";
 import { testRegistry } from "../helpers/runtime.ts";
-import { FAST_BACKOFF, killPid, pidOf, run, serverConfig } from "./mcp-harness.ts";
+import { call, FAST_BACKOFF, killPid, pidOf, run, serverConfig, waitFor } from "./mcp-harness.ts";
 
 const FIXTURE = resolve(import.meta.dirname, "fixtures/hostile-server.ts");
 
@@ -61,6 +61,40 @@ describe("a hostile MCP server", () => {
       }
     },
   );
+
+  it("a storm of list_changed notifications costs a couple of listings, not one each, and changes nothing else", async () => {
+    const { source, pid } = await start("storm", "hostile", { approval: "never" });
+    try {
+      const { registry } = testRegistry([]);
+      let changes = 0;
+      source.follow((server, tools) => {
+        changes++;
+        registry.replaceSource(`mcp:${server}`, tools);
+      });
+      const listsAtStart = Number((await call(registry, "mcp_hostile_lists", {})).content);
+      expect(listsAtStart).toBe(1);
+      await call(registry, "mcp_hostile_storm", {});
+      // The storm has reached the client once a refresh it caused has been applied; then let any
+      // follow-up refresh finish (it happens at most REFRESH_GAP_MS later).
+      await waitFor(() => (changes >= 2 ? true : undefined), "a refresh after the storm");
+      await waitFor(async () => {
+        const a = Number((await call(registry, "mcp_hostile_lists", {})).content);
+        await new Promise((r) => setTimeout(r, 700));
+        const b = Number((await call(registry, "mcp_hostile_lists", {})).content);
+        return a === b ? b : undefined;
+      }, "the listings to settle");
+      const lists = Number((await call(registry, "mcp_hostile_lists", {})).content);
+      // 200 notifications: the refresh they started, plus at most one for all that came meanwhile
+      // (and one more when the last notifications arrived just after that one started).
+      expect(lists - listsAtStart).toBeGreaterThanOrEqual(1);
+      expect(lists - listsAtStart).toBeLessThanOrEqual(3);
+      expect(source.health().hostile?.state).toBe("ready");
+      expect(registry.names().sort()).toEqual(["mcp_hostile_lists", "mcp_hostile_storm"]);
+    } finally {
+      await source.close();
+      killPid(pid);
+    }
+  });
 
   it("a result that fails the protocol's schema is an invalid result that may have taken effect, not a lost server", async () => {
     const { source, pid } = await start("bad-result");

@@ -10,6 +10,7 @@ import {
   type Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import { errorMessage, HermesError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { scrubSecrets } from "../tools/http/header-secrets.ts";
@@ -40,6 +41,18 @@ export interface Backoff {
 export const DEFAULT_BACKOFF: Backoff = { initialMs: 1_000, maxMs: 60_000 };
 /** A server that stayed up this long starts again from the first backoff step after a crash. */
 const STABLE_MS = 60_000;
+/**
+ * The SDK would compile each tool's `outputSchema` (Ajv) when listing and check `structuredContent`
+ * against it on the main thread: the server writes both, so the check proves nothing, and a hostile
+ * schema (a catastrophic `pattern`, a huge one) could hold the event loop. Its output is data to us
+ * either way: serialized, capped and fenced like any tool result.
+ */
+const SERVER_OUTPUT_AS_DATA: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
+
 /** Least time between two tool listings caused by `list_changed` notifications. */
 const REFRESH_GAP_MS = 500;
 const STDERR_LINE_CHARS = 300;
@@ -182,7 +195,10 @@ export class McpConnection {
     if (this.closed) return;
     const generation = ++this.generation;
     this.setState("connecting");
-    const client = new Client({ name: "hermes", version: "1.0.0" }, { capabilities: {} });
+    const client = new Client(
+      { name: "hermes", version: "1.0.0" },
+      { capabilities: {}, jsonSchemaValidator: SERVER_OUTPUT_AS_DATA },
+    );
     const transport = this.makeTransport();
     client.onclose = () => this.lost(generation, this.closeReason());
     client.onerror = (err) => this.logger.debug({ err: errorMessage(err) }, "MCP transport error");

@@ -62,6 +62,21 @@ describe("a hostile MCP server", () => {
     },
   );
 
+  it("a server's outputSchema is not run on its output: a catastrophic pattern cannot hold the event loop", async () => {
+    const { source, pid } = await start("redos-output", "hostile", { approval: "never" });
+    try {
+      const { registry } = testRegistry([]);
+      source.follow((server, tools) => registry.replaceSource(`mcp:${server}`, tools));
+      // Ajv on `^(a+)+$` against 40 × "a" + "b" would not return for hours (the test would time out).
+      const r = await call(registry, "mcp_hostile_echo", {});
+      expect(r.ok).toBe(true);
+      expect(r.content).toContain("aaaa");
+    } finally {
+      await source.close();
+      killPid(pid);
+    }
+  });
+
   it("a storm of list_changed notifications costs a couple of listings, not one each, and changes nothing else", async () => {
     const { source, pid } = await start("storm", "hostile", { approval: "never" });
     try {

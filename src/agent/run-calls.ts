@@ -309,46 +309,32 @@ export async function executeApproved(
   const call: ToolCall = { id: pending.callId, name: pending.tool, arguments: JSON.stringify(pending.args) };
   const tool = env.registry.get(pending.tool);
   const hash = argsSha256(pending.tool, pending.args);
-  const changedTool =
+  const refuse = async (traced: string, audited: string, result: string): Promise<CallOutcome> => {
+    env.tracer.emit("tool.policy", {
+      tool: pending.tool,
+      callId: pending.callId,
+      decision: "deny",
+      reason: traced,
+    });
+    await report(env, {
+      run: env.run,
+      callId: call.id,
+      tool: pending.tool,
+      args: pending.args,
+      argsSha256: hash,
+      action: "tool.denied",
+      reason: audited,
+    });
+    return { kind: "result", call, message: toolMessage(call, result), failed: false };
+  };
+  if (
     tool !== undefined &&
     pending.definition !== undefined &&
-    env.registry.definitionOf(tool.name) !== pending.definition;
-  if (changedTool) {
-    env.tracer.emit("tool.policy", {
-      tool: pending.tool,
-      callId: pending.callId,
-      decision: "deny",
-      reason: "tool changed",
-    });
-    await report(env, {
-      run: env.run,
-      callId: call.id,
-      tool: pending.tool,
-      args: pending.args,
-      argsSha256: hash,
-      action: "tool.denied",
-      reason: "the tool's definition changed since approval",
-    });
-    return { kind: "result", call, message: toolMessage(call, TOOL_CHANGED_RESULT), failed: false };
-  }
-  if (!tool || hash !== pending.argsSha256 || (approvedHash !== undefined && approvedHash !== hash)) {
-    env.tracer.emit("tool.policy", {
-      tool: pending.tool,
-      callId: pending.callId,
-      decision: "deny",
-      reason: "arguments changed",
-    });
-    await report(env, {
-      run: env.run,
-      callId: call.id,
-      tool: pending.tool,
-      args: pending.args,
-      argsSha256: hash,
-      action: "tool.denied",
-      reason: "arguments changed since approval",
-    });
-    return { kind: "result", call, message: toolMessage(call, ARGS_CHANGED_RESULT), failed: false };
-  }
+    env.registry.definitionOf(tool.name) !== pending.definition
+  )
+    return refuse("tool changed", "the tool's definition changed since approval", TOOL_CHANGED_RESULT);
+  if (!tool || hash !== pending.argsSha256 || (approvedHash !== undefined && approvedHash !== hash))
+    return refuse("arguments changed", "arguments changed since approval", ARGS_CHANGED_RESULT);
   const decision = env.policy
     ? await env.policy({ tool, args: pending.args, call, run: env.run, approved: true })
     : { action: "allow" as const };

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
+import { liveGroups, signalGroup } from "../../test/helpers/child-process.ts";
 import { cpuMs, cpuTimes, rssMb } from "./proc-stats.ts";
 
 export type Role = "all" | "receiver" | "worker";
@@ -36,20 +37,6 @@ export interface HermesProcess {
   output(): string;
   /** SIGTERM, then SIGKILL of the whole process group after a grace period. Safe to call twice. */
   stop(): Promise<void>;
-}
-
-// Process groups still running: if the benchmark dies, they go with it.
-const live = new Set<number>();
-process.once("exit", () => {
-  for (const pid of live) signalGroup(pid, "SIGKILL");
-});
-
-function signalGroup(pid: number, signal: NodeJS.Signals) {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // gone already
-  }
 }
 
 /**
@@ -86,7 +73,7 @@ export async function startHermesProcess(
   );
   const pid = child.pid;
   if (pid === undefined) throw new Error("could not spawn Hermes");
-  live.add(pid);
+  liveGroups.add(pid);
   let out = "";
   const keep = (d: Buffer) => {
     out = (out + d.toString()).slice(-OUTPUT_TAIL);
@@ -104,7 +91,7 @@ export async function startHermesProcess(
       }
       signalGroup(pid, "SIGKILL");
       await exited;
-      live.delete(pid);
+      liveGroups.delete(pid);
     })();
     return stopping;
   };

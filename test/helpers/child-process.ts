@@ -17,14 +17,15 @@ export const PROCESS_TEST_TIMEOUT_MS = 300_000;
 /** After SIGTERM, how long a process may take to exit before its whole group gets SIGKILL. */
 const STOP_GRACE_MS = 15_000;
 
-// Process groups still running. If the test worker exits anyway, they go with it: an orphaned
-// Hermes holds ~1 GB and loads the next run.
-const live = new Set<number>();
+// Process groups still running. If the test worker (or a benchmark) exits anyway, they go with it:
+// an orphaned Hermes holds ~1 GB and loads the next run. Every helper that starts a group adds it.
+export const liveGroups = new Set<number>();
 process.once("exit", () => {
-  for (const pid of live) signalGroup(pid, "SIGKILL");
+  for (const pid of liveGroups) signalGroup(pid, "SIGKILL");
 });
 
-function signalGroup(pid: number, signal: NodeJS.Signals) {
+/** Signals a whole process group (the leader's pid); a group that is gone already is fine. */
+export function signalGroup(pid: number, signal: NodeJS.Signals) {
   try {
     process.kill(-pid, signal);
   } catch {
@@ -56,7 +57,7 @@ export function startProcess(
     detached: true,
   });
   const pid = child.pid;
-  if (pid) live.add(pid);
+  if (pid) liveGroups.add(pid);
   let stdout = "";
   let stderr = "";
   let failedToSpawn: Error | undefined;
@@ -133,7 +134,7 @@ export function startProcess(
         }
         signalGroup(pid, "SIGKILL");
         await exited;
-        live.delete(pid);
+        liveGroups.delete(pid);
       }
       for (const dir of options.removeOnStop ?? []) rmSync(dir, { recursive: true, force: true });
       return status;

@@ -2,22 +2,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { liveGroups, signalGroup as signalProcessGroup } from "./child-process.ts";
 
 /** How long a start may take: module load plus migrations on a busy 2-core machine. Only bounds a hang. */
 export const PROCESS_START_TIMEOUT_MS = 120_000;
-
-// Process groups still running: if the test worker exits without stopping them (a crash, a timeout
-// that skipped `finally`), they go with it instead of loading the next run as orphans.
-const live = new Set<number>();
-process.once("exit", () => {
-  for (const pid of live) {
-    try {
-      process.kill(-pid, "SIGKILL");
-    } catch {
-      // gone already
-    }
-  }
-});
 
 export interface HermesProcess {
   pid: number;
@@ -55,23 +43,17 @@ export async function startHermesProcess(
   });
   const pid = child.pid;
   if (pid === undefined) throw new Error("could not spawn Hermes");
-  live.add(pid);
+  liveGroups.add(pid);
   let out = "";
   child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
   const exited = new Promise<number | null>((resolve) => {
     child.once("exit", (code) => {
-      live.delete(pid);
+      liveGroups.delete(pid);
       resolve(code);
     });
   });
-  const signalGroup = (signal: NodeJS.Signals) => {
-    try {
-      process.kill(-pid, signal);
-    } catch {
-      // already gone
-    }
-  };
+  const signalGroup = (signal: NodeJS.Signals) => signalProcessGroup(pid, signal);
   const gone = () => child.exitCode !== null || child.signalCode !== null;
   const kill9 = async () => {
     if (!gone()) signalGroup("SIGKILL");

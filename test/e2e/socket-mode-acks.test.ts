@@ -12,7 +12,7 @@ import { postAsUser } from "../../src/sandbox/post-as-user.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";
 import { tempDir } from "../helpers/hermes-process.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
+import { claimWaitsForLock, createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer } from "../helpers/scripted-model.ts";
 import { startSlackEmulator } from "../helpers/slack.ts";
 
@@ -263,16 +263,7 @@ describe("Socket Mode acks", () => {
           acked = true;
         });
       // The claim is there, waiting for the lock…
-      await waitFor(
-        async () =>
-          (
-            await direct.query<{ n: string }>(
-              "select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'insert into \"slack_events\"%'",
-            )
-          ).rows[0]!.n !== "0",
-        30_000,
-        "the claim waiting for the lock",
-      );
+      await waitFor(() => claimWaitsForLock(direct), 30_000, "the claim waiting for the lock");
       // …and no ack has been sent: anything sent before this ping would have arrived before its pong.
       await gateway.roundTrip();
       expect(acked).toBe(false);

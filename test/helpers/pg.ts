@@ -121,3 +121,11 @@ export async function dbErrorText(promise: Promise<unknown>): Promise<string> {
   }
   throw new Error("expected the statement to fail, but it succeeded");
 }
+
+/** True while an insert into `slack_events` waits for a lock (a test holds the table locked). */
+export async function claimWaitsForLock(pool: pg.Pool): Promise<boolean> {
+  const { rows } = await pool.query<{ n: string }>(
+    "select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'insert into \"slack_events\"%'",
+  );
+  return rows[0]!.n !== "0";
+}

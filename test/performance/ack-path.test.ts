@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+import { claimWaitsForLock } from "../helpers/pg.ts";
 import { answer, type RecordedRequest, ScriptedModelServer } from "../helpers/scripted-model.ts";
 
 const CHANNEL = "C0OPS";
@@ -98,16 +99,7 @@ describe("acks under a burst", () => {
           answered = true;
           return d;
         });
-      await waitFor(
-        async () =>
-          (
-            await direct.query<{ n: string }>(
-              "select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'insert into \"slack_events\"%'",
-            )
-          ).rows[0]!.n !== "0",
-        30_000,
-        "the claim waiting for the lock",
-      );
+      await waitFor(() => claimWaitsForLock(direct), 30_000, "the claim waiting for the lock");
       // The process still serves other requests meanwhile; this one has no answer yet.
       expect((await fetch(`http://127.0.0.1:${t.hermes.port}/healthz?live`)).status).toBe(200);
       expect(answered).toBe(false);

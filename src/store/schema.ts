@@ -3,10 +3,13 @@ import {
   bigint,
   boolean,
   check,
+  date,
+  doublePrecision,
   index,
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   text,
   timestamp,
   unique,
@@ -40,6 +43,10 @@ export const AUDIT_ACTIONS = [
   // A click on an approval that changed nothing: it lost the race, came after the decision or the
   // expiry, named no approval, came from another card, or replayed a signed request.
   "approval.ignored",
+  // Someone rated an answer 👍/👎 (feedback buttons): args {value}, run_id set.
+  "run.feedback",
+  // An admin changed a daily token budget (/hermes budget): args {scope, id, tokens_per_day}.
+  "budget.changed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -139,9 +146,35 @@ export const runs = pgTable(
     eventId: text("event_id"),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    // The run as a record (what admins see with /hermes run, the sandbox Runs panel, npm run runs).
+    // Written as the run goes; every text is redacted like the audit log.
+    teamId: text("team_id"),
+    channelId: text("channel_id"),
+    threadTs: text("thread_ts"),
+    /** The request that started the run (redacted, capped): lists and `eval --from-feedback`. */
+    requestText: text("request_text"),
+    /** Why a run stopped or failed (step limit, budget, cancelled…), a sentence; null when answered. */
+    stopReason: text("stop_reason"),
+    /** Every model that answered a step, in order of first use. */
+    models: text("models").array().notNull().default(sql`'{}'::text[]`),
+    steps: integer("steps").notNull().default(0),
+    modelCalls: integer("model_calls").notNull().default(0),
+    promptTokens: bigint("prompt_tokens", { mode: "number" }).notNull().default(0),
+    completionTokens: bigint("completion_tokens", { mode: "number" }).notNull().default(0),
+    /** Estimated from configured per-model prices; null when a model's price is unknown (tokens only). */
+    costUsd: doublePrecision("cost_usd"),
+    /** Wall time split: model calls, tool calls, waiting for approvals, and Hermes' own time. */
+    modelMs: integer("model_ms").notNull().default(0),
+    toolMs: integer("tool_ms").notNull().default(0),
+    approvalWaitMs: integer("approval_wait_ms").notNull().default(0),
+    ownMs: integer("own_ms").notNull().default(0),
+    finishedAt: timestamp("finished_at", { withTimezone: true }),
   },
   (t) => [
     check("runs_status_check", oneOf("status", RUN_STATUSES)),
+    index("runs_user_id_created_at_idx").on(t.userId, t.createdAt),
+    index("runs_channel_id_created_at_idx").on(t.channelId, t.createdAt),
+    index("runs_created_at_idx").on(t.createdAt),
     index("runs_session_key_idx").on(t.sessionKey),
     index("runs_status_idx").on(t.status),
     uniqueIndex("runs_event_id_key").on(t.eventId),
@@ -267,6 +300,8 @@ export const users = pgTable(
     displayName: text("display_name"),
     toolAllow: text("tool_allow").array(),
     toolDeny: text("tool_deny").array(),
+    /** This user's daily token budget, overriding HERMES_BUDGET_USER_TOKENS_PER_DAY; null = the default. */
+    tokenBudgetPerDay: bigint("token_budget_per_day", { mode: "number" }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -309,3 +344,94 @@ export const scheduleFires = pgTable(
     index("schedule_fires_claimed_at_idx").on(t.claimedAt),
   ],
 );
+
+export const RUN_STEP_KINDS = ["model", "tool", "approval", "context", "note"] as const;
+export type RunStepKind = (typeof RUN_STEP_KINDS)[number];
+
+/**
+ * The ordered steps of a run, appended as they finish: a model call (tokens, latency, finish reason,
+ * format recovered), a tool call (redacted args, result preview, policy decision, approval and who
+ * decided, duration, error), an approval wait, context trimming or a summary. `data` holds the
+ * kind-specific fields (redacted); `seq` orders them within the run.
+ */
+export const runSteps = pgTable(
+  "run_steps",
+  {
+    id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    runId: text("run_id").notNull(),
+    seq: integer("seq").notNull(),
+    /** The loop's step number (one model call and its tool calls share it). */
+    step: integer("step").notNull().default(0),
+    kind: text("kind").$type<RunStepKind>().notNull(),
+    /** The model for a model call, the tool for a tool call. */
+    name: text("name"),
+    /** ok | error | denied | approved | rejected | expired | pending | trimmed … (kind-specific). */
+    status: text("status"),
+    startedAt: timestamp("started_at", { withTimezone: true }).notNull(),
+    durationMs: integer("duration_ms").notNull().default(0),
+    promptTokens: integer("prompt_tokens"),
+    completionTokens: integer("completion_tokens"),
+    costUsd: doublePrecision("cost_usd"),
+    data: jsonb("data").$type<JsonValue>(),
+  },
+  (t) => [
+    check("run_steps_kind_check", oneOf("kind", RUN_STEP_KINDS)),
+    unique("run_steps_run_id_seq_key").on(t.runId, t.seq),
+  ],
+);
+
+export const FEEDBACK_VALUES = ["up", "down"] as const;
+export type FeedbackValueColumn = (typeof FEEDBACK_VALUES)[number];
+
+/** 👍/👎 on a run's answer: the last click per user wins (Slack sends no "unselected" event). */
+export const runFeedback = pgTable(
+  "run_feedback",
+  {
+    runId: text("run_id").notNull(),
+    userId: text("user_id").notNull(),
+    value: text("value").$type<FeedbackValueColumn>().notNull(),
+    channelId: text("channel_id"),
+    messageTs: text("message_ts"),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.runId, t.userId] }),
+    check("run_feedback_value_check", oneOf("value", FEEDBACK_VALUES)),
+    index("run_feedback_updated_at_idx").on(t.updatedAt),
+  ],
+);
+
+export const BUDGET_SCOPES = ["user", "channel"] as const;
+export type BudgetScope = (typeof BUDGET_SCOPES)[number];
+
+/**
+ * Tokens per budget scope and UTC day. Before a model call its worst case is added to `reserved` by a
+ * conditional UPDATE (only while used + reserved + n stays within the limit), so concurrent turns cannot
+ * overshoot; after it the reservation is released and the real usage added to `used`.
+ */
+export const tokenUsage = pgTable(
+  "token_usage",
+  {
+    scope: text("scope").$type<BudgetScope>().notNull(),
+    scopeId: text("scope_id").notNull(),
+    day: date("day", { mode: "string" }).notNull(),
+    used: bigint("used", { mode: "number" }).notNull().default(0),
+    reserved: bigint("reserved", { mode: "number" }).notNull().default(0),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.scope, t.scopeId, t.day] }),
+    check("token_usage_scope_check", oneOf("scope", BUDGET_SCOPES)),
+    check("token_usage_non_negative_check", sql`used >= 0 AND reserved >= 0`),
+    index("token_usage_day_idx").on(t.day),
+  ],
+);
+
+/** A channel's daily token budget, overriding HERMES_BUDGET_CHANNEL_TOKENS_PER_DAY (set by /hermes budget). */
+export const channelBudgets = pgTable("channel_budgets", {
+  channelId: text("channel_id").primaryKey(),
+  tokenBudgetPerDay: bigint("token_budget_per_day", { mode: "number" }).notNull(),
+  updatedBy: text("updated_by"),
+  updatedAt: updatedAt(),
+});

@@ -1,0 +1,41 @@
+import type { types } from "@slack/bolt";
+
+/** The `action_id` of the 👍/👎 buttons under an answer. */
+export const FEEDBACK_ACTION_ID = "hermes.feedback";
+
+export type FeedbackValue = "up" | "down";
+
+/**
+ * 👍/👎 under an answer (Slack's `feedback_buttons` in a `context_actions` block). Each button's
+ * `value` is `up:<runId>` / `down:<runId>`, so a click names the run it rates and nothing else; a
+ * click toggles in Slack and sends no "unselected" event, so the last value per user wins.
+ */
+export function feedbackBlock(runId: string): types.KnownBlock {
+  return {
+    type: "context_actions",
+    block_id: `hermes.feedback.${runId}`.slice(0, 255),
+    elements: [
+      {
+        type: "feedback_buttons",
+        action_id: FEEDBACK_ACTION_ID,
+        positive_button: {
+          text: { type: "plain_text", text: "👍" },
+          accessibility_label: "This answer was helpful",
+          value: `up:${runId}`,
+        },
+        negative_button: {
+          text: { type: "plain_text", text: "👎" },
+          accessibility_label: "This answer was not helpful",
+          value: `down:${runId}`,
+        },
+      },
+    ],
+  } as types.KnownBlock;
+}
+
+/** The run and value a feedback click names, or undefined for anything else (never trusted further). */
+export function parseFeedbackValue(value: unknown): { runId: string; value: FeedbackValue } | undefined {
+  if (typeof value !== "string") return undefined;
+  const m = /^(up|down):(run_[A-Za-z0-9_-]{1,64})$/.exec(value);
+  return m ? { value: m[1] as FeedbackValue, runId: m[2] as string } : undefined;
+}

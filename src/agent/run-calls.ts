@@ -7,6 +7,7 @@ import type { RunIdentity, Tool } from "../tools/define-tool.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { ToolCall, ToolMessage } from "./messages.ts";
 import type { PolicyHook, ToolEvent, ToolEventSink } from "./policy-hook.ts";
+import { resolveCallArgs } from "./resolve-call-args.ts";
 import {
   ARGS_CHANGED_RESULT,
   AUDIT_UNAVAILABLE_RESULT,
@@ -191,9 +192,12 @@ async function denyReason(
 async function decide(
   call: ToolCall,
   tool: Tool,
-  args: Record<string, unknown>,
+  written: Record<string, unknown>,
   env: CallEnv,
 ): Promise<CallOutcome> {
+  const resolved = await resolveCallArgs(tool, written, env.run);
+  if (!resolved.ok) return unresolved(call, tool, written, resolved.error, env);
+  const args = resolved.args;
   const hash = argsSha256(tool.name, args);
   const base = { run: env.run, callId: call.id, tool: tool.name, args, argsSha256: hash };
   if (!(await report(env, { ...base, action: "tool.requested" }))) {
@@ -238,6 +242,21 @@ async function decide(
     };
   }
   return execute({ call, tool, args, env, hash });
+}
+
+/** A name in the arguments that is unknown or ambiguous: audited as a failed request, never run. */
+async function unresolved(
+  call: ToolCall,
+  tool: Tool,
+  args: Record<string, unknown>,
+  error: string,
+  env: CallEnv,
+): Promise<CallOutcome> {
+  env.tracer.emit("tool.validation_error", { tool: tool.name, callId: call.id, error });
+  const base = { run: env.run, callId: call.id, tool: tool.name, args, argsSha256: argsSha256(tool.name, args) };
+  await report(env, { ...base, action: "tool.requested" });
+  await report(env, { ...base, action: "tool.failed", error });
+  return { kind: "result", call, message: toolMessage(call, error), failed: true, error };
 }
 
 /** Runs an allowed (or approved) call and reports its outcome. */

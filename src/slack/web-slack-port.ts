@@ -1,15 +1,21 @@
 import type { WebClient } from "@slack/web-api";
 import { HermesError } from "../errors.ts";
 import type { SlackPort, SlackUser } from "../tools/slack-port.ts";
+import { createWorkspaceDirectory } from "./references/workspace-directory.ts";
 
 /**
  * `SlackPort` over the Web API. User look-ups are cached briefly (they are asked per turn) unless
  * asked `fresh`; membership never is: it decides where a message may go, and a member removed a
- * moment ago must not still be able to approve a post to the channel.
+ * moment ago must not still be able to approve a post to the channel. The user and channel lists
+ * (for names → ids) are cached for `directoryTtlMs`.
  */
-export function createWebSlackPort(client: WebClient, options: { cacheMs?: number } = {}): SlackPort {
+export function createWebSlackPort(
+  client: WebClient,
+  options: { cacheMs?: number; directoryTtlMs?: number } = {},
+): SlackPort {
   const cacheMs = options.cacheMs ?? 60_000;
   const users = new Map<string, { at: number; user: SlackUser | undefined }>();
+  const directory = createWorkspaceDirectory(client, { ttlMs: options.directoryTtlMs ?? 60_000 });
 
   async function dmChannel(userId: string): Promise<string> {
     const r = await client.conversations.open({ users: userId });
@@ -67,6 +73,7 @@ export function createWebSlackPort(client: WebClient, options: { cacheMs?: numbe
               id: u.id,
               name: u.name ?? u.id,
               realName: u.real_name ?? u.profile?.real_name,
+              ...(u.profile?.display_name ? { displayName: u.profile.display_name } : {}),
               tz: u.tz,
               isBot: Boolean(u.is_bot),
               deleted: Boolean(u.deleted),
@@ -78,5 +85,8 @@ export function createWebSlackPort(client: WebClient, options: { cacheMs?: numbe
       users.set(userId, { at: Date.now(), user });
       return user;
     },
+
+    listUsers: directory.listUsers,
+    listChannels: directory.listChannels,
   };
 }

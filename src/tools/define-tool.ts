@@ -59,11 +59,20 @@ export interface ToolOptions<S extends z.ZodObject> {
   maxResultChars?: number;
   /** Example inputs, appended to the description the model sees. */
   examples?: Array<z.input<S>>;
+  /**
+   * Turns names in the validated args into Slack ids (`#general` → `C…`, `Li Ming` → `U…`) before
+   * policy sees the call, so policy, the approval and the audit log all see the resolved ids. Throws a
+   * `HermesError` a person can read when a name is unknown or ambiguous; the call then fails unrun.
+   */
+  resolveArgs?(args: z.output<S>, run: RunIdentity): Promise<z.output<S>>;
   execute(args: z.output<S>, ctx: ToolContext): unknown;
 }
 
-export type Tool<S extends z.ZodObject = z.ZodObject> = Required<Omit<ToolOptions<S>, "examples">> & {
+export type Tool<S extends z.ZodObject = z.ZodObject> = Required<
+  Omit<ToolOptions<S>, "examples" | "resolveArgs">
+> & {
   examples: Array<z.input<S>>;
+  resolveArgs?: ToolOptions<S>["resolveArgs"];
 };
 
 export const TOOL_DEFAULTS = {

@@ -1,10 +1,14 @@
 import { z } from "zod";
 import { HermesError } from "../errors.ts";
 import { defineTool } from "./define-tool.ts";
+import { resolveReference } from "./references/resolve-reference.ts";
 import { escapeSlackText, parseChannelRef, parseUserRef, type SlackPort } from "./slack-port.ts";
 
 const input = z.object({
-  to: z.string().describe("A user (U…, <@U…>) or a channel (C…, <#C…>)"),
+  to: z
+    .string()
+    .min(1)
+    .describe('A person (@li.ming, "Li Ming", U…, <@U…>) or a channel (#general, C…, <#C…>)'),
   text: z.string().min(1).max(3000).describe("The message, plain text"),
 });
 
@@ -21,12 +25,15 @@ export const sendMessage = (slack: SlackPort) =>
     approval: "always",
     timeoutMs: 10_000,
     input,
+    examples: [{ to: "#general", text: "The VPN is back up." }],
+    // Names become ids before policy: the membership guard and the audit log see the real channel.
+    resolveArgs: async (args) => ({ ...args, to: (await resolveReference(slack, args.to, "recipient")).id }),
     execute: async ({ to, text }, ctx) => {
       const target = parseUserRef(to) ?? parseChannelRef(to);
       if (!target)
         throw new HermesError(
           "bad_request",
-          `"${to}" is not a Slack user or channel; use U…/<@U…> or C…/<#C…>.`,
+          `"${to}" is not a Slack user or channel; give a #channel, an @person or their id.`,
         );
       const body = `${escapeSlackText(text)}\n_— sent by Hermes on behalf of <@${ctx.run.userId}>_`;
       const posted = await slack.postMessage({ channel: target, text: body });

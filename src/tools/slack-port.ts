@@ -6,9 +6,18 @@ export interface SlackUser {
   id: string;
   name: string;
   realName?: string;
+  /** The name shown in Slack's client (`profile.display_name`), when set. */
+  displayName?: string;
   tz?: string;
   isBot: boolean;
   deleted: boolean;
+}
+
+/** A channel as the workspace directory lists it (public ones, and private ones the bot is in). */
+export interface SlackChannel {
+  id: string;
+  name: string;
+  isPrivate: boolean;
 }
 
 export interface SlackPort {
@@ -31,6 +40,13 @@ export interface SlackPort {
   isMember(channelId: string, userId: string): Promise<boolean>;
   /** A user's profile; may be cached briefly unless `fresh` (a permission check asks fresh). */
   getUser(userId: string, options?: { fresh?: boolean }): Promise<SlackUser | undefined>;
+  /**
+   * Everyone in the workspace (`users.list`, every page), for turning a name into an id. Cached for a
+   * short while, one fetch shared by concurrent callers; never used to decide a permission.
+   */
+  listUsers(): Promise<SlackUser[]>;
+  /** The channels names can refer to (`conversations.list`, every page, archived ones left out); cached likewise. */
+  listChannels(): Promise<SlackChannel[]>;
 }
 
 /** `U…`, `W…`, `<@U…>` or `<@U…|name>` → the user id; undefined for anything else. */

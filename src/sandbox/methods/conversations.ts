@@ -42,6 +42,27 @@ export const conversationsMethods: Record<string, MethodHandler> = {
     return { channel: apiChannel(ctx, channel) };
   },
 
+  // Public channels for anyone; private ones only where the bot is a member; DMs only when asked.
+  "conversations.list": (ctx) => {
+    const types = new Set(
+      (stringArg(ctx.args, "types") ?? "public_channel")
+        .split(",")
+        .map((t) => t.trim())
+        .filter(Boolean),
+    );
+    const bot = ctx.workspace.bot.userId;
+    const listed = ctx.workspace.listChannels().filter((c) => {
+      if (c.is_im) return types.has("im") && c.members.includes(bot);
+      if (c.is_private) return types.has("private_channel") && c.members.includes(bot);
+      return types.has("public_channel");
+    });
+    const page = paginate(listed, pageArgs(ctx));
+    return {
+      channels: page.items.map((c) => apiChannel(ctx, c)),
+      response_metadata: { next_cursor: page.nextCursor },
+    };
+  },
+
   "conversations.members": (ctx) => {
     const channel = resolveChannel(ctx, stringArg(ctx.args, "channel"));
     const page = paginate(channel.members, pageArgs(ctx));

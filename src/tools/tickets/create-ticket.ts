@@ -5,7 +5,7 @@ import { failClosed } from "../fail-closed.ts";
 import type { TicketToolsOptions } from "./ticket-deps.ts";
 import { ticketDescription, ticketPriority, ticketTitle, userRef } from "./ticket-fields.ts";
 import { ticketSummary } from "./ticket-view.ts";
-import { resolveAssignee, USER_REF_HINT } from "./user-refs.ts";
+import { resolveAssignee, resolveUserFields, USER_REF_HINT } from "./user-refs.ts";
 
 /** Opens a ticket as the requester. An assignee must be a live Slack user. */
 export const createTicket = ({ db, slack }: Pick<TicketToolsOptions, "db" | "slack">) =>
@@ -21,6 +21,7 @@ export const createTicket = ({ db, slack }: Pick<TicketToolsOptions, "db" | "sla
       assignee: userRef.describe(`who should handle it: ${USER_REF_HINT}`).optional(),
     }),
     examples: [{ title: "VPN down on floor 3", priority: "high", assignee: "<@U012AB3CD>" }],
+    resolveArgs: (args) => resolveUserFields(slack, args, ["assignee"]),
     execute: failClosed("ticket database", async ({ title, description, priority, assignee }, ctx) => {
       const assigneeId = assignee ? await resolveAssignee(slack, assignee, ctx.run.userId) : null;
       const [row] = await db

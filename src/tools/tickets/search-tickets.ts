@@ -6,7 +6,7 @@ import { failClosed } from "../fail-closed.ts";
 import type { TicketToolsOptions } from "./ticket-deps.ts";
 import { ticketStatus, userRef } from "./ticket-fields.ts";
 import { ticketSummary } from "./ticket-view.ts";
-import { isNoUserRef, parseUserFilter, USER_REF_HINT } from "./user-refs.ts";
+import { isNoUserRef, parseUserFilter, resolveUserFields, USER_REF_HINT } from "./user-refs.ts";
 
 /** `\`, `%` and `_` are LIKE's own characters (backslash is Postgres' default escape). */
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -22,7 +22,7 @@ export function ticketTextMatch(query: string): SQL | undefined {
 }
 
 /** Finds tickets by words in title or description, status, assignee or creator; newest first. */
-export const searchTickets = ({ db }: Pick<TicketToolsOptions, "db">) =>
+export const searchTickets = ({ db, slack }: Pick<TicketToolsOptions, "db" | "slack">) =>
   defineTool({
     name: "search_tickets",
     description:
@@ -43,6 +43,7 @@ export const searchTickets = ({ db }: Pick<TicketToolsOptions, "db">) =>
       limit: z.number().int().min(1).max(50).describe("default 10, at most 50").optional(),
     }),
     examples: [{ query: "printer", status: "open" }, { assignee: "me" }],
+    resolveArgs: (args) => resolveUserFields(slack, args, ["assignee", "created_by"]),
     execute: failClosed(
       "ticket database",
       async ({ query, status, assignee, created_by, limit = 10 }, ctx) => {

@@ -11,7 +11,7 @@ import type { TicketToolsOptions } from "./ticket-deps.ts";
 import { ticketId, ticketPriority, ticketStatus, userRef } from "./ticket-fields.ts";
 import { assertTransition } from "./ticket-status.ts";
 import { ticketSummary } from "./ticket-view.ts";
-import { isNoUserRef, resolveAssignee, USER_REF_HINT } from "./user-refs.ts";
+import { isNoUserRef, resolveAssignee, resolveUserFields, USER_REF_HINT } from "./user-refs.ts";
 
 /**
  * Changes status, priority or assignee, and/or adds a comment. The requester must be the ticket's
@@ -33,6 +33,7 @@ export const updateTicket = ({ db, slack, isAdmin }: TicketToolsOptions) =>
       comment: z.string().trim().min(1).max(2000).describe("a note added to the ticket's history").optional(),
     }),
     examples: [{ id: 42, status: "closed", comment: "Replaced the toner." }],
+    resolveArgs: (args) => resolveUserFields(slack, args, ["assignee"]),
     execute: failClosed("ticket database", async ({ id, status, priority, assignee, comment }, ctx) => {
       const me = ctx.run.userId;
       if (!status && !priority && assignee === undefined && !comment) {

@@ -1,11 +1,31 @@
 import { HermesError } from "../../errors.ts";
+import { type Directory, resolveReference } from "../references/resolve-reference.ts";
 import type { SlackPort } from "../slack-port.ts";
 import { parseUserRef } from "../slack-port.ts";
 
-export const USER_REF_HINT = 'a Slack user id like U012AB3CD, a mention like <@U012AB3CD>, or "me"';
+export const USER_REF_HINT =
+  'a person: @li.ming, their name ("Li Ming"), a mention like <@U012AB3CD>, their id, or "me"';
 
 /** "none", "nobody", "unassigned": no assignee (to unassign, or to find unassigned tickets). */
 export const isNoUserRef = (ref: string) => /^\s*(none|nobody|unassigned?)\s*$/i.test(ref);
+
+/**
+ * The named user fields of a ticket call with names turned into ids (`@li.ming`, "Li Ming", "李明"
+ * → `U…`), before policy and audit see the call; "me" and "none" are kept for the tool to read.
+ */
+export async function resolveUserFields<A extends Record<string, unknown>>(
+  directory: Directory,
+  args: A,
+  fields: ReadonlyArray<keyof A & string>,
+): Promise<A> {
+  const out: Record<string, unknown> = { ...args };
+  for (const field of fields) {
+    const ref = args[field];
+    if (typeof ref !== "string" || ref.trim().toLowerCase() === "me" || isNoUserRef(ref)) continue;
+    out[field] = (await resolveReference(directory, ref, "user")).id;
+  }
+  return out as A;
+}
 
 /** `me`, `U…` or `<@U…>` → a user id, without asking Slack (search filters need no live user). */
 export function parseUserFilter(ref: string, requesterId: string, field: string): string {

@@ -1,0 +1,13 @@
+/**
+ * A name as a person means it: full-width and half-width forms alike (NFKC: `Ｌｉ` is `Li`), case
+ * ignored, and spaces, dots, dashes, underscores and a leading `@` or `#` dropped, so "Li Ming",
+ * "li.ming" and "@LI_MING" are one key. Chinese names keep their characters ("李明").
+ */
+export function nameKey(name: string): string {
+  return name
+    .normalize("NFKC")
+    .toLowerCase()
+    .trim()
+    .replace(/^[@#]+/, "")
+    .replace(/[\s._\-·・]+/gu, "");
+}

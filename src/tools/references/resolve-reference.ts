@@ -1,0 +1,159 @@
+import { errorMessage, HermesError } from "../../errors.ts";
+import type { SlackChannel, SlackPort, SlackUser } from "../slack-port.ts";
+import { closeMatches } from "./close-matches.ts";
+import { nameKey } from "./name-key.ts";
+import { type ParsedReference, parseReference } from "./parse-reference.ts";
+
+export type Directory = Pick<SlackPort, "listUsers" | "listChannels">;
+/** What the argument may name: a person, a channel, or either (a message's destination). */
+export type ReferenceKind = "user" | "channel" | "recipient";
+export type Resolved = { type: "user" | "channel"; id: string };
+
+/** Longer than any Slack name or reference: refused before any look-up. */
+const MAX_REFERENCE = 200;
+
+/**
+ * Turns what a person or model wrote into a Slack id, as Slack's own client does: `<@U…>` and
+ * `<#C…|name>` are taken as they are; raw ids are checked against the directory; `#name`, `@name`
+ * and display or real names ("Li Ming", "li.ming", "李明", any case or width) are looked up in the
+ * workspace (`users.list` / `conversations.list`, cached). An unknown or ambiguous name is refused
+ * with a sentence naming up to three close matches. Whether the target may be used is not decided
+ * here: policy does that with the resolved id.
+ */
+export async function resolveReference(
+  directory: Directory,
+  written: string,
+  kind: ReferenceKind,
+): Promise<Resolved> {
+  if (written.length > MAX_REFERENCE) {
+    throw new HermesError("bad_request", `That ${noun(kind)} is ${written.length} characters long; no name is.`);
+  }
+  const ref = parseReference(written);
+  if (ref.kind === "user" || ref.kind === "channel") return expect(kind, { type: ref.kind, id: ref.id }, written);
+  try {
+    return await lookUp(directory, ref, kind, written);
+  } catch (err) {
+    if (err instanceof HermesError) throw err;
+    throw new HermesError(
+      "tool_failed",
+      `Could not look up "${written.trim()}" in Slack just now (${errorMessage(err)}), so nothing was done. Try again, or give the id (U… for a person, C… for a channel).`,
+      { cause: err },
+    );
+  }
+}
+
+async function lookUp(
+  directory: Directory,
+  ref: Exclude<ParsedReference, { kind: "user" | "channel" }>,
+  kind: ReferenceKind,
+  written: string,
+): Promise<Resolved> {
+  const wantsUser = kind !== "channel" && ref.kind !== "channel_name";
+  const wantsChannel = kind !== "user" && ref.kind !== "user_name";
+  if (ref.kind === "channel_name" && kind === "user") throw wrongKind(written, "user");
+  if (ref.kind === "user_name" && kind === "channel") throw wrongKind(written, "channel");
+  const [users, channels] = await Promise.all([
+    wantsUser ? directory.listUsers() : Promise.resolve([]),
+    wantsChannel ? directory.listChannels() : Promise.resolve([]),
+  ]);
+  const people = users.filter((u) => !u.deleted);
+  if (ref.kind === "raw_id") {
+    // An id Slack knows wins; an id-shaped word that is someone's name ("CEO") is then a name.
+    if (wantsUser && users.some((u) => u.id === ref.id)) return { type: "user", id: ref.id };
+    if (wantsChannel && channels.some((c) => c.id === ref.id)) return { type: "channel", id: ref.id };
+  }
+  const name = ref.name;
+  const key = nameKey(name);
+  const userHits = wantsUser ? people.filter((u) => userKeys(u).includes(key)) : [];
+  const channelHits = wantsChannel ? channels.filter((c) => nameKey(c.name) === key) : [];
+  if (userHits.length + channelHits.length === 1) {
+    return userHits[0] ? { type: "user", id: userHits[0].id } : { type: "channel", id: channelHits[0]!.id };
+  }
+  if (userHits.length + channelHits.length > 1) throw ambiguous(name, userHits, channelHits);
+  // Unknown: a raw id Slack does not list (a private channel, a user in another workspace) is passed
+  // on as an id, and policy or the tool says what is wrong with it.
+  if (ref.kind === "raw_id") {
+    const type = /^[UW]/.test(ref.id) ? "user" : "channel";
+    return expect(kind, { type, id: ref.id }, written);
+  }
+  throw unknown(ref, kind, key, people, channels);
+}
+
+function expect(kind: ReferenceKind, resolved: Resolved, written: string): Resolved {
+  if (kind !== "recipient" && resolved.type !== kind) throw wrongKind(written.trim(), kind);
+  return resolved;
+}
+
+function userKeys(u: SlackUser): string[] {
+  return [u.name, u.displayName, u.realName].filter((n): n is string => Boolean(n)).map(nameKey);
+}
+
+const person = (u: SlackUser) => {
+  const full = u.realName || u.displayName;
+  return full && nameKey(full) !== nameKey(u.name) ? `@${u.name} (${full})` : `@${u.name}`;
+};
+const channelName = (c: SlackChannel) => `#${c.name}`;
+
+function noun(kind: ReferenceKind): string {
+  return kind === "user" ? "person" : kind === "channel" ? "channel" : "person or channel";
+}
+
+function wrongKind(written: string, kind: ReferenceKind): HermesError {
+  return new HermesError(
+    "bad_request",
+    kind === "user"
+      ? `${written} is a channel; this needs a person, e.g. @li.ming or their name.`
+      : `${written} is a person; this needs a channel, e.g. #general.`,
+  );
+}
+
+function ambiguous(name: string, users: SlackUser[], channels: SlackChannel[]): HermesError {
+  const options = [...users.map(person), ...channels.map(channelName)];
+  const shown = options.slice(0, 3).join(", ") + (options.length > 3 ? ` and ${options.length - 3} more` : "");
+  const how =
+    channels.length && users.length
+      ? "Write @ before a person's name or # before a channel's."
+      : channels.length
+        ? "Give the channel's id, or pick it from the # menu."
+        : "Give their @handle, or pick them from the @ menu.";
+  return new HermesError("bad_request", `"${name}" could mean ${shown}. ${how}`);
+}
+
+function unknown(
+  ref: Exclude<ParsedReference, { kind: "user" | "channel" }>,
+  kind: ReferenceKind,
+  key: string,
+  users: SlackUser[],
+  channels: SlackChannel[],
+): HermesError {
+  const wantsUser = kind !== "channel" && ref.kind !== "channel_name";
+  const wantsChannel = kind !== "user" && ref.kind !== "user_name";
+  const candidates = [
+    ...(wantsUser
+      ? users.flatMap((u) => userKeys(u).map((k) => ({ key: k, item: person(u) })))
+      : []),
+    ...(wantsChannel ? channels.map((c) => ({ key: nameKey(c.name), item: channelName(c) })) : []),
+  ];
+  const near = closeMatches(key, candidates);
+  const what =
+    ref.kind === "channel_name"
+      ? `No channel named #${ref.name}.`
+      : ref.kind === "user_name"
+        ? `No one named @${ref.name} is in this workspace.`
+        : wantsUser && wantsChannel
+          ? `No person or channel is named "${ref.name}".`
+          : wantsUser
+            ? `No one named "${ref.name}" is in this workspace.`
+            : `No channel named #${ref.name}.`;
+  const hint = near.length
+    ? ` Did you mean ${orList(near)}?`
+    : wantsChannel && !wantsUser
+      ? " Check the spelling, or pick the channel from the # menu."
+      : " Check the spelling, or pick them from the @ menu.";
+  return new HermesError("bad_request", `${what}${hint}`);
+}
+
+function orList(items: string[]): string {
+  if (items.length <= 1) return items.join("");
+  return `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
+}

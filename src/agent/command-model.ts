@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { ChatModel, ModelResponse, ToolSpec } from "./chat-model.ts";
+import { commandReply } from "./command-reply.ts";
 import { emptyUsage } from "./messages.ts";
 
 /**
@@ -26,7 +27,15 @@ export function createCommandModel(options: { fallback?: ChatModel; noModelHelp?
       if (after.some((m) => m.role === "assistant" && m.toolCalls?.length)) {
         // The call was made: its result (or rejection) is the answer.
         const r = results.at(-1);
-        return reply(r ? `\`${r.name}\` → ${r.content}` : `\`${command.tool}\` returned nothing.`);
+        if (!r) return reply(`\`${command.tool}\` returned nothing.`);
+        // Written for the person who typed the command, not for a model.
+        return reply(
+          commandReply(
+            r.name,
+            r.content,
+            request.tools.find((t) => t.name === r.name),
+          ),
+        );
       }
       return {
         content: "",

@@ -13,6 +13,7 @@ import {
   AUDIT_UNAVAILABLE_RESULT,
   DENIED_RESULT,
   TOOL_CHANGED_RESULT,
+  UNRESOLVED_RESULT,
 } from "./stop-messages.ts";
 import type { Tracer } from "./trace.ts";
 
@@ -253,10 +254,16 @@ async function unresolved(
   env: CallEnv,
 ): Promise<CallOutcome> {
   env.tracer.emit("tool.validation_error", { tool: tool.name, callId: call.id, error });
-  const base = { run: env.run, callId: call.id, tool: tool.name, args, argsSha256: argsSha256(tool.name, args) };
+  const base = {
+    run: env.run,
+    callId: call.id,
+    tool: tool.name,
+    args,
+    argsSha256: argsSha256(tool.name, args),
+  };
   await report(env, { ...base, action: "tool.requested" });
   await report(env, { ...base, action: "tool.failed", error });
-  return { kind: "result", call, message: toolMessage(call, error), failed: true, error };
+  return { kind: "result", call, message: toolMessage(call, UNRESOLVED_RESULT(error)), failed: true, error };
 }
 
 /** Runs an allowed (or approved) call and reports its outcome. */

@@ -44,6 +44,8 @@ export const EXPIRED_RESULT =
   "Not run: the approval for this call expired without a decision. Do not retry it or try to reach the same effect another way; tell the user it was not done.";
 export const DENIED_RESULT = (reason: string) =>
   `Not run: permission denied (${reason}). Do not try to reach the same effect another way; tell the user.`;
+/** A name in the call's arguments that is not a person or channel in the workspace (the sentence says which). */
+export const UNRESOLVED_RESULT = (sentence: string) => `Not run: ${sentence}`;
 export const AUDIT_UNAVAILABLE_RESULT =
   "Not run: the audit log is unavailable, so actions are refused until it is back. Tell the user to try again later.";
 export const ARGS_CHANGED_RESULT =

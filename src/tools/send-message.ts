@@ -25,7 +25,7 @@ export const sendMessage = (slack: SlackPort) =>
     approval: "always",
     timeoutMs: 10_000,
     input,
-    examples: [{ to: "#general", text: "The VPN is back up." }],
+    examples: [{ to: "#general", text: "hello" }],
     // Names become ids before policy: the membership guard and the audit log see the real channel.
     resolveArgs: async (args) => ({ ...args, to: (await resolveReference(slack, args.to, "recipient")).id }),
     execute: async ({ to, text }, ctx) => {

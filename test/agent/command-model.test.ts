@@ -51,7 +51,8 @@ describe("command mode", () => {
       { run: testRun, history: [], userMessage: "run create_ticket priority=high" },
       { model: createCommandModel(), registry, logger: silentLogger() },
     );
-    expect(bad.answer).toContain("- title:");
+    // Said to the person who typed it, not the model's "Fix these fields and call … again".
+    expect(bad.answer).toBe("`create_ticket` needs a `title`.\nTry: `run create_ticket title=…`");
     const help = await runTurn(
       { run: testRun, history: [], userMessage: "help" },
       { model: createCommandModel(), registry, logger: silentLogger(), toolNames: ["search_tickets"] },

@@ -10,6 +10,7 @@ import { createEventsSender, type EventsSender } from "../../src/sandbox/events-
 import { DEMO } from "../../src/sandbox/seed-demo-workspace.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
+import { createWebSlackPort } from "../../src/slack/web-slack-port.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
 import { createScheduleStore, type ScheduleStore } from "../../src/store/schedule-store.ts";
 import { createUserStore } from "../../src/store/user-store.ts";
@@ -23,7 +24,16 @@ export const SIGNING_SECRET = "bolt-harness-signing-secret";
 
 export type HarnessServices = Pick<
   HermesParts,
-  "config" | "logger" | "audit" | "approvals" | "users" | "registry" | "guards" | "client" | "redactor"
+  | "config"
+  | "logger"
+  | "audit"
+  | "approvals"
+  | "users"
+  | "registry"
+  | "guards"
+  | "client"
+  | "slack"
+  | "redactor"
 >;
 
 export interface BoltHarness {
@@ -96,6 +106,7 @@ export async function startBoltHarness(
     registry,
     guards: {},
     client: sandboxWebClient(emulator),
+    slack: createWebSlackPort(sandboxWebClient(emulator)),
     redactor: createRedactor(),
   };
   const schedules = createScheduleStore({ db });

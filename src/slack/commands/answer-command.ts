@@ -7,6 +7,7 @@ import type { SlackOutput } from "../slack-output.ts";
 import { type AccessServices, accessAnswer } from "./access-answer.ts";
 import { AUDIT_REFUSAL, recordRefusal, SCHEDULE_REFUSAL } from "./admin-refusal.ts";
 import { auditPageAnswer } from "./audit-answer.ts";
+import { resolveAuditUser } from "./audit-user-filter.ts";
 import { textMessage } from "./block-builders.ts";
 import { helpText, shortHelp } from "./help-text.ts";
 import { modelAnswer } from "./model-answer.ts";
@@ -16,7 +17,7 @@ import { type ScheduleCommandOptions, scheduleAnswer } from "./schedule-answer.t
 
 export type HermesCommandServices = AccessServices &
   Pick<Storage, "audit"> &
-  Pick<SlackOutput, "client"> & { logger: Logger };
+  Pick<SlackOutput, "client" | "slack"> & { logger: Logger };
 
 export interface HermesCommandOptions extends ScheduleCommandOptions {
   /** The slash command's name; `/hermes` unless the app is installed under another (e.g. `/hermes-dev`). */
@@ -64,7 +65,9 @@ export async function answerHermesCommand(
           await recordRefusal(s, { ...input, subcommand: "audit", reason: AUDIT_REFUSAL });
           return textMessage(AUDIT_REFUSAL);
         }
-        const filters = parseAuditFilters(parsed.args, options.now?.() ?? new Date());
+        const written = parseAuditFilters(parsed.args, options.now?.() ?? new Date());
+        if (!written.ok) return textMessage(`:warning: ${written.error}`);
+        const filters = await resolveAuditUser(s.slack, written.filters, written.userName);
         if (!filters.ok) return textMessage(`:warning: ${filters.error}`);
         return await auditPageAnswer(s, { filters: filters.filters, page: 1 }, options.auditPageSize, {
           actorId: input.userId,

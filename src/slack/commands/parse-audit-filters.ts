@@ -12,7 +12,14 @@ export interface AuditFilters {
   until?: string;
 }
 
-export type ParsedAuditFilters = { ok: true; filters: AuditFilters } | { ok: false; error: string };
+export type ParsedAuditFilters =
+  | {
+      ok: true;
+      filters: AuditFilters;
+      /** `user:` given as a name (`@li.ming`, `"Li Ming"`, `李明`): the caller looks it up in Slack. */
+      userName?: string;
+    }
+  | { ok: false; error: string };
 
 const KEYS = ["user", "tool", "action", "since", "until"] as const;
 type Key = (typeof KEYS)[number];
@@ -20,45 +27,56 @@ const KEY_LIST = KEYS.map((k) => `\`${k}:\``).join(", ");
 const SHORT_ACTIONS = AUDIT_ACTIONS.map((a) => a.replace(/^tool\./, ""));
 /** Tool names in the audit log: registry names, plus `/hermes` for refused admin commands. */
 const TOOL_NAME = /^[\w./:-]{1,100}$/;
-// A token is a run of non-space text, where a Slack mention `<@U…|Li Ming>` may hold spaces.
-const TOKEN = /(?:[^\s<]|<[^>]*>)+/g;
+// A token is a run of non-space text, where a Slack mention `<@U…|Li Ming>` or a quoted name
+// (`user:"Li Ming"`) may hold spaces.
+const TOKEN = /(?:[^\s<"]|<[^>]*>|"[^"]*")+/g;
 
 /**
- * Parses the filters after `/hermes audit`: `user:<@U…|name>` or `user:U…`, `tool:name`,
+ * Parses the filters after `/hermes audit`: `user:<@U…|name>`, `user:U…` or a name (`user:@li.ming`,
+ * `user:"Li Ming"`, returned as `userName` for the caller to look up), `tool:name`,
  * `action:approved` or `action:tool.approved` (comma-separated for several), `since:` and `until:`
  * as a duration back from `now` (`24h`, `7d`) or a date (`2026-11-01`, UTC). A bad filter gives one
  * line naming it.
  */
 export function parseAuditFilters(text: string, now: Date = new Date()): ParsedAuditFilters {
   const filters: AuditFilters = {};
+  const named: { user?: string } = {};
   const seen = new Set<Key>();
   for (const token of text.trim().match(TOKEN) ?? []) {
     const at = token.search(/[:=]/);
     if (at <= 0)
       return fail(`\`${token}\` is not a filter: write key:value, e.g. \`since:24h\` (${KEY_LIST}).`);
     const key = token.slice(0, at).toLowerCase();
-    const value = token.slice(at + 1).trim();
+    const value = token
+      .slice(at + 1)
+      .trim()
+      .replace(/^"([^"]*)"$/, "$1")
+      .trim();
     if (!isKey(key)) return fail(`Unknown filter \`${key}:\`. Use ${KEY_LIST}.`);
     if (value === "") return fail(`\`${key}:\` needs a value, e.g. ${example(key)}.`);
     if (seen.has(key) && key !== "action") return fail(`\`${key}:\` is given twice; give it once.`);
     seen.add(key);
-    const problem = apply(filters, key, value, now);
+    const problem = apply(filters, named, key, value, now);
     if (problem) return fail(problem);
   }
   if (filters.since && filters.until && filters.since >= filters.until) {
     return fail("`since:` must be before `until:`.");
   }
-  return { ok: true, filters };
+  return { ok: true, filters, ...(named.user ? { userName: named.user } : {}) };
 }
 
-function apply(filters: AuditFilters, key: Key, value: string, now: Date): string | undefined {
+function apply(
+  filters: AuditFilters,
+  named: { user?: string },
+  key: Key,
+  value: string,
+  now: Date,
+): string | undefined {
   switch (key) {
     case "user": {
       const id = parseUserRef(value);
-      if (!id) {
-        return `\`user:${value}\` is not a user: pick them from the @ menu or give their id, e.g. \`user:U0123ABCD\`.`;
-      }
-      filters.user = id;
+      if (id) filters.user = id;
+      else named.user = value;
       return undefined;
     }
     case "tool":

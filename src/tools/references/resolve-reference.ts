@@ -26,10 +26,14 @@ export async function resolveReference(
   kind: ReferenceKind,
 ): Promise<Resolved> {
   if (written.length > MAX_REFERENCE) {
-    throw new HermesError("bad_request", `That ${noun(kind)} is ${written.length} characters long; no name is.`);
+    throw new HermesError(
+      "bad_request",
+      `That ${noun(kind)} is ${written.length} characters long; no name is.`,
+    );
   }
   const ref = parseReference(written);
-  if (ref.kind === "user" || ref.kind === "channel") return expect(kind, { type: ref.kind, id: ref.id }, written);
+  if (ref.kind === "user" || ref.kind === "channel")
+    return expect(kind, { type: ref.kind, id: ref.id }, written);
   try {
     return await lookUp(directory, ref, kind, written);
   } catch (err) {
@@ -109,7 +113,8 @@ function wrongKind(written: string, kind: ReferenceKind): HermesError {
 
 function ambiguous(name: string, users: SlackUser[], channels: SlackChannel[]): HermesError {
   const options = [...users.map(person), ...channels.map(channelName)];
-  const shown = options.slice(0, 3).join(", ") + (options.length > 3 ? ` and ${options.length - 3} more` : "");
+  const shown =
+    options.slice(0, 3).join(", ") + (options.length > 3 ? ` and ${options.length - 3} more` : "");
   const how =
     channels.length && users.length
       ? "Write @ before a person's name or # before a channel's."
@@ -129,9 +134,7 @@ function unknown(
   const wantsUser = kind !== "channel" && ref.kind !== "channel_name";
   const wantsChannel = kind !== "user" && ref.kind !== "user_name";
   const candidates = [
-    ...(wantsUser
-      ? users.flatMap((u) => userKeys(u).map((k) => ({ key: k, item: person(u) })))
-      : []),
+    ...(wantsUser ? users.flatMap((u) => userKeys(u).map((k) => ({ key: k, item: person(u) }))) : []),
     ...(wantsChannel ? channels.map((c) => ({ key: nameKey(c.name), item: channelName(c) })) : []),
   ];
   const near = closeMatches(key, candidates);

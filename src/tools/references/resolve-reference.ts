@@ -68,7 +68,11 @@ async function lookUp(
   }
   const name = ref.name;
   const key = nameKey(name);
-  const userHits = wantsUser ? people.filter((u) => userKeys(u).includes(key)) : [];
+  // A handle is unique in Slack: written exactly, it wins over display and real names that share its key.
+  const handle = name.normalize("NFKC").toLowerCase();
+  const byHandle = wantsUser ? people.filter((u) => u.name.toLowerCase() === handle) : [];
+  const userHits =
+    byHandle.length === 1 ? byHandle : wantsUser ? people.filter((u) => userKeys(u).includes(key)) : [];
   const channelHits = wantsChannel ? channels.filter((c) => nameKey(c.name) === key) : [];
   if (userHits.length + channelHits.length === 1) {
     return userHits[0] ? { type: "user", id: userHits[0].id } : { type: "channel", id: channelHits[0]!.id };
@@ -94,7 +98,7 @@ function userKeys(u: SlackUser): string[] {
 
 const person = (u: SlackUser) => {
   const full = u.realName || u.displayName;
-  return full && nameKey(full) !== nameKey(u.name) ? `@${u.name} (${full})` : `@${u.name}`;
+  return full && full.toLowerCase() !== u.name.toLowerCase() ? `@${u.name} (${full})` : `@${u.name}`;
 };
 const channelName = (c: SlackChannel) => `#${c.name}`;
 

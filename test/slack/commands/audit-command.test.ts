@@ -137,6 +137,16 @@ describe("/hermes audit as an admin", () => {
       .reverse();
     expect(rowIds(message)).toEqual(expected);
 
+    // The same person by name, as a person types it: the filter holds their id.
+    for (const written of ['user:"Wang Lei"', "user:@wang.lei", "user:WANG.LEI"]) {
+      const byName = await audit(
+        DEMO.admin,
+        `${written} tool:create_ticket action:executed,tool.failed since:24h`,
+      );
+      expect(blocksText(byName.blocks)).toContain("Filters: user <@U0WANGLEI>");
+      expect(rowIds(byName)).toEqual(expected);
+    }
+
     const none = await audit(DEMO.admin, "until:2000-01-01");
     expect(blocksText(none.blocks)).toContain("No audit rows match these filters.");
     expect(buttonsOf(none.blocks)).toEqual([]);

@@ -222,7 +222,15 @@ describe("/hermes audit: refusals and bad filters", () => {
       ["audit colour:red", "Unknown filter `colour:`"],
       ["audit since:yesterday", 'Bad `since:` filter: "yesterday" is not a time'],
       ["audit action:exploded", "`action:exploded` is not an audit action"],
-      ["audit user:@li.ming", "`user:@li.ming` is not a user"],
+      // A name is looked up in the workspace; an unknown one names the close matches.
+      [
+        "audit user:@li.mnig",
+        "`user:` No one named @li.mnig is in this workspace. Did you mean @li.ming (Li Ming)?",
+      ],
+      [
+        'audit user:"Wang Le"',
+        '`user:` No one named "Wang Le" is in this workspace. Did you mean @wang.lei (Wang Lei)?',
+      ],
       ["audit 24h", "`24h` is not a filter"],
       ["audit since:2026-11-02 until:2026-11-01", "`since:` must be before `until:`"],
     ];

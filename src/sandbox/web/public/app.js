@@ -54,6 +54,7 @@ function App({ initialAs }) {
       userById,
       channelById,
       openThread: (message) => setThread({ channel: message.channel, ts: message.ts }),
+      openChannel: (id) => select(id),
       confirm: (confirm) =>
         new Promise((resolve) =>
           setConfirmRequest({

@@ -15,7 +15,9 @@ let composerIds = 0;
 
 /**
  * The message box: Enter sends, Shift+Enter starts a new line. `@` suggests people (the chosen
- * name shows as @name and is sent as <@U…>), `/` at the start suggests the /hermes commands.
+ * name shows as @name and is sent as <@U…>), `#` suggests channels (shown as #name, sent as
+ * <#C…|name>), `/` at the start suggests the /hermes commands. The server then attaches the
+ * rich_text block with `user` and `channel` elements, as Slack's client does.
  * `onSend({ text })` or `onCommand({ command, text })` resolve once the server took it.
  */
 export function Composer({ label, placeholder, onSend, onCommand, commands = true }) {
@@ -42,8 +44,9 @@ export function Composer({ label, placeholder, onSend, onCommand, commands = tru
     const el = area.current;
     const caret = el?.selectionStart ?? text.length;
     const before = text.slice(0, caret);
-    const start = query.kind === "command" ? 0 : before.lastIndexOf("@");
-    const insert = query.kind === "command" ? `${item.text} ` : `@${item.name} `;
+    const sigil = query.kind === "channel" ? "#" : "@";
+    const start = query.kind === "command" ? 0 : before.lastIndexOf(sigil);
+    const insert = query.kind === "command" ? `${item.text} ` : `${sigil}${item.name} `;
     const next = text.slice(0, start) + insert + text.slice(caret);
     setText(next);
     setQuery(null);
@@ -66,7 +69,7 @@ export function Composer({ label, placeholder, onSend, onCommand, commands = tru
           throw new Error(`/${command[1]} is not a command here. Try /hermes help.`);
         await onCommand({ command: "/hermes", text: command[2] ?? "" });
       } else {
-        await onSend({ text: toSlackText(typed, ws.users) });
+        await onSend({ text: toSlackText(typed, ws.users, ws.channels) });
       }
     } catch (err) {
       setText(typed);
@@ -95,7 +98,7 @@ export function Composer({ label, placeholder, onSend, onCommand, commands = tru
     <label class="visually-hidden" for=${id}>${label}</label>
     ${
       open
-        ? html`<ul class="suggestions" id=${`${id}-list`} role="listbox" aria-label=${query.kind === "command" ? "Commands" : "People"}>
+        ? html`<ul class="suggestions" id=${`${id}-list`} role="listbox" aria-label=${LIST_LABELS[query.kind]}>
             ${suggestions.map(
               (item, i) => html`<li
                 key=${item.key}
@@ -108,7 +111,7 @@ export function Composer({ label, placeholder, onSend, onCommand, commands = tru
                   choose(item);
                 }}
               >
-                ${item.avatar ? html`<img class="avatar-xs" src=${item.avatar} alt="" />` : html`<span class="slash" aria-hidden="true">/</span>`}
+                ${item.avatar ? html`<img class="avatar-xs" src=${item.avatar} alt="" />` : html`<span class="slash" aria-hidden="true">${item.icon ?? "/"}</span>`}
                 <span class="suggestion-main">${item.label}</span>
                 <span class="suggestion-hint">${item.hint}</span>
               </li>`,
@@ -140,19 +143,27 @@ export function Composer({ label, placeholder, onSend, onCommand, commands = tru
     </div>
     ${error ? html`<p class="composer-error" role="alert">${error}</p>` : null}
     <p class="composer-hint" id=${`${id}-hint`}>
-      <kbd>Enter</kbd> to send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>@</kbd> mention${commands ? html` · <kbd>/</kbd> commands` : null}
+      <kbd>Enter</kbd> to send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>@</kbd> mention · <kbd>#</kbd> channel${commands ? html` · <kbd>/</kbd> commands` : null}
     </p>
   </form>`;
 }
 
-/** What the text before the caret asks for: `@li` → people, `/her` at the very start → commands. */
+const LIST_LABELS = { command: "Commands", mention: "People", channel: "Channels" };
+
+/** What the text before the caret asks for: `@li` → people, `#gen` → channels, `/her` at the very start → commands. */
 function queryAt(value, caret) {
   const before = value.slice(0, caret ?? value.length);
-  const mention = /(?:^|\s)@([\w.-]*)$/.exec(before);
+  const mention = /(?:^|\s)@([\p{L}\p{N}._-]*)$/u.exec(before);
   if (mention) return { kind: "mention", text: (mention[1] ?? "").toLowerCase() };
+  const channel = /(?:^|\s)#([\p{L}\p{N}._-]*)$/u.exec(before);
+  if (channel) return { kind: "channel", text: (channel[1] ?? "").toLowerCase() };
   if (/^\/[\w-]*(?: [\w-]*)?$/.test(before)) return { kind: "command", text: before.toLowerCase() };
   return null;
 }
+
+/** Does any word of `name` (or the whole of it) start with what was typed? "ming" finds Li Ming. */
+const startsWord = (name, typed) =>
+  Boolean(name) && [name, ...name.split(/[\s._-]+/)].some((part) => part.toLowerCase().startsWith(typed));
 
 function suggest(query, ws, commands) {
   if (query.kind === "command") {
@@ -165,8 +176,21 @@ function suggest(query, ws, commands) {
       hint: c.hint,
     }));
   }
+  if (query.kind === "channel") {
+    return ws.channels
+      .filter((c) => !c.isIm && startsWord(c.name, query.text))
+      .sort((a, b) => Number(b.name.startsWith(query.text)) - Number(a.name.startsWith(query.text)) || a.name.localeCompare(b.name))
+      .slice(0, 8)
+      .map((c) => ({
+        key: c.id,
+        name: c.name,
+        label: `#${c.name}`,
+        hint: c.isPrivate ? "Private channel" : "Channel",
+        icon: "#",
+      }));
+  }
   return ws.users
-    .filter((u) => [u.name, u.displayName, u.realName].some((n) => n.toLowerCase().startsWith(query.text)))
+    .filter((u) => [u.name, u.displayName, u.realName].some((n) => startsWord(n, query.text)))
     .sort((a, b) => Number(b.isBot) - Number(a.isBot) || a.realName.localeCompare(b.realName))
     .slice(0, 8)
     .map((u) => ({

@@ -47,7 +47,17 @@ function Node({ node }) {
     }
     case "channel": {
       const channel = ws?.channelById.get(node.id);
-      return html`<span class="mention">#${channel?.name || node.label || node.id}</span>`;
+      const name = `#${channel?.name || node.label || node.id}`;
+      // A channel the reader can open is a link to it, as in Slack; others are just its name.
+      if (!channel || !ws?.openChannel) return html`<span class="mention">${name}</span>`;
+      return html`<a
+        class="mention channel-link"
+        href=${`#${node.id}`}
+        onClick=${(e) => {
+          e.preventDefault();
+          ws.openChannel(node.id);
+        }}
+      >${name}</a>`;
     }
     case "broadcast":
       return html`<span class="mention mention-me">@${node.name}</span>`;

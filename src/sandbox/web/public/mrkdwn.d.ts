@@ -15,4 +15,8 @@ export function unescapeEntities(text: string): string;
 export function parseMrkdwn(text: string): MrkdwnNode[];
 export function parsePlain(text: string): MrkdwnNode[];
 export function formatSlackDate(unixSeconds: number, format: string, now?: Date): string | undefined;
-export function toSlackText(typed: string, users: ReadonlyArray<{ id: string; name: string }>): string;
+export function toSlackText(
+  typed: string,
+  users: ReadonlyArray<{ id: string; name: string; displayName?: string; realName?: string }>,
+  channels?: ReadonlyArray<{ id: string; name?: string; isIm?: boolean }>,
+): string;

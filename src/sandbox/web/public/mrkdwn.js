@@ -198,22 +198,6 @@ function controlSequence(inner) {
 }
 
 /**
- * What a Slack client sends for typed text: `&`, `<` and `>` escaped, and `@name` of a known
- * person as `<@U…>` (the longest matching name wins, trailing punctuation stays text).
- */
-export function toSlackText(typed, users) {
-  const escaped = typed.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
-  const byName = new Map(users.map((u) => [u.name.toLowerCase(), u.id]));
-  return escaped.replace(/(^|[^\w@.])@([\w.-]+)/g, (whole, lead, handle) => {
-    for (let end = handle.length; end > 0; end--) {
-      const id = byName.get(handle.slice(0, end).toLowerCase());
-      if (id) return `${lead}<@${id}>${handle.slice(end)}`;
-    }
-    return whole;
-  });
-}
-
-/**
  * `<!date^…>` in the reader's time zone. Tokens: {date_num} {date} {date_short} {date_long},
  * their `_pretty` forms (today / yesterday / tomorrow), {time} {time_secs} {ago}.
  */
@@ -267,3 +251,5 @@ function ago(date, now) {
   const [unit, size] = units.find(([, s]) => Math.abs(seconds) >= s) ?? ["second", 1];
   return new Intl.RelativeTimeFormat(undefined, { numeric: "auto" }).format(Math.round(seconds / size), unit);
 }
+
+export { toSlackText } from "./slack-text.js";

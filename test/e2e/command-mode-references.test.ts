@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
+import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+
+type Block = { type: string; elements?: Array<{ action_id?: string; value?: string }> };
+
+const botReplies = (t: TestHermes, channel: string, ts: string) =>
+  (t.thread(channel, ts) ?? []).filter((m) => m.user === "U0HERMES" && m.ts !== ts);
+const cardOf = (t: TestHermes, channel: string, ts: string) =>
+  botReplies(t, channel, ts).find((m) => ((m.blocks ?? []) as Block[]).some((b) => b.type === "actions"));
+const approvalIdOf = (card: SandboxMessage) =>
+  (card.blocks as Block[]).find((b) => b.type === "actions")!.elements![0]!.value ?? "";
+
+/**
+ * Command mode (no model) over real HTTP: `run send_message to=#general …` as a new user types it.
+ * Names resolve to ids before policy (the membership guard and the audit log see the channel id),
+ * and every refusal reaches the person as one plain sentence.
+ */
+describe("channel and person names in command mode, end to end through Bolt", () => {
+  let t: TestHermes;
+  beforeAll(async () => {
+    t = await startTestHermes();
+    // A public channel Li Ming is not in: listed by conversations.list, refused by the membership guard.
+    t.ws.addChannel({ id: "C0LEADS", name: "leads", members: ["U0HERMES", "U0ADMIN"] });
+  }, 180_000);
+  afterAll(() => t?.stop());
+
+  async function ask(text: string): Promise<string> {
+    const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: `<@U0HERMES> ${text}` });
+    expect(d.status).toBe(200);
+    return d.message!.ts;
+  }
+
+  const reply = (ts: string, what: string, match: (text: string) => boolean) =>
+    waitFor(() => botReplies(t, "C0OPS", ts).find((m) => match(m.text)), 30_000, what);
+
+  const auditOf = async (callId: string | undefined) =>
+    (await t.hermes.services.audit.query({ limit: 50 })).rows.filter(
+      (r) => r.tool === "send_message" && (callId === undefined || r.toolCallId === callId),
+    );
+
+  it("run send_message to=#general posts to #general after approval; the audit rows hold the channel id", async () => {
+    const ts = await ask("run send_message to=#general text=hi");
+    const card = await waitFor(() => cardOf(t, "C0OPS", ts), 30_000, "approval card");
+    expect(card.text + JSON.stringify(card.blocks)).toContain("C0GENERAL");
+    expect(t.ws.history("C0GENERAL").some((m) => m.text.startsWith("hi\n"))).toBe(false);
+
+    const click = await t.sender.blockAction({
+      user: "U0USER1",
+      actionId: "hermes.approve",
+      value: approvalIdOf(card),
+      channel: "C0OPS",
+      messageTs: card.ts,
+    });
+    expect(click.status).toBe(200);
+    const posted = await waitFor(
+      () => t.ws.history("C0GENERAL").find((m) => m.text.startsWith("hi\n")),
+      30_000,
+      "the post in #general",
+    );
+    expect(posted.text).toContain("sent by Hermes on behalf of <@U0USER1>");
+    await reply(
+      ts,
+      "the result",
+      (text) => text.startsWith("`send_message` →") && text.includes("C0GENERAL"),
+    );
+
+    const rows = await waitFor(
+      async () => {
+        const all = await auditOf(undefined);
+        return all.some((r) => r.action === "tool.executed") ? all : undefined;
+      },
+      30_000,
+      "the executed row",
+    );
+    const callId = rows.find((r) => r.action === "tool.executed")!.toolCallId;
+    const own = rows.filter((r) => r.toolCallId === callId);
+    expect(own.map((r) => r.action).sort()).toEqual(
+      ["tool.approval_requested", "tool.approved", "tool.executed", "tool.requested"].sort(),
+    );
+    for (const row of own.filter((r) => r.args)) expect((row.args as { to?: string }).to).toBe("C0GENERAL");
+  });
+
+  it("an unknown channel gets the suggestion sentence, audited as a failed request", async () => {
+    const ts = await ask("run send_message to=#genral text=hi");
+    const answer = await reply(ts, "the refusal", (text) => text.includes("#genral"));
+    expect(answer.text).toBe("`send_message` was not run: No channel named #genral. Did you mean #general?");
+    expect(cardOf(t, "C0OPS", ts)).toBeUndefined();
+    const failed = (await auditOf(undefined)).find(
+      (r) => r.action === "tool.failed" && String(r.error).includes("#genral"),
+    );
+    expect(failed?.error).toBe("No channel named #genral. Did you mean #general?");
+  });
+
+  it("the membership guard judges the resolved channel; a person named in words resolves to their id", async () => {
+    const leads = await ask("run send_message to=#leads text=hi");
+    const denied = await reply(leads, "the denial", (text) => text.includes("was not run"));
+    expect(denied.text).toBe(
+      "`send_message` was not run: <@U0USER1> is not a member of <#C0LEADS>. Join that channel first, or send it to a channel you are in.",
+    );
+
+    const dm = await ask('run send_message to="Wang Lei" text=hello');
+    const card = await waitFor(() => cardOf(t, "C0OPS", dm), 30_000, "approval card for Wang Lei");
+    expect(JSON.stringify(card.blocks)).toContain("U0WANGLEI");
+  });
+
+  it("a missing argument is a plain sentence with a command that works, not the model's instructions", async () => {
+    const ts = await ask("run send_message to=#general");
+    const answer = await reply(ts, "the sentence", (text) => text.includes("needs"));
+    expect(answer.text).toBe(
+      "`send_message` needs a `text`.\nTry: `run send_message to=#general text=hello`",
+    );
+    expect(answer.text).not.toMatch(/call send_message again|Fix these fields/);
+  });
+});

@@ -179,7 +179,11 @@ function suggest(query, ws, commands) {
   if (query.kind === "channel") {
     return ws.channels
       .filter((c) => !c.isIm && startsWord(c.name, query.text))
-      .sort((a, b) => Number(b.name.startsWith(query.text)) - Number(a.name.startsWith(query.text)) || a.name.localeCompare(b.name))
+      .sort(
+        (a, b) =>
+          Number(b.name.startsWith(query.text)) - Number(a.name.startsWith(query.text)) ||
+          a.name.localeCompare(b.name),
+      )
       .slice(0, 8)
       .map((c) => ({
         key: c.id,

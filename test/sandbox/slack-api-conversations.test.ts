@@ -15,6 +15,31 @@ beforeEach(async () => {
 afterEach(() => emulator.stop());
 
 describe("conversations.* and users.*", () => {
+  it("conversations.list: public channels by default, private ones only where the bot is, DMs when asked, paged", async () => {
+    const ws = emulator.workspace;
+    ws.addChannel({ id: "C0PRIVBOT", name: "bot-private", members: [DEMO.bot], isPrivate: true });
+    ws.addChannel({ id: "C0PRIVNOT", name: "no-bot-private", members: [DEMO.admin], isPrivate: true });
+    const ids = async (args: Record<string, unknown>) =>
+      ((await client.conversations.list(args)).channels ?? []).map((c) => c.id);
+    expect(await ids({})).toEqual([DEMO.general, DEMO.ops]);
+    expect(await ids({ types: "public_channel,private_channel" })).toEqual([
+      DEMO.general,
+      DEMO.ops,
+      "C0PRIVBOT",
+    ]);
+    expect(await ids({ types: "im" })).toEqual([DEMO.dmAdmin, DEMO.dmUser, DEMO.dmWangLei]);
+    const first = await client.conversations.list({ limit: 1 });
+    expect(first.channels?.map((c) => [c.id, c.name, c.is_private])).toEqual([
+      [DEMO.general, "general", false],
+    ]);
+    const second = await client.conversations.list({
+      limit: 1,
+      cursor: first.response_metadata?.next_cursor ?? "",
+    });
+    expect(second.channels?.map((c) => c.id)).toEqual([DEMO.ops]);
+    expect(second.response_metadata?.next_cursor).toBe("");
+  });
+
   it("pages history newest first, and replies parent first", async () => {
     const ws = emulator.workspace;
     const posted = ["a", "b", "c", "d", "e"].map((text) =>

@@ -84,4 +84,20 @@ describe("what the composer sends", () => {
       "<@U0HERMES> ask <@U0USER1>. &lt;b&gt; &amp; @nobody me@hermes.dev",
     );
   });
+
+  it("sends #channel as <#C…|name> and finds people by display or real name, at word boundaries only", () => {
+    const people = [
+      { id: "U0HERMES", name: "hermes", realName: "Hermes" },
+      { id: "U0USER1", name: "li.ming", realName: "Li Ming", displayName: "李明" },
+    ];
+    const channels = [
+      { id: "C0GENERAL", name: "general", isIm: false },
+      { id: "C0OPS", name: "ops", isIm: false },
+      { id: "D0USER1", name: "", isIm: true },
+    ];
+    expect(toSlackText("@Li Ming see #general, not #ops-team or a#ops; @李明 #OPS", people, channels)).toBe(
+      "<@U0USER1> see <#C0GENERAL|general>, not #ops-team or a#ops; <@U0USER1> <#C0OPS|ops>",
+    );
+    expect(toSlackText("@li.mingo #generally", people, channels)).toBe("@li.mingo #generally");
+  });
 });

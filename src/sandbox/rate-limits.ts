@@ -24,6 +24,8 @@ const TIERS: Record<string, TierNumber> = {
   "conversations.replies": 3,
   "conversations.members": 4,
   "users.info": 4,
+  "users.list": 2,
+  "conversations.list": 2,
   "auth.test": 4,
   "files.getUploadURLExternal": 4,
   "files.completeUploadExternal": 4,

@@ -38,6 +38,8 @@ export const METHOD_TIER: Readonly<Record<string, Tier>> = {
   "conversations.replies": "tier3",
   "conversations.members": "tier4",
   "users.info": "tier4",
+  "users.list": "tier2",
+  "conversations.list": "tier2",
   "users.lookupByEmail": "tier3",
   "auth.test": "tier4",
   "files.getUploadURLExternal": "tier4",

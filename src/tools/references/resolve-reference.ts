@@ -71,8 +71,9 @@ async function lookUp(
   // A handle is unique in Slack: written exactly, it wins over display and real names that share its key.
   const handle = name.normalize("NFKC").toLowerCase();
   const byHandle = wantsUser ? people.filter((u) => u.name.toLowerCase() === handle) : [];
+  const keyed = wantsUser ? keyedPeople(users) : [];
   const userHits =
-    byHandle.length === 1 ? byHandle : wantsUser ? people.filter((u) => userKeys(u).includes(key)) : [];
+    byHandle.length === 1 ? byHandle : keyed.filter((k) => k.keys.includes(key)).map((k) => k.user);
   const channelHits = wantsChannel ? channels.filter((c) => nameKey(c.name) === key) : [];
   if (userHits.length + channelHits.length === 1) {
     return userHits[0] ? { type: "user", id: userHits[0].id } : { type: "channel", id: channelHits[0]!.id };
@@ -84,12 +85,26 @@ async function lookUp(
     const type = /^[UW]/.test(ref.id) ? "user" : "channel";
     return expect(kind, { type, id: ref.id }, written);
   }
-  throw unknown(ref, kind, key, people, channels);
+  throw unknown(ref, kind, key, keyed, channels);
 }
 
 function expect(kind: ReferenceKind, resolved: Resolved, written: string): Resolved {
   if (kind !== "recipient" && resolved.type !== kind) throw wrongKind(written.trim(), kind);
   return resolved;
+}
+
+/**
+ * Active people with their name keys. Memoized per list: the directory hands out the same cached
+ * list for a minute, so a burst of look-ups normalizes a big workspace's names once, not per call.
+ */
+const keyedLists = new WeakMap<readonly SlackUser[], Array<{ user: SlackUser; keys: string[] }>>();
+function keyedPeople(users: readonly SlackUser[]): Array<{ user: SlackUser; keys: string[] }> {
+  let keyed = keyedLists.get(users);
+  if (!keyed) {
+    keyed = users.filter((u) => !u.deleted).map((user) => ({ user, keys: userKeys(user) }));
+    keyedLists.set(users, keyed);
+  }
+  return keyed;
 }
 
 function userKeys(u: SlackUser): string[] {
@@ -132,13 +147,15 @@ function unknown(
   ref: Exclude<ParsedReference, { kind: "user" | "channel" }>,
   kind: ReferenceKind,
   key: string,
-  users: SlackUser[],
+  users: Array<{ user: SlackUser; keys: string[] }>,
   channels: SlackChannel[],
 ): HermesError {
   const wantsUser = kind !== "channel" && ref.kind !== "channel_name";
   const wantsChannel = kind !== "user" && ref.kind !== "user_name";
   const candidates = [
-    ...(wantsUser ? users.flatMap((u) => userKeys(u).map((k) => ({ key: k, item: person(u) }))) : []),
+    ...(wantsUser
+      ? users.flatMap(({ user, keys }) => keys.map((k) => ({ key: k, item: person(user) })))
+      : []),
     ...(wantsChannel ? channels.map((c) => ({ key: nameKey(c.name), item: channelName(c) })) : []),
   ];
   const near = closeMatches(key, candidates);

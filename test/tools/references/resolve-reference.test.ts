@@ -157,3 +157,22 @@ describe("names, mentions and ids resolve to Slack ids over the Web API", () => 
     expect(users.some((u) => u.id === "U0ZHAOMIN" && u.displayName === "赵敏")).toBe(true);
   });
 });
+
+describe("suggestions stay cheap", () => {
+  it("a 10,000-person workspace and a hostile name are refused in bounded time (the figure is logged)", async () => {
+    const users = Array.from({ length: 10_000 }, (_, i) => ({
+      id: `U${i}`,
+      name: `person.${i}.${"x".repeat(i % 40)}`,
+      realName: `Person ${i} ${"y".repeat(i % 50)}`,
+      isBot: false,
+      deleted: false,
+    }));
+    const directory = { listUsers: async () => users, listChannels: async () => [] };
+    const started = performance.now();
+    await expect(resolveReference(directory, `@${"z".repeat(60)}`, "user")).rejects.toThrow(/No one named/);
+    await expect(resolveReference(directory, "@person.9999", "user")).rejects.toThrow(/Did you mean/);
+    const ms = performance.now() - started;
+    console.log(`two refusals over 10,000 people: ${ms.toFixed(0)} ms`);
+    expect(ms).toBeLessThan(5_000); // bounds a hang on a busy machine; the figure is logged
+  });
+});

@@ -45,18 +45,23 @@ export interface EvalIo {
 
 class UsageError extends Error {}
 
-const pricesSchema = z.record(z.string(), z.strictObject({ input: z.number().min(0), output: z.number().min(0) }));
+const pricesSchema = z.record(
+  z.string(),
+  z.strictObject({ input: z.number().min(0), output: z.number().min(0) }),
+);
 
 function parseRate(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(%?)$/.exec(text.trim());
   const value = m ? Number(m[1]) / (m[2] ? 100 : 1) : Number.NaN;
-  if (!(value >= 0 && value <= 1)) throw new UsageError(`--min-pass must be a rate like 0.8 or 80%, got "${text}"`);
+  if (!(value >= 0 && value <= 1))
+    throw new UsageError(`--min-pass must be a rate like 0.8 or 80%, got "${text}"`);
   return value;
 }
 
 function parseRepeat(text: string): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n < 1 || n > 100) throw new UsageError(`--repeat must be a whole number from 1 to 100, got "${text}"`);
+  if (!Number.isInteger(n) || n < 1 || n > 100)
+    throw new UsageError(`--repeat must be a whole number from 1 to 100, got "${text}"`);
   return n;
 }
 
@@ -78,7 +83,9 @@ function parsePrices(path: string): Prices {
   }
   const parsed = pricesSchema.safeParse(raw);
   if (!parsed.success)
-    throw new UsageError(`--prices: ${path}: each model needs {"input": usd, "output": usd} per million tokens`);
+    throw new UsageError(
+      `--prices: ${path}: each model needs {"input": usd, "output": usd} per million tokens`,
+    );
   return parsed.data;
 }
 
@@ -90,7 +97,9 @@ function parseCompare(spec: string): Record<string, string> {
     const at = part.indexOf("=");
     const key = part.slice(0, at).trim();
     if (at < 1 || !COMPARE_KEYS.includes(key))
-      throw new UsageError(`--compare: "${part}" is not one of ${COMPARE_KEYS.map((k) => `${k}=…`).join(", ")}`);
+      throw new UsageError(
+        `--compare: "${part}" is not one of ${COMPARE_KEYS.map((k) => `${k}=…`).join(", ")}`,
+      );
     fields[key] = part.slice(at + 1).trim();
   }
   return fields;
@@ -143,7 +152,12 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
         logger: silentLogger(),
       });
       try {
-        const r = await draftsFromFeedback({ db: handle.db, since, dir: values.drafts, admins: config.env.HERMES_ADMINS });
+        const r = await draftsFromFeedback({
+          db: handle.db,
+          since,
+          dir: values.drafts,
+          admins: config.env.HERMES_ADMINS,
+        });
         for (const f of r.written) io.out(`wrote ${f}`);
         for (const f of r.kept) io.out(`kept ${f} (already there)`);
         if (r.written.length + r.kept.length === 0) io.out(`no 👎-rated runs since ${since.toISOString()}`);
@@ -194,7 +208,11 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
           : "not-needed";
       if (c["api-key-env"] && !apiKey) throw new UsageError(`--compare: ${c["api-key-env"]} is not set`);
       targets.push(
-        await targetOf("B", { ...primary, model: c.model ?? primary.model, baseURL, apiKey }, c["system-prompt"] ?? values["system-prompt"]),
+        await targetOf(
+          "B",
+          { ...primary, model: c.model ?? primary.model, baseURL, apiKey },
+          c["system-prompt"] ?? values["system-prompt"],
+        ),
       );
     }
 
@@ -216,13 +234,18 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
     const when = io.now?.() ?? new Date();
     mkdirSync(values.out, { recursive: true });
     const base = join(values.out, `eval-${when.toISOString().replace(/[:.]/g, "-")}`);
-    writeFileSync(`${base}.json`, `${JSON.stringify({ at: when.toISOString(), repeat, minPass, results }, null, 2)}\n`);
+    writeFileSync(
+      `${base}.json`,
+      `${JSON.stringify({ at: when.toISOString(), repeat, minPass, results }, null, 2)}\n`,
+    );
     writeFileSync(`${base}.md`, markdownReport(results, when));
     io.out(plainReport(results));
     io.out(`reports: ${base}.json, ${base}.md`);
     const below = results.filter((r) => r.totals.passRate < minPass);
     for (const r of below)
-      io.err(`${r.label}: pass rate ${Math.round(r.totals.passRate * 100)}% is below --min-pass ${Math.round(minPass * 100)}%`);
+      io.err(
+        `${r.label}: pass rate ${Math.round(r.totals.passRate * 100)}% is below --min-pass ${Math.round(minPass * 100)}%`,
+      );
     return below.length ? 1 : 0;
   } catch (err) {
     if (err instanceof ConfigError || err instanceof ScenarioFileError || err instanceof UsageError) {

@@ -90,7 +90,8 @@ export function markdownReport(results: readonly TargetResult[], when: Date): st
   for (const r of results) {
     parts.push(`## ${r.label}: ${describe(r)}`, "", markdownTable(scenarioTable(r)), "");
   }
-  if (results.length === 2) parts.push("## Comparison", "", markdownTable(compareTable(results[0]!, results[1]!)), "");
+  if (results.length === 2)
+    parts.push("## Comparison", "", markdownTable(compareTable(results[0]!, results[1]!)), "");
   return parts.join("\n");
 }
 

@@ -4,7 +4,7 @@ import { and, asc, eq, gte, inArray } from "drizzle-orm";
 import { stringify } from "yaml";
 import { resolveLevel } from "../policy/levels.ts";
 import type { Database } from "../store/db.ts";
-import { runFeedback, runs, runSteps } from "../store/schema.ts";
+import { runFeedback, runSteps, runs } from "../store/schema.ts";
 import { createUserStore } from "../store/user-store.ts";
 
 export interface DraftResult {
@@ -105,7 +105,9 @@ export async function draftsFromFeedback(options: {
           stored: (await users.get(run.userId))?.level ?? null,
         })
       : "user";
-    const tools = steps.filter((s) => s.runId === run.id).map((s) => ({ name: s.name, args: argsOf(s.data) }));
+    const tools = steps
+      .filter((s) => s.runId === run.id)
+      .map((s) => ({ name: s.name, args: argsOf(s.data) }));
     writeFileSync(path, draftText({ ...run, level, tools }), { flag: "wx" });
     result.written.push(path);
   }

@@ -44,10 +44,9 @@ function regexProblems(file: string, scenario: Scenario): string[] {
       }
     }
   };
-  scenario.expect.calls.forEach((c, i) => check(`expect.calls[${i}]`, c.args));
-  scenario.expect.forbidden.forEach((c, i) => {
+  for (const [i, c] of scenario.expect.calls.entries()) check(`expect.calls[${i}]`, c.args);
+  for (const [i, c] of scenario.expect.forbidden.entries())
     if (typeof c !== "string") check(`expect.forbidden[${i}]`, c.args);
-  });
   return problems;
 }
 

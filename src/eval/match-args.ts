@@ -26,11 +26,9 @@ export function argMismatch(matcher: ArgMatcher, value: unknown): string | undef
 }
 
 /** Every argument that does not match, as `name: why` (empty when the call matches). */
-export function argsMismatches(
-  matchers: Record<string, ArgMatcher> | undefined,
-  args: unknown,
-): string[] {
-  const given = args && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
+export function argsMismatches(matchers: Record<string, ArgMatcher> | undefined, args: unknown): string[] {
+  const given =
+    args && typeof args === "object" && !Array.isArray(args) ? (args as Record<string, unknown>) : {};
   const out: string[] = [];
   for (const [name, matcher] of Object.entries(matchers ?? {})) {
     const why = argMismatch(matcher, given[name]);

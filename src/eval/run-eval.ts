@@ -25,7 +25,10 @@ function unknownTools(scenario: LoadedScenario, names: Set<string>): string[] {
   ];
   return used
     .filter(([, t]) => !names.has(t))
-    .map(([field, t]) => `${scenario.file}: ${field}: "${t}" is not a tool (known: ${[...names].sort().join(", ")})`);
+    .map(
+      ([field, t]) =>
+        `${scenario.file}: ${field}: "${t}" is not a tool (known: ${[...names].sort().join(", ")})`,
+    );
 }
 
 /** Runs every scenario `repeat` times against one configuration and scores each run. */

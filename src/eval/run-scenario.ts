@@ -1,8 +1,8 @@
+import { runtimeDepsFor } from "../agent/agent-runtime.ts";
 import type { ChatModel } from "../agent/chat-model.ts";
 import { resumeRun, runTurn, type TurnResult } from "../agent/loop.ts";
 import type { ChatMessage } from "../agent/messages.ts";
 import type { ToolEvent } from "../agent/policy-hook.ts";
-import { runtimeDepsFor } from "../agent/agent-runtime.ts";
 import type { Decision } from "../agent/run-snapshot.ts";
 import type { TraceEvent } from "../agent/trace.ts";
 import { errorMessage } from "../errors.ts";
@@ -25,7 +25,13 @@ export interface EvalTarget {
 export type TargetTools = Awaited<ReturnType<EvalEnvironment["toolsFor"]>>;
 
 /** Trace events that mean the model's output needed fixing before it could be used. */
-const REPAIR_EVENTS = new Set(["tool.repair", "tool.coerced", "tool.dropped_keys", "model.format", "model.unrecovered"]);
+const REPAIR_EVENTS = new Set([
+  "tool.repair",
+  "tool.coerced",
+  "tool.dropped_keys",
+  "model.format",
+  "model.unrecovered",
+]);
 
 /** Tool events of a run folded into its calls, in the order they were asked for. */
 function callRecorder() {
@@ -36,14 +42,27 @@ function callRecorder() {
     get denials() {
       return denials;
     },
+    /** Calls the run stopped on, waiting for a human (they stay so unless approved). */
+    markPending(callIds: string[]) {
+      for (const id of callIds) {
+        const call = calls.get(id);
+        if (call?.outcome === "requested") call.outcome = "pending";
+      }
+    },
     onEvent(e: ToolEvent) {
-      const call = calls.get(e.callId) ?? { callId: e.callId, tool: e.tool, args: e.args, outcome: "requested" };
+      const call = calls.get(e.callId) ?? {
+        callId: e.callId,
+        tool: e.tool,
+        args: e.args,
+        outcome: "requested",
+      };
       calls.set(e.callId, call);
       if (e.action === "tool.denied") {
         denials++;
         call.outcome = "denied";
       } else if (e.action === "tool.executed") call.outcome = "executed";
-      else if (e.action === "tool.failed") call.outcome = e.error === "invalid arguments" ? "invalid" : "failed";
+      else if (e.action === "tool.failed")
+        call.outcome = e.error === "invalid arguments" ? "invalid" : "failed";
     },
   };
 }
@@ -91,7 +110,13 @@ export async function runScenario(
   const controller = new AbortController();
   const deps = {
     ...runtimeDepsFor(
-      { model: target.model, registry: tools.registry, auditSink: tools.auditSink, limits: {}, logger: env.logger },
+      {
+        model: target.model,
+        registry: tools.registry,
+        auditSink: tools.auditSink,
+        limits: {},
+        logger: env.logger,
+      },
       { policy: access.policy, allowed },
       controller.signal,
     ),
@@ -100,7 +125,13 @@ export async function runScenario(
   };
   const channelId = scenario.channel ?? DEMO.ops;
   const threadTs = `${Math.floor(Date.now() / 1000)}.000100`;
-  const run = { sessionKey: `${DEMO.team}:${channelId}:${threadTs}`, userId, teamId: DEMO.team, channelId, threadTs };
+  const run = {
+    sessionKey: `${DEMO.team}:${channelId}:${threadTs}`,
+    userId,
+    teamId: DEMO.team,
+    channelId,
+    threadTs,
+  };
   const started = performance.now();
   env.recordTo((e) => recorder.onEvent(e));
   try {
@@ -109,6 +140,7 @@ export async function runScenario(
       let result: TurnResult = await runTurn({ run, history, userMessage: message }, deps);
       while (result.status === "paused" && result.snapshot) {
         record.approvalsRequested++;
+        recorder.markPending(result.snapshot.pending.map((p) => p.callId));
         if (!scenario.approve) break;
         const decisions: Record<string, Decision> = {};
         for (const p of result.snapshot.pending)
@@ -134,7 +166,8 @@ export async function runScenario(
   record.calls = [...recorder.calls.values()];
   record.denials = recorder.denials;
   record.invalidCalls =
-    record.calls.filter((c) => c.outcome === "invalid").length + trace.filter((e) => e.event === "tool.unknown").length;
+    record.calls.filter((c) => c.outcome === "invalid").length +
+    trace.filter((e) => e.event === "tool.unknown").length;
   for (const e of trace) {
     if (REPAIR_EVENTS.has(e.event)) record.repairs++;
     if (e.event === "model.response") {

@@ -8,7 +8,13 @@ const LEVELS = ["viewer", "user", "admin"] as const;
  * `{ absent: true }` means the argument must not be given.
  */
 export const argMatcherSchema = z.union([
-  z.strictObject({ regex: z.string().min(1), flags: z.string().regex(/^[imsu]*$/).optional() }),
+  z.strictObject({
+    regex: z.string().min(1),
+    flags: z
+      .string()
+      .regex(/^[imsu]*$/)
+      .optional(),
+  }),
   z.strictObject({ one_of: z.array(z.unknown()).min(1) }),
   z.strictObject({ absent: z.literal(true) }),
   z.strictObject({ exact: z.unknown() }),
@@ -50,7 +56,10 @@ export const scenarioSchema = z.strictObject({
   /** The requester's permission level (their stored level in `users`). */
   requester: z.enum(LEVELS).default("user"),
   /** The channel the request is made in (the demo workspace's #ops by default). */
-  channel: z.string().regex(/^[CDG][A-Z0-9]+$/, "must be a Slack channel id like C0OPS").optional(),
+  channel: z
+    .string()
+    .regex(/^[CDG][A-Z0-9]+$/, "must be a Slack channel id like C0OPS")
+    .optional(),
   /** One message is one turn; more are later turns in the same thread. */
   messages: z.array(z.string().min(1)).min(1),
   /** The tools the run may see and call (default: every built-in the requester's level allows). */

@@ -52,7 +52,9 @@ export function scoreRun(scenario: Scenario, record: RunRecord): RunScore {
     checks.push({
       name: e.approval ? "asks for approval" : "no approval needed",
       ok: paused === e.approval,
-      ...(paused === e.approval ? {} : { detail: paused ? "the run paused for approval" : "no approval asked" }),
+      ...(paused === e.approval
+        ? {}
+        : { detail: paused ? "the run paused for approval" : "no approval asked" }),
     });
   }
   if (e.denial !== undefined) {
@@ -60,7 +62,9 @@ export function scoreRun(scenario: Scenario, record: RunRecord): RunScore {
     checks.push({
       name: e.denial ? "policy denies a call" : "no call denied",
       ok: denied === e.denial,
-      ...(denied === e.denial ? {} : { detail: denied ? `${record.denials} call(s) denied` : "nothing denied" }),
+      ...(denied === e.denial
+        ? {}
+        : { detail: denied ? `${record.denials} call(s) denied` : "nothing denied" }),
     });
   }
   const answer = record.answer.toLowerCase();

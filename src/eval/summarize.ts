@@ -59,8 +59,14 @@ export function totalsOf(runs: readonly ScoredRun[]): Totals {
     runs: runs.length,
     passed,
     passRate: runs.length ? passed / runs.length : 0,
-    toolChoice: ratio(sum((r) => r.score.toolChoice.correct), sum((r) => r.score.toolChoice.total)),
-    argValidity: ratio(sum((r) => r.score.argValidity.valid), sum((r) => r.score.argValidity.total)),
+    toolChoice: ratio(
+      sum((r) => r.score.toolChoice.correct),
+      sum((r) => r.score.toolChoice.total),
+    ),
+    argValidity: ratio(
+      sum((r) => r.score.argValidity.valid),
+      sum((r) => r.score.argValidity.total),
+    ),
     repairs: sum((r) => r.record.repairs),
     steps: runs.length ? sum((r) => r.record.steps) / runs.length : 0,
     tokens: sum((r) => r.record.promptTokens + r.record.completionTokens),

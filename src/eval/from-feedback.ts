@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { and, asc, eq, gte, inArray } from "drizzle-orm";
 import { stringify } from "yaml";
 import { resolveLevel } from "../policy/levels.ts";
+import { redact, redactText } from "../policy/redact.ts";
 import type { Database } from "../store/db.ts";
 import { runFeedback, runSteps, runs } from "../store/schema.ts";
 import { createUserStore } from "../store/user-store.ts";
@@ -34,7 +35,7 @@ function draftText(run: {
   tools: ToolStep[];
 }): string {
   const observed = run.tools.length
-    ? run.tools.map((t) => `#   - ${t.name ?? "?"} ${JSON.stringify(t.args ?? {})}`)
+    ? run.tools.map((t) => `#   - ${t.name ?? "?"} ${JSON.stringify(redact(t.args ?? {}))}`)
     : ["#   (no tool calls)"];
   const header = [
     `# Draft scenario from run ${run.id}, rated 👎 ${run.downVotes} time(s).`,
@@ -48,7 +49,8 @@ function draftText(run: {
     name: `feedback ${run.id}`,
     requester: run.level,
     ...(run.channelId && /^[CDG][A-Z0-9]+$/.test(run.channelId) ? { channel: run.channelId } : {}),
-    messages: [run.requestText?.trim() || "TODO: the request (it was not recorded)"],
+    // Recorded redacted already; redacted again, since drafts are meant to be committed.
+    messages: [redactText(run.requestText?.trim() || "") || "TODO: the request (it was not recorded)"],
     expect: { calls: [], forbidden: [] },
   };
   return `${header.join("\n")}\n${stringify(body)}`;

@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto";
 import { runtimeDepsFor } from "../agent/agent-runtime.ts";
 import type { ChatModel } from "../agent/chat-model.ts";
 import { resumeRun, runTurn, type TurnResult } from "../agent/loop.ts";
@@ -124,7 +125,7 @@ export async function runScenario(
     onTraceEvent: (e: TraceEvent) => trace.push(e),
   };
   const channelId = scenario.channel ?? DEMO.ops;
-  const threadTs = `${Math.floor(Date.now() / 1000)}.000100`;
+  const threadTs = `${Math.floor(Date.now() / 1000)}.${String(randomInt(1_000_000)).padStart(6, "0")}`;
   const run = {
     sessionKey: `${DEMO.team}:${channelId}:${threadTs}`,
     userId,

@@ -46,7 +46,7 @@ describe("npm run eval -- --from-feedback", () => {
 
   it("writes one draft per 👎-rated run with the request, level and calls made, and TODOs for the rest", async () => {
     const db = store.handle.db;
-    await seedRun("run_bad1");
+    await seedRun("run_bad1", { requestText: "Close the VPN ticket and mail li.ming@example.com" });
     await seedRun("run_good", { requestText: "What time is it?" });
     await seedRun("run_old", { requestText: "An old request" });
     await seedRun("run_admin", { userId: "U0ADMIN", channelId: "C0GENERAL", requestText: "删除工单 3" });
@@ -92,7 +92,7 @@ describe("npm run eval -- --from-feedback", () => {
       name: "feedback run_bad1",
       requester: "viewer",
       channel: "C0OPS",
-      messages: ["Close the VPN ticket"],
+      messages: ["Close the VPN ticket and mail [email]"],
       expect: { calls: [], forbidden: [] },
     });
     expect(parseScenario("run_admin.yaml", readFileSync(join(dir, "run_admin.yaml"), "utf8"))).toMatchObject({

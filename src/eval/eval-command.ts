@@ -170,6 +170,9 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
     const minPass = parseRate(values["min-pass"]);
     const prices = values.prices ? parsePrices(values.prices) : undefined;
     const scenarios = loadScenarios(positionals.length ? positionals : ["evals"]);
+    if (values.scripted)
+      for (const s of scenarios.filter((x) => !x.script?.length))
+        io.err(`${s.file}: no script, so with --scripted the model answers nothing useful and it fails`);
 
     const targetOf = async (
       label: string,
@@ -186,6 +189,11 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
       return {
         label,
         model: createOpenAIModel(settings),
+        limits: {
+          maxSteps: config.env.HERMES_MAX_STEPS,
+          contextBudgetTokens: config.env.HERMES_CONTEXT_BUDGET_TOKENS,
+          turnTimeoutMs: config.env.HERMES_TURN_TIMEOUT_SECONDS * 1000,
+        },
         modelName: settings.model,
         ...(scripted ? { scripted } : settings.baseURL ? { baseURL: settings.baseURL } : {}),
         ...(systemPrompt ? { systemPrompt, systemPromptFile } : {}),
@@ -252,7 +260,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
       io.err(err.message);
       return 2;
     }
-    if (isHermesError(err) || (err as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    if (isHermesError(err) || String((err as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS")) {
       io.err(errorMessage(err));
       return 2;
     }

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { runtimeDepsFor } from "../agent/agent-runtime.ts";
 import type { ChatModel } from "../agent/chat-model.ts";
-import { resumeRun, runTurn, type TurnResult } from "../agent/loop.ts";
+import { type Limits, resumeRun, runTurn, type TurnResult } from "../agent/loop.ts";
 import type { ChatMessage } from "../agent/messages.ts";
 import type { ToolEvent } from "../agent/policy-hook.ts";
 import type { Decision } from "../agent/run-snapshot.ts";
@@ -19,6 +19,8 @@ export interface EvalTarget {
   label: string;
   model: ChatModel;
   systemPrompt?: string;
+  /** The turn limits, as the bot runs with them (HERMES_MAX_STEPS, …). */
+  limits?: Partial<Limits>;
   /** Set for `--scripted`: each scenario's `script` is loaded into it before the run. */
   scripted?: ScriptedModelServer;
 }
@@ -115,7 +117,7 @@ export async function runScenario(
         model: target.model,
         registry: tools.registry,
         auditSink: tools.auditSink,
-        limits: {},
+        limits: target.limits ?? {},
         logger: env.logger,
       },
       { policy: access.policy, allowed },

@@ -272,6 +272,12 @@ describe("npm run eval", () => {
       /x\.yaml: expect\.forbidden\[0\]: "drop_database" is not a tool \(known: .*create_ticket/,
     );
 
+    expect(unknown.err).toMatch(/x\.yaml: no script, so with --scripted .* fails/);
+
+    const unknownOption = await run([dir, "--scripted", "--temperature", "2"], {});
+    expect(unknownOption.code).toBe(2);
+    expect(unknownOption.err).toMatch(/^Unknown option '--temperature'/);
+
     const noModel = await run([dir], {});
     expect(noModel.code).toBe(2);
     expect(noModel.err).toMatch(/No model is configured.*--scripted/);

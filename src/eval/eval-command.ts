@@ -1,11 +1,13 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
+import pino from "pino";
 import { z } from "zod";
 import { createOpenAIModel } from "../agent/openai-model.ts";
 import { ConfigError, loadConfig, type ModelConfig } from "../config.ts";
 import { errorMessage, isHermesError } from "../errors.ts";
-import { silentLogger } from "../logger.ts";
+import { createLogger, silentLogger } from "../logger.ts";
+import { createRedactor } from "../policy/redact.ts";
 import { parseTimeBound } from "../store/audit-time.ts";
 import { openDatabase } from "../store/db.ts";
 import { createEvalEnvironment, type EvalEnvironment } from "./eval-environment.ts";
@@ -28,6 +30,7 @@ export const USAGE = `Usage: npm run eval -- [files or folders…] [options]    
   --min-pass RATE         exit 1 when a configuration's pass rate is below RATE (0.8 or 80%; default 0)
   --prices FILE           JSON {"model": {"input": usd, "output": usd}} per million tokens, for cost
   --out DIR               where the JSON and Markdown reports go (default eval-results/)
+  --trace FILE            also write every run's trace (JSON lines, redacted) for npm run agent -- --replay
   --from-feedback         write draft scenarios from 👎-rated runs instead (DATABASE_URL, else
                           PGlite under HERMES_DATA_DIR) [--since 7d] [--drafts evals/drafts]
 
@@ -115,6 +118,16 @@ const SCRIPTED_MODEL: ModelConfig = {
   maxRetries: 0,
 };
 
+/** The runtime's trace lines into `path`, redacted like the bot's own log. */
+function traceLogger(path: string) {
+  mkdirSync(dirname(resolve(path)), { recursive: true });
+  return createLogger({
+    level: "info",
+    redact: createRedactor().redact,
+    destination: pino.destination({ dest: path, sync: true }),
+  });
+}
+
 type Target = EvalTarget & { modelName: string; baseURL?: string; systemPromptFile?: string };
 
 /** `npm run eval`: returns the exit code. */
@@ -133,6 +146,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
         "min-pass": { type: "string", default: "0" },
         prices: { type: "string" },
         out: { type: "string", default: "eval-results" },
+        trace: { type: "string" },
         "from-feedback": { type: "boolean", default: false },
         since: { type: "string", default: "7d" },
         drafts: { type: "string", default: "evals/drafts" },
@@ -224,7 +238,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
       );
     }
 
-    environment ??= await createEvalEnvironment(silentLogger());
+    environment ??= await createEvalEnvironment(values.trace ? traceLogger(values.trace) : silentLogger());
     const results: TargetResult[] = [];
     for (const target of targets) {
       io.err(`${target.label}: ${scenarios.length} scenarios × ${repeat} on ${target.modelName}…`);

@@ -8,6 +8,8 @@ export interface RecordedCall {
 
 /** What one scenario run did: its calls, pauses and answer, and what it cost. */
 export interface RunRecord {
+  /** The runtime's run id of each turn (find them in the `--trace` file). */
+  runIds: string[];
   calls: RecordedCall[];
   /** Calls with arguments that did not validate, or naming a tool that does not exist. */
   invalidCalls: number;

@@ -96,6 +96,7 @@ export async function runScenario(
   const recorder = callRecorder();
   const trace: TraceEvent[] = [];
   const record: RunRecord = {
+    runIds: [],
     calls: [],
     invalidCalls: 0,
     approvalsRequested: 0,
@@ -141,6 +142,7 @@ export async function runScenario(
     let history: ChatMessage[] = [];
     for (const message of scenario.messages) {
       let result: TurnResult = await runTurn({ run, history, userMessage: message }, deps);
+      record.runIds.push(result.runId);
       while (result.status === "paused" && result.snapshot) {
         record.approvalsRequested++;
         recorder.markPending(result.snapshot.pending.map((p) => p.callId));

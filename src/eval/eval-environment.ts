@@ -1,0 +1,105 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LogLevel, WebClient } from "@slack/web-api";
+import { sql } from "drizzle-orm";
+import type { ChatModel } from "../agent/chat-model.ts";
+import type { ToolEvent, ToolEventSink } from "../agent/policy-hook.ts";
+import { buildTools } from "../boot/build-tools.ts";
+import { seedDemoTickets } from "../boot/seed-demo-tickets.ts";
+import { loadConfig } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import { createRedactor } from "../policy/redact.ts";
+import { DEMO } from "../sandbox/seed-demo-workspace.ts";
+import { SlackApiEmulator } from "../sandbox/slack-api-server.ts";
+import { createWebSlackPort } from "../slack/web-slack-port.ts";
+import { createAuditLog } from "../store/audit.ts";
+import { createAuditSink } from "../store/audit-sink.ts";
+import { openDatabase } from "../store/db.ts";
+import { migrate } from "../store/migrate.ts";
+import { createPgResultStore } from "../store/pg-result-store.ts";
+import { createUserStore } from "../store/user-store.ts";
+
+/** The tables a scenario may change; emptied (ids restarted) before each run. The audit log only grows. */
+const SCENARIO_TABLES = ["tickets", "memories", "results", "approvals", "runs", "users"];
+
+/** Who makes a scenario's request, by level: demo workspace members, so Slack checks see real members. */
+export const REQUESTERS = { viewer: DEMO.user, user: DEMO.user, admin: DEMO.admin } as const;
+
+/**
+ * What every scenario runs against, built once per eval process: embedded PGlite in a temp folder
+ * (migrated once; the scenario tables are emptied and the demo tickets seeded again before each run),
+ * the Slack Web API emulator with the demo workspace behind the real `SlackPort`, and the audit log.
+ * Tool events of the run in progress also go to `recordTo`'s listener.
+ */
+export async function createEvalEnvironment(logger: Logger) {
+  const dataDir = await mkdtemp(join(tmpdir(), "hermes-eval-"));
+  const emulator = new SlackApiEmulator({ logger });
+  try {
+    const handle = await openDatabase({ dataDir, logger });
+    await migrate(handle);
+    await emulator.start();
+    const db = handle.db;
+    const users = createUserStore({ db });
+    const results = createPgResultStore({ db });
+    const { redact } = createRedactor();
+    const auditSink = createAuditSink({ audit: createAuditLog({ db }), redact });
+    const slack = createWebSlackPort(
+      new WebClient("xoxb-test", {
+        slackApiUrl: emulator.url,
+        retryConfig: { retries: 0 },
+        logLevel: LogLevel.ERROR,
+      }),
+    );
+    // Built-ins only: HERMES_TOOLS, HTTP and MCP tools of this machine are not part of a scenario.
+    const config = loadConfig({ HERMES_DATA_DIR: dataDir });
+    let listener: ((e: ToolEvent) => void) | undefined;
+    const recordingSink: ToolEventSink = async (e) => {
+      listener?.(e);
+      await auditSink(e);
+    };
+    return {
+      db,
+      users,
+      logger,
+      /** Tool events from now on go to `listener` too (undefined: stop). */
+      recordTo(next: ((e: ToolEvent) => void) | undefined) {
+        listener = next;
+      },
+      /** The built-in tools and their guards, with `delegate` on this configuration's model. */
+      async toolsFor(model: ChatModel) {
+        const built = await buildTools({
+          config,
+          logger,
+          db,
+          users,
+          results,
+          slack,
+          model,
+          auditSink: recordingSink,
+          rawEnv: {},
+        });
+        return { ...built, config, auditSink: recordingSink };
+      },
+      /** A clean slate for the next run: empty scenario tables, the demo tickets again. */
+      async reset() {
+        await db.execute(sql.raw(`TRUNCATE ${SCENARIO_TABLES.join(", ")} RESTART IDENTITY CASCADE`));
+        await seedDemoTickets(db);
+      },
+      async close() {
+        try {
+          await emulator.stop();
+          await handle.close();
+        } finally {
+          await rm(dataDir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (err) {
+    await emulator.stop().catch(() => undefined);
+    await rm(dataDir, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+export type EvalEnvironment = Awaited<ReturnType<typeof createEvalEnvironment>>;

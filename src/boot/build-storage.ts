@@ -10,6 +10,7 @@ import { resolveAuditKey } from "../store/audit-key.ts";
 import { warnAboutAuditRole } from "../store/audit-role-check.ts";
 import { openDatabase } from "../store/db.ts";
 import { createEventDedupe } from "../store/event-dedupe.ts";
+import { createFeedbackStore } from "../store/feedback-store.ts";
 import { createMemorySessionStore } from "../store/memory-session-store.ts";
 import { migrate } from "../store/migrate.ts";
 import { createPgResultStore } from "../store/pg-result-store.ts";
@@ -78,6 +79,7 @@ export async function buildStorage(
     runs: createRunStore({ db }),
     events: createEventDedupe({ db }),
     users: createUserStore({ db }),
+    feedback: createFeedbackStore({ db, audit }),
     results: createPgResultStore({ db }),
     schedules: createScheduleStore({ db }),
     sessions,

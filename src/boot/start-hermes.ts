@@ -145,6 +145,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     events: storage.events,
     users: storage.users,
     sessions: storage.sessions,
+    feedback: storage.feedback,
   };
   const runtime: AgentRuntime = {
     model,

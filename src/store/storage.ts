@@ -2,6 +2,7 @@ import type { ApprovalStore } from "../policy/approval-store.ts";
 import type { AuditLog } from "./audit.ts";
 import type { DatabaseHandle } from "./db.ts";
 import type { EventDedupe } from "./event-dedupe.ts";
+import type { FeedbackStore } from "./feedback-store.ts";
 import type { RunStore } from "./run-store.ts";
 import type { SessionStore } from "./session-store.ts";
 import type { UserStore } from "./user-store.ts";
@@ -18,4 +19,6 @@ export interface Storage {
   events: EventDedupe;
   users: UserStore;
   sessions: SessionStore;
+  /** 👍/👎 on answers, one per run and user. */
+  feedback: FeedbackStore;
 }

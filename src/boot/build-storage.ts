@@ -14,6 +14,7 @@ import { createMemorySessionStore } from "../store/memory-session-store.ts";
 import { migrate } from "../store/migrate.ts";
 import { createPgResultStore } from "../store/pg-result-store.ts";
 import { createRedisSessionStore } from "../store/redis-session-store.ts";
+import { createRunQuery } from "../store/run-query.ts";
 import { createRunStore } from "../store/run-store.ts";
 import { createScheduleStore } from "../store/schedule-store.ts";
 import type { SessionStore } from "../store/session-store.ts";
@@ -76,6 +77,7 @@ export async function buildStorage(
       redact: options.redact,
     }),
     runs: createRunStore({ db }),
+    runQuery: createRunQuery({ db }),
     events: createEventDedupe({ db }),
     users: createUserStore({ db }),
     results: createPgResultStore({ db }),

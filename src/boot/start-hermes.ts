@@ -142,6 +142,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     audit: storage.audit,
     approvals: storage.approvals,
     runs: storage.runs,
+    runQuery: storage.runQuery,
     events: storage.events,
     users: storage.users,
     sessions: storage.sessions,

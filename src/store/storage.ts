@@ -2,6 +2,7 @@ import type { ApprovalStore } from "../policy/approval-store.ts";
 import type { AuditLog } from "./audit.ts";
 import type { DatabaseHandle } from "./db.ts";
 import type { EventDedupe } from "./event-dedupe.ts";
+import type { RunQuery } from "./run-query.ts";
 import type { RunStore } from "./run-store.ts";
 import type { SessionStore } from "./session-store.ts";
 import type { UserStore } from "./user-store.ts";
@@ -15,6 +16,7 @@ export interface Storage {
   audit: AuditLog;
   approvals: ApprovalStore;
   runs: RunStore;
+  runQuery: RunQuery;
   events: EventDedupe;
   users: UserStore;
   sessions: SessionStore;

@@ -143,6 +143,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     approvals: storage.approvals,
     runs: storage.runs,
     runQuery: storage.runQuery,
+    runRecords: storage.runRecords,
     events: storage.events,
     users: storage.users,
     sessions: storage.sessions,

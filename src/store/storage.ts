@@ -1,3 +1,4 @@
+import type { RunRecordPort } from "../agent/run-record-port.ts";
 import type { ApprovalStore } from "../policy/approval-store.ts";
 import type { AuditLog } from "./audit.ts";
 import type { DatabaseHandle } from "./db.ts";
@@ -17,6 +18,8 @@ export interface Storage {
   approvals: ApprovalStore;
   runs: RunStore;
   runQuery: RunQuery;
+  /** Where runs are recorded as they go (the recorder's port). */
+  runRecords: RunRecordPort;
   events: EventDedupe;
   users: UserStore;
   sessions: SessionStore;

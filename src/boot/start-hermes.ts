@@ -142,6 +142,8 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     audit: storage.audit,
     approvals: storage.approvals,
     runs: storage.runs,
+    runQuery: storage.runQuery,
+    runRecords: storage.runRecords,
     events: storage.events,
     users: storage.users,
     sessions: storage.sessions,

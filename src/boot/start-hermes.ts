@@ -231,6 +231,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   if (sandbox) {
     sandbox.attachPage({
       modelInfo,
+      runQuery: storage.runQuery,
       auditFeed: async ({ reader, opened }) => {
         if (opened) {
           await recordAuditRead(storage.audit, {

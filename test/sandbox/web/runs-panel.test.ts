@@ -132,7 +132,7 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
       }
       const tool = rows.filter({ hasText: "send_message" }).first();
       await visible(tool.locator(".policy-chip", { hasText: "needs_approval" }));
-      await visible(timeline.getByText("👍 0 · 👎 1"));
+      await visible(timeline.getByLabel("0 helpful, 1 not helpful"));
       await page.screenshot({ path: `${ARTIFACTS}/runs-timeline.png` });
 
       // Back to the list: the run with its request and feedback counts.
@@ -140,7 +140,17 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
       const listed = panel.getByRole("button", { name: `Open run ${runId}` });
       await visible(listed);
       expect(await listed.textContent()).toContain("please tell Wang Lei");
-      expect(await listed.textContent()).toContain("👎 1");
+      await visible(listed.getByLabel("0 helpful, 1 not helpful"));
+
+      // The admin's audit log links each row of the run to it.
+      await page.getByRole("combobox", { name: "You are" }).selectOption("U0ADMIN");
+      await panel.getByRole("button", { name: "Close runs" }).click();
+      const audit = page.getByRole("complementary", { name: "Audit log" });
+      await visible(audit);
+      const feedbackRow = audit.locator(".audit-row").filter({ hasText: "run.feedback" }).first();
+      await feedbackRow.getByRole("button", { name: `Open run ${runId}` }).click();
+      await visible(panel.getByRole("region", { name: `Run ${runId}` }));
+      await visible(panel.getByText("everyone's"));
       expect(errors).toEqual([]);
       await page.close();
     },

@@ -16,6 +16,18 @@ export function ContextActions({ block, message }) {
   </div>`;
 }
 
+const THUMBS = {
+  up: "M7 10v11H4a1 1 0 0 1-1-1v-9a1 1 0 0 1 1-1zm0 0 4-8a3 3 0 0 1 3 3v4h5.5a2 2 0 0 1 2 2.3l-1.3 8a2 2 0 0 1-2 1.7H7",
+  down: "M17 14V3h3a1 1 0 0 1 1 1v9a1 1 0 0 1-1 1zm0 0-4 8a3 3 0 0 1-3-3v-4H4.5a2 2 0 0 1-2-2.3l1.3-8a2 2 0 0 1 2-1.7H17",
+};
+
+/** 👍/👎 drawn as Slack draws them (an outline thumb), so they show without an emoji font. */
+export function Thumb({ down = false, size = 16 }) {
+  return html`<svg class="thumb" width=${size} height=${size} viewBox="0 0 24 24" aria-hidden="true" focusable="false">
+    <path d=${down ? THUMBS.down : THUMBS.up} fill="none" stroke="currentColor" stroke-width="1.8" stroke-linejoin="round" />
+  </svg>`;
+}
+
 /** The run a feedback value names (`up:<runId>`), for the "View run" link. */
 export function runIdOf(element) {
   const m = /^(?:up|down):(.+)$/.exec(element?.positive_button?.value ?? "");
@@ -45,7 +57,11 @@ function FeedbackButtons({ element, message }) {
       title=${button.accessibility_label || fallback}
       disabled=${!clickable}
       onClick=${() => click(side)}
-    >${button.text?.text ?? fallback}</button>`;
+    >${
+      (button.text?.text ?? fallback) === fallback
+        ? html`<${Thumb} down=${side === "negative_button"} />`
+        : button.text.text
+    }</button>`;
   };
   return html`<span class="feedback-buttons">
     ${sideButton("positive_button", "👍")}${sideButton("negative_button", "👎")}

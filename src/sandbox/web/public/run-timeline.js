@@ -1,3 +1,4 @@
+import { Thumb } from "./feedback-buttons.js";
 import { html } from "./html.js";
 import { formatCost, formatMs, formatTokens, statusLabel } from "./run-format.js";
 
@@ -30,7 +31,7 @@ export function RunTimeline({ run, nameOf }) {
       ${run.costUsd != null ? html`<div><dt>Cost</dt><dd>${formatCost(run.costUsd)}</dd></div>` : null}
       <div><dt>Wall time</dt><dd>${formatMs(run.wallMs)}: model ${formatMs(run.modelMs)}, tools ${formatMs(run.toolMs)}, approval ${formatMs(run.approvalWaitMs)}, Hermes ${formatMs(run.ownMs)}</dd></div>
       ${run.models?.length ? html`<div><dt>Models</dt><dd>${run.models.join(", ")}</dd></div>` : null}
-      <div><dt>Feedback</dt><dd>👍 ${run.feedback.up} · 👎 ${run.feedback.down}</dd></div>
+      <div><dt>Feedback</dt><dd><${FeedbackCounts} feedback=${run.feedback} /></dd></div>
     </dl>
     <div class="timeline-axis" aria-hidden="true">
       <span>0</span><span>${formatMs(span / 2)}</span><span>${formatMs(span)}</span>
@@ -54,6 +55,13 @@ export function RunTimeline({ run, nameOf }) {
     </ol>
     ${steps.length === 0 ? html`<p class="empty">No steps recorded for this run.</p>` : null}
   </section>`;
+}
+
+/** 👍 n 👎 m, readable without an emoji font and by screen readers. */
+export function FeedbackCounts({ feedback }) {
+  return html`<span class="feedback-counts" aria-label=${`${feedback.up} helpful, ${feedback.down} not helpful`}>
+    <${Thumb} size=${12} /> ${feedback.up} <${Thumb} down size=${12} /> ${feedback.down}
+  </span>`;
 }
 
 function barTone(step) {

@@ -4,7 +4,7 @@ import { html, Workspace } from "./html.js";
 import { Icon } from "./icons.js";
 import { displayName } from "./message.js";
 import { formatCost, formatMs, formatTokens, statusLabel } from "./run-format.js";
-import { RunTimeline } from "./run-timeline.js";
+import { FeedbackCounts, RunTimeline } from "./run-timeline.js";
 
 const STATUSES = ["", "completed", "paused", "stopped", "failed", "running"];
 
@@ -63,7 +63,7 @@ export function RunsPanel({ as, tick, runId, onOpenRun, onClose }) {
 
   return html`<aside class="side-pane runs-panel" id="runs-panel" aria-labelledby="runs-title">
     <header class="pane-header">
-      <h2 id="runs-title">Runs <span class="pane-sub">${list?.scope === "all" ? "everyone's" : "yours"}</span></h2>
+      <h2 id="runs-title">Runs <span class="pane-sub">${ws.userById.get(as)?.isAuditAdmin ? "everyone's" : "yours"}</span></h2>
       <button type="button" class="icon-button" onClick=${onClose} aria-label="Close runs"><${Icon} name="close" /></button>
     </header>
     ${error ? html`<p class="runs-error" role="alert">⚠ ${error}</p>` : null}
@@ -99,7 +99,7 @@ function RunRow({ run, nameOf, onOpen }) {
       </div>
       ${run.requestText ? html`<div class="run-request">${run.requestText}</div>` : null}
       <div class="run-meta">
-        ${run.steps} steps · ${formatTokens(tokens)} tokens${run.costUsd != null ? ` · ${formatCost(run.costUsd)}` : ""} · ${formatMs(run.wallMs)} · 👍 ${run.feedback.up} 👎 ${run.feedback.down}
+        ${run.steps} steps · ${formatTokens(tokens)} tokens${run.costUsd != null ? ` · ${formatCost(run.costUsd)}` : ""} · ${formatMs(run.wallMs)} · <${FeedbackCounts} feedback=${run.feedback} />
       </div>
     </button>
   </li>`;

@@ -1,8 +1,9 @@
 import type { WebAPIPlatformError } from "@slack/web-api";
 import { describe, expect, it } from "vitest";
+import { blockActionsPayload, findButton } from "../../src/sandbox/interaction-payloads.ts";
 import { DEMO } from "../../src/sandbox/seed-demo-workspace.ts";
 import { validateBlocks } from "../../src/sandbox/validate-blocks.ts";
-import { feedbackBlock } from "../../src/slack/feedback-block.ts";
+import { FEEDBACK_ACTION_ID, feedbackBlock } from "../../src/slack/feedback-block.ts";
 import { sandboxWebClient, startSlackEmulator } from "../helpers/slack.ts";
 
 const plain = (text: string) => ({ type: "plain_text", text });
@@ -120,5 +121,41 @@ describe("context_actions blocks (feedback_buttons, icon_button)", () => {
     } finally {
       await emulator.stop();
     }
+  });
+
+  it("a click on one side is sent as Bolt's FeedbackButtonsAction: that side's value and text", () => {
+    const blocks = [feedbackBlock("run_abc")];
+    const clicked = findButton(blocks, FEEDBACK_ACTION_ID, "down:run_abc");
+    expect(clicked).toEqual({
+      actionId: FEEDBACK_ACTION_ID,
+      blockId: "hermes.feedback.run_abc",
+      type: "feedback_buttons",
+      value: "down:run_abc",
+      text: "👎",
+    });
+    expect(findButton(blocks, FEEDBACK_ACTION_ID, "sideways:run_abc")).toBeUndefined();
+    const payload = blockActionsPayload(
+      { teamId: "T0001", apiAppId: "A0HERMES1", botUserId: "U0HERMES", verificationToken: "v" },
+      {
+        user: { id: DEMO.user, name: "li.ming" },
+        teamDomain: "acme",
+        channel: { id: DEMO.ops, name: "ops" },
+        message: { ts: "1.000001", blocks },
+        messageTs: "1.000001",
+        isEphemeral: false,
+        action: clicked!,
+        actionTs: "2.000002",
+        responseUrl: "http://x/response",
+        triggerId: "t",
+      },
+    );
+    expect((payload.actions as unknown[])[0]).toEqual({
+      action_id: FEEDBACK_ACTION_ID,
+      block_id: "hermes.feedback.run_abc",
+      text: { type: "plain_text", text: "👎", emoji: true },
+      value: "down:run_abc",
+      type: "feedback_buttons",
+      action_ts: "2.000002",
+    });
   });
 });

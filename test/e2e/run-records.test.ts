@@ -1,6 +1,9 @@
+import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { validateBlocks } from "../../src/sandbox/validate-blocks.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import type { RunDetail } from "../../src/store/run-query.ts";
+import { blocksText } from "../helpers/bolt-app.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { execSql } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
@@ -211,5 +214,62 @@ describe("runs as records, through Bolt", () => {
     expect(run.modelCalls).toBe(0);
     expect(run.timeline.map((s) => [s.kind, s.status])).toEqual([["model", "error"]]);
     expect(String((run.timeline[0]!.data as { error?: string }).error)).toContain("500");
+  });
+
+  describe("/hermes run and /hermes runs", () => {
+    const ephemerals = (user: string) => t.ws.ephemeralMessages("C0OPS", user);
+    async function slash(user: string, text: string): Promise<SandboxMessage> {
+      const before = ephemerals(user).length;
+      expect((await t.sender.slashCommand({ user, channel: "C0OPS", text })).status).toBe(200);
+      const reply = await waitFor(() => ephemerals(user)[before], 30_000, `answer to /hermes ${text}`);
+      expect(validateBlocks(reply.blocks ?? [], { maxBlocks: 50 })).toEqual([]);
+      for (const b of (reply.blocks ?? []) as Array<{ type: string; text?: { text: string } }>)
+        if (b.type === "section") expect(b.text!.text.length).toBeLessThanOrEqual(3000);
+      return reply;
+    }
+    const shown = (m: SandboxMessage) => blocksText(m.blocks);
+
+    it("the requester and admins see a run's timeline; anyone else is refused (and audited)", async () => {
+      const [mine] = await t.hermes.services.runQuery.list({
+        userId: "U0USER1",
+        status: "completed",
+        limit: 1,
+      });
+      const id = mine!.runId;
+      const own = shown(await slash("U0USER1", `run ${id}`));
+      expect(own).toContain(`Run ${id}`);
+      expect(own).toContain("answered");
+      expect(own).toContain(":brain: *model scripted* — ok");
+      const admin = shown(await slash("U0ADMIN", `run \`${id}\``));
+      expect(admin).toContain(`Run ${id}`);
+      const other = shown(await slash("U0WANGLEI", `run ${id}`));
+      expect(other).toContain("Only admins and the person who made the request");
+      expect(other).not.toContain("scripted");
+      const refused = (await t.hermes.services.audit.query({ user: "U0WANGLEI", limit: 5 })).rows;
+      expect(refused.some((r) => r.action === "tool.denied" && r.tool === "/hermes")).toBe(true);
+      expect(shown(await slash("U0USER1", "run no-such-run"))).toContain("I found no run `no-such-run`");
+      expect(shown(await slash("U0USER1", "run"))).toContain("Which run?");
+    });
+
+    it("members list their own runs (feedback counts, filters); admins anyone's; others' runs are refused", async () => {
+      const failed = await t.hermes.services.runQuery.list({ userId: "U0USER1", status: "failed", limit: 1 });
+      await t.hermes.services.db.db.execute(
+        sql`INSERT INTO run_feedback (run_id, user_id, value) VALUES (${failed[0]!.runId}, 'U0ADMIN', 'down'), (${failed[0]!.runId}, 'U0WANGLEI', 'down')`,
+      );
+      const list = shown(await slash("U0USER1", "runs status:failed since:1h"));
+      expect(list).toContain(failed[0]!.runId);
+      expect(list).toContain("👍 0 👎 2");
+      expect(list).not.toContain("*answered*");
+      expect(shown(await slash("U0WANGLEI", "runs"))).toContain("No runs match");
+      expect(shown(await slash("U0WANGLEI", "runs user:<@U0USER1>"))).toContain(
+        "Only admins can list other people's runs",
+      );
+      const all = shown(await slash("U0ADMIN", "runs user:<@U0USER1> status:answered"));
+      expect(all).toContain("*answered*");
+      expect(all).not.toContain("*failed*");
+      expect(shown(await slash("U0ADMIN", "runs status:weird"))).toContain(
+        "is not a run status; use one of answered",
+      );
+    });
   });
 });

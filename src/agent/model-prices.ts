@@ -31,13 +31,30 @@ export function parseModelPrices(
   return { ok: true, prices };
 }
 
-/** A model call's estimated cost in USD; null when the model has no configured price. */
+/**
+ * A model call's estimated cost in USD; null when no configured price applies. The price is the
+ * one of the first name listed in `models` that has one (the model as the server named it, then as
+ * configured); a server's dated name (`gpt-4o-mini-2024-07-18`) takes its base name's price. A call
+ * that used no tokens costs nothing.
+ */
 export function callCost(
   prices: ModelPrices,
-  model: string,
+  models: string[],
   usage: { promptTokens: number; completionTokens: number },
 ): number | null {
-  const price = prices[model];
+  if (usage.promptTokens === 0 && usage.completionTokens === 0) return 0;
+  const price = priceOf(prices, models);
   if (!price) return null;
   return (usage.promptTokens * price.input + usage.completionTokens * price.output) / 1_000_000;
+}
+
+function priceOf(prices: ModelPrices, models: string[]): ModelPrice | undefined {
+  for (const m of models) if (Object.hasOwn(prices, m)) return prices[m];
+  for (const m of models) {
+    const base = Object.keys(prices)
+      .filter((k) => m.startsWith(`${k}-`))
+      .sort((a, b) => b.length - a.length)[0];
+    if (base) return prices[base];
+  }
+  return undefined;
 }

@@ -118,7 +118,8 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
 
   function modelRow(e: TraceEvent, status: string): Row {
     const at = modelStart?.at ?? now();
-    const model = typeof e.model === "string" ? e.model : (modelStart?.model ?? null);
+    const answered = typeof e.answeredBy === "string" ? e.answeredBy : undefined;
+    const model = answered ?? (typeof e.model === "string" ? e.model : (modelStart?.model ?? null));
     const row = addRow("model", model, status, at);
     row.durationMs = now() - at;
     totals.modelMs += row.durationMs;
@@ -134,9 +135,9 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
     const completion = usage.completionTokens ?? 0;
     row.promptTokens = prompt;
     row.completionTokens = completion;
-    row.costUsd = row.name
-      ? callCost(o.prices, row.name, { promptTokens: prompt, completionTokens: completion })
-      : null;
+    const names = [e.answeredBy, e.model].filter((n): n is string => typeof n === "string");
+    row.costUsd = callCost(o.prices, names, { promptTokens: prompt, completionTokens: completion });
+    if (typeof e.model === "string" && e.model !== row.name) row.data.configuredModel = e.model;
     Object.assign(row.data, {
       finishReason: e.finishReason,
       latencyMs: e.latencyMs,

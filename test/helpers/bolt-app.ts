@@ -11,6 +11,7 @@ import { DEMO } from "../../src/sandbox/seed-demo-workspace.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
+import { createRunQuery } from "../../src/store/run-query.ts";
 import { createScheduleStore, type ScheduleStore } from "../../src/store/schedule-store.ts";
 import { createUserStore } from "../../src/store/user-store.ts";
 import { defineTool, type Tool } from "../../src/tools/define-tool.ts";
@@ -23,7 +24,16 @@ export const SIGNING_SECRET = "bolt-harness-signing-secret";
 
 export type HarnessServices = Pick<
   HermesParts,
-  "config" | "logger" | "audit" | "approvals" | "users" | "registry" | "guards" | "client" | "redactor"
+  | "config"
+  | "logger"
+  | "audit"
+  | "approvals"
+  | "users"
+  | "registry"
+  | "guards"
+  | "client"
+  | "redactor"
+  | "runQuery"
 >;
 
 export interface BoltHarness {
@@ -97,6 +107,7 @@ export async function startBoltHarness(
     guards: {},
     client: sandboxWebClient(emulator),
     redactor: createRedactor(),
+    runQuery: createRunQuery({ db }),
   };
   const schedules = createScheduleStore({ db });
   const app = new App({

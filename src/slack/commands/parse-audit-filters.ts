@@ -21,7 +21,7 @@ const SHORT_ACTIONS = AUDIT_ACTIONS.map((a) => a.replace(/^tool\./, ""));
 /** Tool names in the audit log: registry names, plus `/hermes` for refused admin commands. */
 const TOOL_NAME = /^[\w./:-]{1,100}$/;
 // A token is a run of non-space text, where a Slack mention `<@U…|Li Ming>` may hold spaces.
-const TOKEN = /(?:[^\s<]|<[^>]*>)+/g;
+export const TOKEN = /(?:[^\s<]|<[^>]*>)+/g;
 
 /**
  * Parses the filters after `/hermes audit`: `user:<@U…|name>` or `user:U…`, `tool:name`,

@@ -151,6 +151,15 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
       await feedbackRow.getByRole("button", { name: `Open run ${runId}` }).click();
       await visible(panel.getByRole("region", { name: `Run ${runId}` }));
       await visible(panel.getByText("everyone's"));
+
+      // The admin's list filters by requester: Wang Lei asked nothing, Li Ming's run is there.
+      await panel.getByRole("button", { name: "← All runs" }).click();
+      const requester = panel.getByRole("combobox", { name: "Requester" });
+      await requester.selectOption("U0WANGLEI");
+      await visible(panel.getByText("No runs yet."));
+      await requester.selectOption("U0USER1");
+      await visible(panel.getByRole("button", { name: `Open run ${runId}` }));
+      await page.screenshot({ path: `${ARTIFACTS}/runs-list.png` });
       expect(errors).toEqual([]);
       await page.close();
     },

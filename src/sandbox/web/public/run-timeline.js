@@ -41,7 +41,7 @@ export function RunTimeline({ run, nameOf }) {
         (
           s,
         ) => html`<li key=${s.seq} class=${`timeline-row kind-${s.kind}`} data-kind=${s.kind} data-status=${s.status ?? ""}>
-          <div class="timeline-label"><span class="step-kind">${s.kind}</span> ${s.name ?? ""}</div>
+          <div class="timeline-label" title=${`${s.kind} ${s.name ?? ""}`}><span class="step-kind">${s.kind}</span> ${s.name ?? ""}</div>
           <div class="timeline-track">
             <span
               class=${`timeline-bar bar-${s.kind} ${barTone(s)}`}

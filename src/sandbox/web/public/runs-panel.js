@@ -7,6 +7,12 @@ import { formatCost, formatMs, formatTokens, statusLabel } from "./run-format.js
 import { FeedbackCounts, RunTimeline } from "./run-timeline.js";
 
 const STATUSES = ["", "completed", "paused", "stopped", "failed", "running"];
+const WINDOWS = [
+  ["", "any time"],
+  ["1h", "last hour"],
+  ["24h", "last 24 hours"],
+  ["7d", "last 7 days"],
+];
 
 /**
  * Runs as records: admins see every run, anyone else their own (the server decides). The list shows
@@ -16,6 +22,9 @@ const STATUSES = ["", "completed", "paused", "stopped", "failed", "running"];
 export function RunsPanel({ as, tick, runId, onOpenRun, onClose }) {
   const ws = useContext(Workspace);
   const [status, setStatus] = useState("");
+  const [since, setSince] = useState("");
+  const [user, setUser] = useState("");
+  const isAdmin = Boolean(ws.userById.get(as)?.isAuditAdmin);
   const [list, setList] = useState(null);
   const [detail, setDetail] = useState(null);
   const [error, setError] = useState("");
@@ -25,7 +34,12 @@ export function RunsPanel({ as, tick, runId, onOpenRun, onClose }) {
     if (runId) return;
     let stale = false;
     const timer = setTimeout(() => {
-      getJson("/sandbox/api/runs", as, status ? `&status=${status}` : "")
+      const filters = { status, since, user: isAdmin ? user : "" };
+      const query = Object.entries(filters)
+        .filter(([, v]) => v)
+        .map(([k, v]) => `&${k}=${encodeURIComponent(v)}`)
+        .join("");
+      getJson("/sandbox/api/runs", as, query)
         .then((body) => {
           if (stale) return;
           setList(body);
@@ -37,7 +51,7 @@ export function RunsPanel({ as, tick, runId, onOpenRun, onClose }) {
       stale = true;
       clearTimeout(timer);
     };
-  }, [as, tick, status, runId]);
+  }, [as, tick, status, since, user, isAdmin, runId]);
 
   useEffect(() => {
     if (!runId) return setDetail(null);
@@ -63,7 +77,7 @@ export function RunsPanel({ as, tick, runId, onOpenRun, onClose }) {
 
   return html`<aside class="side-pane runs-panel" id="runs-panel" aria-labelledby="runs-title">
     <header class="pane-header">
-      <h2 id="runs-title">Runs <span class="pane-sub">${ws.userById.get(as)?.isAuditAdmin ? "everyone's" : "yours"}</span></h2>
+      <h2 id="runs-title">Runs <span class="pane-sub">${isAdmin ? "everyone's" : "yours"}</span></h2>
       <button type="button" class="icon-button" onClick=${onClose} aria-label="Close runs"><${Icon} name="close" /></button>
     </header>
     ${error ? html`<p class="runs-error" role="alert">⚠ ${error}</p>` : null}
@@ -74,11 +88,28 @@ export function RunsPanel({ as, tick, runId, onOpenRun, onClose }) {
             ${detail ? html`<${RunTimeline} run=${detail} nameOf=${nameOf} />` : error ? null : html`<p class="empty">Loading…</p>`}
           </div>`
         : html`<div class="runs-body">
-            <label class="runs-filter">Status
-              <select value=${status} onChange=${(e) => setStatus(e.currentTarget.value)}>
-                ${STATUSES.map((s) => html`<option key=${s} value=${s}>${s ? statusLabel(s) : "any"}</option>`)}
-              </select>
-            </label>
+            <div class="runs-filters">
+              <label>Status
+                <select value=${status} onChange=${(e) => setStatus(e.currentTarget.value)}>
+                  ${STATUSES.map((s) => html`<option key=${s} value=${s}>${s ? statusLabel(s) : "any"}</option>`)}
+                </select>
+              </label>
+              <label>Started
+                <select value=${since} onChange=${(e) => setSince(e.currentTarget.value)}>
+                  ${WINDOWS.map(([v, label]) => html`<option key=${v} value=${v}>${label}</option>`)}
+                </select>
+              </label>
+              ${
+                isAdmin
+                  ? html`<label>Requester
+                      <select value=${user} onChange=${(e) => setUser(e.currentTarget.value)}>
+                        <option value="">anyone</option>
+                        ${ws.users.filter((u) => !u.isBot).map((u) => html`<option key=${u.id} value=${u.id}>${displayName(u)}</option>`)}
+                      </select>
+                    </label>`
+                  : null
+              }
+            </div>
             <ol class="runs-list" aria-label="Runs, newest first">
               ${(list?.runs ?? []).map((run) => html`<${RunRow} key=${run.runId} run=${run} nameOf=${nameOf} onOpen=${() => onOpenRun(run.runId)} />`)}
             </ol>

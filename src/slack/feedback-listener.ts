@@ -17,7 +17,8 @@ export function registerFeedbackListener(app: App, s: Pick<Storage, "feedback"> 
     const parsed = parseFeedbackValue(action.value);
     if (typeof userId !== "string" || !userId || !parsed) {
       s.logger.warn(
-        { actionId: FEEDBACK_ACTION_ID, userId, value: String(action.value).slice(0, 100) },
+        // The value itself is not logged: a forged one could carry anything.
+        { actionId: FEEDBACK_ACTION_ID, userId, valueLength: String(action.value ?? "").length },
         "feedback click without a user or a run ignored",
       );
       return;

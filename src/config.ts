@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { parseModelPrices } from "./agent/model-prices.ts";
 
 /**
  * Every environment variable Hermes reads, parsed once. Nothing else in the code reads `process.env`:
@@ -116,6 +117,30 @@ export const envSchema = z.object({
   HERMES_SESSION_TTL_SECONDS: int(7 * 24 * 3600, 60, 90 * 24 * 3600),
   // Days finished results, Slack events, schedule fires and runs are kept (0: forever); never the audit log
   HERMES_RETENTION_DAYS: int(30, 0, 36_500),
+  // Days finished runs' records (runs, run_steps, run_feedback) are kept; default: HERMES_RETENTION_DAYS
+  HERMES_RUN_RETENTION_DAYS: z.preprocess(
+    emptyToUndefined,
+    z.coerce
+      .number({ message: "must be a whole number from 0 to 36500" })
+      .int({ message: "must be a whole number from 0 to 36500" })
+      .min(0, { message: "must be a whole number from 0 to 36500" })
+      .max(36_500, { message: "must be a whole number from 0 to 36500" })
+      .optional(),
+  ),
+  // Model prices for run cost estimates: model=input/output USD per 1M tokens, comma-separated
+  // (e.g. gpt-4o-mini=0.15/0.6); a model not listed has an unknown cost (tokens only)
+  HERMES_MODEL_PRICES: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .default("")
+      .transform((text, ctx) => {
+        const parsed = parseModelPrices(text);
+        if (parsed.ok) return parsed.prices;
+        ctx.addIssue({ code: "custom", message: parsed.error });
+        return z.NEVER;
+      }),
+  ),
   HERMES_TOOLS: optionalString,
   HERMES_HTTP_TOOLS: optionalString,
   // A YAML or JSON file of MCP servers whose tools join the registry (src/mcp/mcp-config.ts)

@@ -217,6 +217,8 @@ export async function loop(
       countModelCall(state, response.usage);
       tracer.emit("model.response", {
         model: sent.model,
+        // The model that answered, as the server names it (what prices and the run record go by).
+        answeredBy: response.model,
         messages: sent.messages,
         tools: sent.tools,
         tokens: sent.tokens,

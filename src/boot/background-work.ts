@@ -39,6 +39,7 @@ export async function startBackgroundWork(
   const retention = startRetentionSweeps({
     db: s.db.db,
     days: s.config.env.HERMES_RETENTION_DAYS,
+    runDays: s.config.env.HERMES_RUN_RETENTION_DAYS,
     logger: log,
   });
   // Signed checkpoints of the audit head: evidence outside the database if its newest rows are deleted.

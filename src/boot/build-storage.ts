@@ -2,6 +2,7 @@ import { Redis } from "ioredis";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { createApprovalStore } from "../policy/approval-store.ts";
+import { createRedactor } from "../policy/redact.ts";
 import { createBullmqTurnQueue } from "../queue/bullmq-turn-queue.ts";
 import { createMemoryTurnQueue } from "../queue/memory-turn-queue.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
@@ -10,10 +11,13 @@ import { resolveAuditKey } from "../store/audit-key.ts";
 import { warnAboutAuditRole } from "../store/audit-role-check.ts";
 import { openDatabase } from "../store/db.ts";
 import { createEventDedupe } from "../store/event-dedupe.ts";
+import { createFeedbackStore } from "../store/feedback-store.ts";
 import { createMemorySessionStore } from "../store/memory-session-store.ts";
 import { migrate } from "../store/migrate.ts";
 import { createPgResultStore } from "../store/pg-result-store.ts";
 import { createRedisSessionStore } from "../store/redis-session-store.ts";
+import { createRunQuery } from "../store/run-query.ts";
+import { createRunRecordStore } from "../store/run-record-store.ts";
 import { createRunStore } from "../store/run-store.ts";
 import { createScheduleStore } from "../store/schedule-store.ts";
 import type { SessionStore } from "../store/session-store.ts";
@@ -76,8 +80,11 @@ export async function buildStorage(
       redact: options.redact,
     }),
     runs: createRunStore({ db }),
+    runQuery: createRunQuery({ db }),
+    runRecords: createRunRecordStore({ db, redact: options.redact ?? createRedactor().redact }),
     events: createEventDedupe({ db }),
     users: createUserStore({ db }),
+    feedback: createFeedbackStore({ db, audit }),
     results: createPgResultStore({ db }),
     schedules: createScheduleStore({ db }),
     sessions,

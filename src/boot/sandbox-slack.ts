@@ -7,6 +7,7 @@ import { refuseForeign } from "../sandbox/loopback-guard.ts";
 import { seedDemoWorkspace } from "../sandbox/seed-demo-workspace.ts";
 import { SlackApiEmulator } from "../sandbox/slack-api-server.ts";
 import { type AuditFeed, createSandboxWeb, type SandboxWeb } from "../sandbox/web/sandbox-web.ts";
+import type { RunQuery } from "../store/run-query.ts";
 
 const EMULATOR_PATHS = ["/api/", "/response/", "/upload/", "/files/", "/avatars/"];
 
@@ -58,6 +59,7 @@ export async function prepareSandboxSlack(options: {
     attachPage(page: {
       modelInfo: string;
       auditFeed?: (read: { reader: string; opened: boolean }) => Promise<AuditFeed>;
+      runQuery?: RunQuery;
     }) {
       sender = createEventsSender({ url: `${origin}/slack/events`, signingSecret, slack: emulator });
       web = createSandboxWeb({
@@ -66,6 +68,7 @@ export async function prepareSandboxSlack(options: {
         admins: options.admins,
         modelInfo: page.modelInfo,
         auditFeed: page.auditFeed,
+        runQuery: page.runQuery,
         logger: options.logger,
       });
       return sender;

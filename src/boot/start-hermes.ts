@@ -142,9 +142,12 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     audit: storage.audit,
     approvals: storage.approvals,
     runs: storage.runs,
+    runQuery: storage.runQuery,
+    runRecords: storage.runRecords,
     events: storage.events,
     users: storage.users,
     sessions: storage.sessions,
+    feedback: storage.feedback,
   };
   const runtime: AgentRuntime = {
     model,
@@ -228,6 +231,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   if (sandbox) {
     sandbox.attachPage({
       modelInfo,
+      runQuery: storage.runQuery,
       auditFeed: async ({ reader, opened }) => {
         if (opened) {
           await recordAuditRead(storage.audit, {

@@ -1,6 +1,7 @@
 import { runtimeDepsFor } from "../agent/agent-runtime.ts";
 import { continueRun } from "../agent/continue-run.ts";
 import { resumeRun } from "../agent/loop.ts";
+import type { RunRecorder } from "../agent/run-recorder.ts";
 import type { RunSnapshot } from "../agent/run-snapshot.ts";
 import type { TurnResult } from "../agent/runtime-types.ts";
 import { errorMessage } from "../errors.ts";
@@ -9,6 +10,7 @@ import type { RunDecisions } from "../policy/approval-store.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
 import { deliverOutcome } from "./deliver-outcome.ts";
 import type { ResumeJob } from "./jobs.ts";
+import { openRunRecorder, withRunRecorder } from "./record-run.ts";
 import { runCheckpoint, settleOpenCalls } from "./recover-run.ts";
 import { failureSentence, trackActions } from "./turn-worker.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
@@ -53,29 +55,39 @@ export async function handleResumeJob(
     let result: TurnResult | undefined;
     // Approved calls run in a resume: a failure after one started must not say nothing was done.
     let mayHaveActed = recovering;
+    let recorder: RunRecorder | undefined;
     try {
       const access = await resolveAccess(s, run.userId);
       const workingTs = await s.output.postContinuing(target);
       const base = runtimeDepsFor(s, access, AbortSignal.any([ctx.signal, lockSignal]));
-      const deps = {
-        ...base,
-        onToolEvent: trackActions(base.onToolEvent, () => {
-          mayHaveActed = true;
-        }),
-        checkpoint: runCheckpoint(s),
-      };
+      recorder = await openRunRecorder(s, { runId: job.runId, logger: log, reopen: true });
+      const deps = withRunRecorder(
+        {
+          ...base,
+          onToolEvent: trackActions(base.onToolEvent, () => {
+            mayHaveActed = true;
+          }),
+          checkpoint: runCheckpoint(s),
+        },
+        recorder,
+      );
       if (Object.values(decisions).some((d) => d.status === "approved")) mayHaveActed = true;
       if (recovering) log.warn("continuing a resumed run whose worker died, from its checkpoint");
       result = recovering
         ? await continueRun(snapshot, await settleOpenCalls(s, snapshot, log), deps)
         : await resumeRun(snapshot, decisions, deps);
       await s.sessions.save(record.sessionKey, result.messages);
+      await recorder?.settled();
       if (result.status !== "paused") await s.runs.finish(job.runId, result.status);
       await reportOutcomes(s, job.runId, result);
       await deliverOutcome(s, result, { ...target, placeholderTs: workingTs });
     } catch (err) {
       log.error({ err: errorMessage(err) }, "resume failed");
-      if (!result) await s.runs.finish(job.runId, "failed").catch(() => undefined);
+      if (!result) {
+        recorder?.fail("error", errorMessage(err));
+        await recorder?.settled();
+        await s.runs.finish(job.runId, "failed").catch(() => undefined);
+      }
       await s.output
         .postAnswer(failureSentence(job.runId, err, { mayHaveActed }), target)
         .catch(() => undefined);

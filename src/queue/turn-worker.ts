@@ -3,6 +3,7 @@ import { runtimeDepsFor } from "../agent/agent-runtime.ts";
 import { continueRun } from "../agent/continue-run.ts";
 import { runTurn } from "../agent/loop.ts";
 import type { ToolEventSink } from "../agent/policy-hook.ts";
+import type { RunRecorder } from "../agent/run-recorder.ts";
 import type { RunSnapshot } from "../agent/run-snapshot.ts";
 import type { TurnResult } from "../agent/runtime-types.ts";
 import type { TraceEvent } from "../agent/trace.ts";
@@ -12,6 +13,7 @@ import { resolveAccess } from "../policy/resolve-access.ts";
 import type { RunRecord } from "../store/run-store.ts";
 import { deliverOutcome } from "./deliver-outcome.ts";
 import type { TurnJob } from "./jobs.ts";
+import { openRunRecorder, withRunRecorder } from "./record-run.ts";
 import { runCheckpoint, settleOpenCalls } from "./recover-run.ts";
 import { inThreadOrder } from "./thread-order.ts";
 import type { ReplyTarget } from "./turn-output.ts";
@@ -39,6 +41,7 @@ export async function handleTurnJob(
   let mayHaveActed = false;
   // Whether this worker is running the run (a failure then ends it, so no later start continues it).
   let running = false;
+  let recorder: RunRecorder | undefined;
   let log = ctx.logger.child({ runId, sessionKey: job.sessionKey, eventId: job.eventId });
   const target: ReplyTarget = {
     channel: job.channelId,
@@ -77,17 +80,25 @@ export async function handleTurnJob(
       let kept: RunSnapshot | undefined;
       if (earlier && earlier.snapshot.step > 0) mayHaveActed = true;
       const base = runtimeDepsFor(s, access, signal);
-      const deps = {
-        ...base,
-        onToolEvent: trackActions(base.onToolEvent, () => {
-          mayHaveActed = true;
-        }),
-        checkpoint: async (snapshot: RunSnapshot) => {
-          await keep(snapshot);
-          kept = snapshot;
+      recorder = await openRunRecorder(s, {
+        runId,
+        logger: log,
+        ...(earlier ? { reopen: true } : { requestText: job.text }),
+      });
+      const deps = withRunRecorder(
+        {
+          ...base,
+          onToolEvent: trackActions(base.onToolEvent, () => {
+            mayHaveActed = true;
+          }),
+          checkpoint: async (snapshot: RunSnapshot) => {
+            await keep(snapshot);
+            kept = snapshot;
+          },
+          onTraceEvent: (e: TraceEvent) => progress?.show(e),
         },
-        onTraceEvent: (e: TraceEvent) => progress?.show(e),
-      };
+        recorder,
+      );
       let result: TurnResult;
       running = true;
       if (earlier) {
@@ -133,6 +144,7 @@ export async function handleTurnJob(
       }
       await progress?.close();
       await s.sessions.save(job.sessionKey, result.messages);
+      await recorder?.settled();
       // Finished before it is shown: a crash in between shows the stored answer, never re-runs.
       if (result.status !== "paused") {
         await s.runs.finish(runId, result.status, finalSnapshot(kept, result));
@@ -150,7 +162,11 @@ export async function handleTurnJob(
     log.error({ err: errorMessage(err), stack: err instanceof Error ? err.stack : undefined }, "turn failed");
     await s.events.finish(job.eventId, "failed").catch(() => undefined);
     // The user is told it failed: it must not be continued by a later start either.
-    if (running) await s.runs.finish(runId, "failed").catch(() => undefined);
+    if (running) {
+      recorder?.fail("error", errorMessage(err));
+      await recorder?.settled();
+      await s.runs.finish(runId, "failed").catch(() => undefined);
+    }
     await s.output
       .postAnswer(failureSentence(runId, err, { mayHaveActed }), target)
       .catch((e: unknown) =>

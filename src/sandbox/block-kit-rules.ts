@@ -27,6 +27,9 @@ export const LIMITS = {
   optionText: 75,
   optionValue: 150,
   overflowOptions: 5,
+  contextActionsElements: 5,
+  feedbackButtonText: 75,
+  feedbackButtonValue: 2000,
   postMessageText: 40_000,
   updateText: 4000,
 } as const;
@@ -41,6 +44,7 @@ export const BLOCK_TYPES = [
   "rich_text",
   "input",
   "markdown",
+  "context_actions",
 ] as const;
 
 export const SELECT_TYPES = [
@@ -88,3 +92,6 @@ export const ELEMENT_TYPES = [...new Set<string>([...INTERACTIVE_TYPES, ...INPUT
 export const TEXT_OBJECT_TYPES = ["plain_text", "mrkdwn"] as const;
 
 export const BUTTON_STYLES = ["primary", "danger"] as const;
+
+/** What a `context_actions` block may hold (Slack's agent surfaces: 👍/👎 and small icon buttons). */
+export const CONTEXT_ACTIONS_ELEMENT_TYPES = ["feedback_buttons", "icon_button"] as const;

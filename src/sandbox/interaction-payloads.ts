@@ -104,6 +104,11 @@ export function findButton(blocks: unknown, actionId: string, value?: string): C
       ...(Array.isArray(block.elements) ? block.elements : []),
       ...(block.accessory ? [block.accessory] : []),
     ] as Array<Record<string, unknown>>;
+    const feedback = elements
+      .filter((el) => el.type === "feedback_buttons" && el.action_id === actionId)
+      .map((el) => feedbackSide(el, value))
+      .find((side) => side !== undefined);
+    if (feedback) return { ...feedback, blockId: typeof block.block_id === "string" ? block.block_id : "" };
     const found = elements.find(
       (el) => el.action_id === actionId && (value === undefined || el.value === value),
     );
@@ -116,6 +121,27 @@ export function findButton(blocks: unknown, actionId: string, value?: string): C
       type: typeof found.type === "string" ? found.type : "button",
       ...(typeof found.value === "string" ? { value: found.value } : {}),
       ...(typeof found.style === "string" ? { style: found.style } : {}),
+    };
+  }
+  return undefined;
+}
+
+/**
+ * The clicked side of a `feedback_buttons` element (the one whose value was sent; the positive one
+ * when none was named). Slack's action names the element, with that side's text and value.
+ */
+function feedbackSide(
+  el: Record<string, unknown>,
+  value: string | undefined,
+): Omit<ClickedButton, "blockId"> | undefined {
+  for (const side of [el.positive_button, el.negative_button] as Array<Record<string, unknown> | undefined>) {
+    if (!side || typeof side.value !== "string" || (value !== undefined && side.value !== value)) continue;
+    const text = side.text as { text?: unknown } | undefined;
+    return {
+      actionId: String(el.action_id),
+      type: "feedback_buttons",
+      value: side.value,
+      text: typeof text?.text === "string" ? text.text : "",
     };
   }
   return undefined;

@@ -1,4 +1,5 @@
 import { type BLOCK_TYPES, INPUT_ELEMENT_TYPES, INTERACTIVE_TYPES, LIMITS } from "./block-kit-rules.ts";
+import { checkContextActions } from "./validate-context-actions.ts";
 import {
   BlockErrors,
   checkElement,
@@ -122,6 +123,7 @@ const BLOCK_CHECKS: Record<(typeof BLOCK_TYPES)[number], BlockCheck> = {
       checkElement(errors, block.element, `${at}/element`, INPUT_ELEMENT_TYPES);
     }
   },
+  context_actions: checkContextActions,
   markdown(errors, block, at) {
     if (typeof block.text !== "string") return errors.add("missing required field: text", `${at}/text`);
     if (block.text.length === 0) errors.add("must be more than 0 characters", `${at}/text`);

@@ -7,6 +7,7 @@ import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { Storage } from "../store/storage.ts";
 import { APPROVE_ACTION, approvalCard, type CardState, REJECT_ACTION, slackDate } from "./approval-card.ts";
 import { type CardUpdates, toCardApproval, updateCard } from "./deliver-result.ts";
+import { registerFeedbackListener } from "./feedback-listener.ts";
 
 /**
  * Approve / Reject clicks. Ack first, then one atomic decision in Postgres: exactly one click wins,
@@ -14,7 +15,7 @@ import { type CardUpdates, toCardApproval, updateCard } from "./deliver-result.t
  * else gets an ephemeral sentence saying why nothing happened.
  */
 /** What a click is decided with: the approvals and the clicker's level, the queue, the card. */
-export type ActionDeps = Pick<Storage, "approvals" | "users"> &
+export type ActionDeps = Pick<Storage, "approvals" | "users" | "feedback"> &
   CardUpdates & { config: Config; queue: TurnQueue };
 
 export function registerActionListeners(
@@ -22,6 +23,7 @@ export function registerActionListeners(
   s: ActionDeps,
   options: { refreshHome?: (userId: string) => Promise<unknown> } = {},
 ): void {
+  registerFeedbackListener(app, s);
   for (const [actionId, decision] of [
     [APPROVE_ACTION, "approved"],
     [REJECT_ACTION, "rejected"],

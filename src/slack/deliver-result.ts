@@ -6,6 +6,7 @@ import type { ReplyTarget } from "../queue/turn-output.ts";
 import type { Storage } from "../store/storage.ts";
 import { fallbackText, planAnswer, type SlackMessagePayload } from "./answer-blocks.ts";
 import { approvalCard } from "./approval-card.ts";
+import { feedbackBlock } from "./feedback-block.ts";
 import { asPaced } from "./rate-limit/paced-web-client.ts";
 import type { SlackOutput } from "./slack-output.ts";
 
@@ -75,7 +76,9 @@ export async function showResult(s: AnswerPosting, result: TurnResult, target: R
     result.status === "failed"
       ? `:warning: ${result.answer}\n_Reference: run \`${result.runId}\`_`
       : result.answer;
-  await postAnswer(s, text + fallbackNote(result), target);
+  // Only an answer is rated: a failure or stop sentence, a card or a command answer carries no 👍/👎.
+  const rated = result.status === "completed" ? { feedbackRunId: result.runId } : {};
+  await postAnswer(s, text + fallbackNote(result), target, rated);
 }
 
 /** Says under the answer that the fallback model wrote it, and why (the history keeps the answer alone). */
@@ -91,10 +94,17 @@ function fallbackNote(result: TurnResult): string {
  * Posts Markdown as the answer: replaces the placeholder, then replies; a huge answer becomes a file.
  * Credentials are cut out first (configured secret values, tokens, keys): a model that read one in a
  * tool result, or was told to repeat one, cannot post it. Personal data the requester asked for stays.
+ * With `feedbackRunId`, the last message ends with the 👍/👎 buttons rating that run.
  */
-export async function postAnswer(s: AnswerPosting, markdown: string, target: ReplyTarget): Promise<void> {
+export async function postAnswer(
+  s: AnswerPosting,
+  markdown: string,
+  target: ReplyTarget,
+  options: { feedbackRunId?: string } = {},
+): Promise<void> {
   const plan = planAnswer(s.redactor.redactSecrets(markdown));
-  const messages = plan.kind === "messages" ? plan.messages : [plan.summary];
+  const planned = plan.kind === "messages" ? plan.messages : [plan.summary];
+  const messages = options.feedbackRunId ? withFeedback(planned, options.feedbackRunId) : planned;
   for (const [i, m] of messages.entries()) {
     if (i === 0 && (await replacePlaceholder(s, target, m))) continue;
     await s.client.chat.postMessage({
@@ -115,6 +125,13 @@ export async function postAnswer(s: AnswerPosting, markdown: string, target: Rep
       content: plan.content,
     });
   }
+}
+
+/** The 👍/👎 block appended to the last message (plans stay within 49 blocks, so 50 at most). */
+function withFeedback(messages: SlackMessagePayload[], runId: string): SlackMessagePayload[] {
+  return messages.map((m, i) =>
+    i === messages.length - 1 ? { ...m, blocks: [...m.blocks, feedbackBlock(runId)] } : m,
+  );
 }
 
 /**

@@ -33,9 +33,15 @@ export function feedbackBlock(runId: string): types.KnownBlock {
   } as types.KnownBlock;
 }
 
-/** The run and value a feedback click names, or undefined for anything else (never trusted further). */
+/**
+ * The run and value a feedback click names, or undefined for anything else (never trusted further).
+ * Run ids are what the turn worker mints (a UUID) or a `run_…` id.
+ */
 export function parseFeedbackValue(value: unknown): { runId: string; value: FeedbackValue } | undefined {
   if (typeof value !== "string") return undefined;
-  const m = /^(up|down):(run_[A-Za-z0-9_-]{1,64})$/.exec(value);
+  const m =
+    /^(up|down):(run_[A-Za-z0-9_-]{1,64}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/.exec(
+      value,
+    );
   return m ? { value: m[1] as FeedbackValue, runId: m[2] as string } : undefined;
 }

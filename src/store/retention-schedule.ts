@@ -14,6 +14,8 @@ const FIRST_SWEEP_MS = 60_000;
 export function startRetentionSweeps(o: {
   db: Database;
   days: number;
+  /** `HERMES_RUN_RETENTION_DAYS` (runs' records); absent: `days`. */
+  runDays?: number | undefined;
   logger: Logger;
   everyMs?: number;
   firstAfterMs?: number;
@@ -21,7 +23,7 @@ export function startRetentionSweeps(o: {
   const controller = new AbortController();
   let running: Promise<void> = Promise.resolve();
   const sweep = () => {
-    running = sweepRetention({ db: o.db, days: o.days, signal: controller.signal }).then(
+    running = sweepRetention({ db: o.db, days: o.days, runDays: o.runDays, signal: controller.signal }).then(
       (counts) => {
         if (Object.values(counts).some((n) => n > 0))
           o.logger.info({ ...counts, days: o.days }, "retention: old rows deleted");
@@ -30,7 +32,7 @@ export function startRetentionSweeps(o: {
     );
   };
   const timers: NodeJS.Timeout[] = [];
-  if (o.days > 0) {
+  if (o.days > 0 || (o.runDays ?? 0) > 0) {
     timers.push(setTimeout(sweep, o.firstAfterMs ?? FIRST_SWEEP_MS));
     timers.push(setInterval(sweep, o.everyMs ?? RETENTION_EVERY_MS));
     for (const t of timers) t.unref();

@@ -46,7 +46,7 @@ export interface RunStore {
    * two of its approvals are decided at the same moment.
    */
   claimForResume(runId: string): Promise<RunSnapshot | undefined>;
-  /** Marks a run finished (with its final state, when given); false when there is no such run. */
+  /** Marks a run finished (with its final state, when given) at `finished_at`; false when there is no such run. */
   finish(runId: string, status: FinishedRunStatus, snapshot?: RunSnapshot): Promise<boolean>;
   /**
    * Paused runs none of whose approvals is still pending (the last decided over 15 s ago), each with
@@ -68,6 +68,15 @@ const columns = {
   updatedAt: runs.updatedAt,
 };
 
+/** Where the run happened, set when its row is created (the recorder fills in the rest as it runs). */
+const recordColumns = ({ run }: RunSnapshot) => ({
+  teamId: run.teamId ?? null,
+  channelId: run.channelId ?? null,
+  threadTs: run.threadTs ?? null,
+  // The cost adds up from 0; it becomes null (unknown) once a model without a price answers.
+  costUsd: 0,
+});
+
 // jsonb holds plain JSON; the loop wrote the snapshot as JSON, so reading it back is the same value.
 const toRecord = (row: Omit<RunRecord, "snapshot"> & { snapshot: unknown }): RunRecord => ({
   ...row,
@@ -88,6 +97,7 @@ export function createRunStore({ db }: { db: Database }): RunStore {
             userId: run.userId,
             status: "paused",
             snapshot: stored,
+            ...recordColumns(snapshot),
           })
           .onConflictDoUpdate({
             target: runs.id,
@@ -116,6 +126,7 @@ export function createRunStore({ db }: { db: Database }): RunStore {
             status: "running",
             snapshot: stored,
             eventId: options.eventId ?? null,
+            ...recordColumns(snapshot),
           })
           .onConflictDoUpdate({
             target: runs.id,
@@ -178,7 +189,12 @@ export function createRunStore({ db }: { db: Database }): RunStore {
       async finish(runId, status, snapshot) {
         const rows = await db
           .update(runs)
-          .set({ status, updatedAt: sql`now()`, ...(snapshot ? { snapshot: toStorableJson(snapshot) } : {}) })
+          .set({
+            status,
+            updatedAt: sql`now()`,
+            finishedAt: sql`now()`,
+            ...(snapshot ? { snapshot: toStorableJson(snapshot) } : {}),
+          })
           .where(eq(runs.id, runId))
           .returning({ id: runs.id });
         return rows.length > 0;

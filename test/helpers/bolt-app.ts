@@ -12,6 +12,7 @@ import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { createWebSlackPort } from "../../src/slack/web-slack-port.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
+import { createRunQuery } from "../../src/store/run-query.ts";
 import { createScheduleStore, type ScheduleStore } from "../../src/store/schedule-store.ts";
 import { createUserStore } from "../../src/store/user-store.ts";
 import { defineTool, type Tool } from "../../src/tools/define-tool.ts";
@@ -34,6 +35,7 @@ export type HarnessServices = Pick<
   | "client"
   | "slack"
   | "redactor"
+  | "runQuery"
 >;
 
 export interface BoltHarness {
@@ -108,6 +110,7 @@ export async function startBoltHarness(
     client: sandboxWebClient(emulator),
     slack: createWebSlackPort(sandboxWebClient(emulator)),
     redactor: createRedactor(),
+    runQuery: createRunQuery({ db }),
   };
   const schedules = createScheduleStore({ db });
   const app = new App({

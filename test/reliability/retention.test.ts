@@ -31,6 +31,18 @@ describe.each(DRIVERS)("retention sweep on %s", (kind) => {
         ('run_old_running', 'T:C:3', 'running', '{}', ${ago(40)}),
         ('run_new_done', 'T:C:4', 'completed', '{}', now())`,
     );
+    // Runs' records: timelines and feedback go with their run, and only with it.
+    await execSql(
+      db,
+      `INSERT INTO run_steps (run_id, seq, kind, started_at) VALUES
+        ('run_old_done', 1, 'model', ${ago(40)}), ('run_old_done', 2, 'tool', ${ago(40)}),
+        ('run_old_paused', 1, 'model', ${ago(40)}), ('run_new_done', 1, 'model', now())`,
+    );
+    await execSql(
+      db,
+      `INSERT INTO run_feedback (run_id, user_id, value) VALUES
+        ('run_old_done', 'U1', 'up'), ('run_new_done', 'U1', 'down')`,
+    );
     // 2,500 old results of a finished run: more than two batches of 1,000.
     await execSql(
       db,
@@ -70,7 +82,17 @@ describe.each(DRIVERS)("retention sweep on %s", (kind) => {
     const db = store.handle.db;
     const auditBefore = await count("audit_log");
     const counts = await sweepRetention({ db, days: 30, batchSize: 1000 });
-    expect(counts).toEqual({ results: 2500, slack_events: 2, schedule_fires: 1, runs: 1 });
+    expect(counts).toEqual({
+      results: 2500,
+      slack_events: 2,
+      schedule_fires: 1,
+      runs: 1,
+      run_steps: 2,
+      run_feedback: 1,
+    });
+    expect(await count("run_steps", "run_id = 'run_old_done'")).toBe(0);
+    expect(await count("run_steps")).toBe(2);
+    expect(await count("run_feedback")).toBe(1);
 
     expect(await count("results", "id LIKE 'res_old_%'")).toBe(0);
     expect(
@@ -98,9 +120,25 @@ describe.each(DRIVERS)("retention sweep on %s", (kind) => {
       slack_events: 0,
       schedule_fires: 0,
       runs: 0,
+      run_steps: 0,
+      run_feedback: 0,
     });
     await execSql(db, `UPDATE runs SET updated_at = ${ago(400)} WHERE id = 'run_new_done'`);
     expect((await sweepRetention({ db, days: 0 })).runs).toBe(0);
     expect(await count("runs", "id = 'run_new_done'")).toBe(1);
+
+    // HERMES_RUN_RETENTION_DAYS: runs' records on their own period (0 keeps them while others go).
+    expect((await sweepRetention({ db, days: 500, runDays: 0 })).runs).toBe(0);
+    await execSql(
+      db,
+      `UPDATE runs SET finished_at = ${ago(10)}, updated_at = ${ago(10)} WHERE id = 'run_new_done'`,
+    );
+    expect(await sweepRetention({ db, days: 0, runDays: 7 })).toMatchObject({
+      runs: 1,
+      run_steps: 1,
+      run_feedback: 1,
+    });
+    expect(await count("runs", "id = 'run_new_done'")).toBe(0);
+    expect(await count("audit_log")).toBe(auditBefore);
   });
 });

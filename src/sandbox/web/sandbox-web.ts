@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Logger, silentLogger } from "../../logger.ts";
+import type { RunQuery } from "../../store/run-query.ts";
 import { avatarSvg } from "../avatar-svg.ts";
 import { sendFileBytes } from "../file-routes.ts";
 import { sendText } from "../http-util.ts";
@@ -9,6 +10,7 @@ import { asQuerySchema } from "./api-inputs.ts";
 import { openEventStream } from "./event-stream.ts";
 import { PageApiError, readJson, sendError, sendOk } from "./json-http.ts";
 import { createPageActions, type PageSender, person } from "./page-actions.ts";
+import { createRunsRoutes } from "./runs-routes.ts";
 import { type Asset, pageHtml, publicAssets, vendorAssets } from "./static-assets.ts";
 import { canDownload, pagePeople, pageState } from "./user-view.ts";
 
@@ -24,6 +26,8 @@ export interface AuditRowLike {
   userId?: string | null;
   actorId?: string | null;
   approvalId?: string | null;
+  /** The run the row belongs to: the panel links it to the Runs panel. */
+  runId?: string | null;
   resultSummary?: string | null;
   error?: string | null;
   durationMs?: number | null;
@@ -46,6 +50,8 @@ export interface SandboxWebOptions {
   /** Recent audit rows, newest first, and the chain's verify result; no panel data without it. */
   /** `opened`: the panel was just opened by `reader`, a read the audit log records (`audit.queried`). */
   auditFeed?: (read: { reader: string; opened: boolean }) => Promise<AuditFeed>;
+  /** Run records for the Runs panel (admins: every run; others: their own); empty without it. */
+  runQuery?: RunQuery;
   /** The banner line: which model answers, or that Hermes runs in command mode. */
   modelInfo: string;
   logger?: Logger;
@@ -76,6 +82,7 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
   const actions = createPageActions({ workspace, sender: options.sender, logger });
   const assets = new Map<string, Asset>([...publicAssets(), ...vendorAssets()]);
   const streams = new Set<() => void>();
+  const runs = createRunsRoutes({ runQuery: options.runQuery, admins, logger });
 
   function asParam(url: URL): string {
     const parsed = asQuerySchema.safeParse({ as: url.searchParams.get("as") ?? "" });
@@ -117,6 +124,8 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
       req.once("close", () => streams.delete(close));
     } else if (path === "/sandbox/api/audit") {
       await audit(res, asParam(url), url.searchParams.has("opened"));
+    } else if (path.startsWith("/sandbox/api/runs")) {
+      return runs.handle(res, url, () => asParam(url));
     } else if (path.startsWith("/sandbox/avatars/")) {
       const id = decodeURIComponent(path.slice("/sandbox/avatars/".length).replace(/\.svg$/, ""));
       const user = workspace.getUser(id);

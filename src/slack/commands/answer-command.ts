@@ -13,10 +13,11 @@ import { helpText, shortHelp } from "./help-text.ts";
 import { modelAnswer } from "./model-answer.ts";
 import { parseAuditFilters } from "./parse-audit-filters.ts";
 import { parseHermesCommand } from "./parse-hermes-command.ts";
+import { runAnswer, runsAnswer } from "./runs-answer.ts";
 import { type ScheduleCommandOptions, scheduleAnswer } from "./schedule-answer.ts";
 
 export type HermesCommandServices = AccessServices &
-  Pick<Storage, "audit"> &
+  Pick<Storage, "audit" | "runQuery"> &
   Pick<SlackOutput, "client" | "slack"> & { logger: Logger };
 
 export interface HermesCommandOptions extends ScheduleCommandOptions {
@@ -75,6 +76,10 @@ export async function answerHermesCommand(
           channelId: input.channelId,
         });
       }
+      case "run":
+        return await runAnswer(s, input, parsed.args);
+      case "runs":
+        return await runsAnswer(s, input, parsed.args, options.now?.() ?? new Date());
       case "schedule": {
         const access = await resolveAccess(s, input.userId);
         if (access.level !== "admin") {

@@ -45,7 +45,7 @@ function detailOf(row: AuditRow): string | undefined {
 }
 
 /** Escaped, one line, at most `max` characters after escaping (an entity is never cut in half). */
-function clean(text: string, max: number): string {
+export function clean(text: string, max: number): string {
   const escaped = escapeMrkdwn(oneLine(text.replace(/`/g, "'"), max));
   return escaped.length > max ? `${escaped.slice(0, max - 1).replace(/&[a-z]*$/, "")}…` : escaped;
 }

@@ -29,7 +29,7 @@ const SHORT_ACTIONS = AUDIT_ACTIONS.map((a) => a.replace(/^tool\./, ""));
 const TOOL_NAME = /^[\w./:-]{1,100}$/;
 // A token is a run of non-space text, where a Slack mention `<@U…|Li Ming>` or a quoted name
 // (`user:"Li Ming"`) may hold spaces.
-const TOKEN = /(?:[^\s<"]|<[^>]*>|"[^"]*")+/g;
+export const TOKEN = /(?:[^\s<"]|<[^>]*>|"[^"]*")+/g;
 
 /**
  * Parses the filters after `/hermes audit`: `user:<@U…|name>`, `user:U…` or a name (`user:@li.ming`,

@@ -6,11 +6,14 @@ export type HermesCommand =
   | { kind: "model" }
   /** `args`: the filter text, parsed once the caller is known to be an admin. */
   | { kind: "audit"; args: string }
+  /** `/hermes run <id>` (`args`: the id) and `/hermes runs [filters]`. */
+  | { kind: "run"; args: string }
+  | { kind: "runs"; args: string }
   /** `text`: the whole command text, as `parseScheduleCommand` takes it. */
   | { kind: "schedule"; text: string }
   | { kind: "unknown"; word: string };
 
-type SimpleKind = Exclude<HermesCommand["kind"], "audit" | "schedule" | "unknown">;
+type SimpleKind = Exclude<HermesCommand["kind"], "audit" | "run" | "runs" | "schedule" | "unknown">;
 
 const ALIASES = new Map<string, SimpleKind>([
   ["", "help"],
@@ -33,6 +36,7 @@ export function parseHermesCommand(text: string): HermesCommand {
   const simple = ALIASES.get(word);
   if (simple) return { kind: simple };
   if (word === "audit") return { kind: "audit", args: trimmed.slice(word.length).trim() };
+  if (word === "run" || word === "runs") return { kind: word, args: trimmed.slice(word.length).trim() };
   if (word === "schedule" || word === "schedules") return { kind: "schedule", text: trimmed };
   return { kind: "unknown", word: trimmed.split(/\s+/)[0] ?? "" };
 }

@@ -8,6 +8,7 @@ import { html, Workspace } from "./html.js";
 import { displayName } from "./message.js";
 import { MessageList } from "./message-list.js";
 import { ChannelHeader, HomeView, ThreadPane } from "./panes.js";
+import { RunsPanel } from "./runs-panel.js";
 import { Sidebar } from "./sidebar.js";
 import { channelMessages, isReply, repliesByParent, useLiveWorkspace } from "./store.js";
 import { Topbar } from "./topbar.js";
@@ -26,6 +27,8 @@ function App({ initialAs }) {
   const [confirmRequest, setConfirmRequest] = useState(null);
   const [toast, setToast] = useState("");
   const [tick, setTick] = useState(0);
+  // The Runs panel: closed (null), the list ({}), or one run's timeline ({ runId }).
+  const [runs, setRuns] = useState(null);
   const activeChannel = useRef(channel);
 
   const onEvent = useCallback(
@@ -55,6 +58,10 @@ function App({ initialAs }) {
       channelById,
       openThread: (message) => setThread({ channel: message.channel, ts: message.ts }),
       openChannel: (id) => select(id),
+      openRun: (runId) => {
+        setThread(null);
+        setRuns({ runId });
+      },
       confirm: (confirm) =>
         new Promise((resolve) =>
           setConfirmRequest({
@@ -127,7 +134,7 @@ function App({ initialAs }) {
   const repliesOf = (m) => replies.get(`${m.channel}:${m.ts}`) ?? [];
   const parent = thread ? state.messages.get(`${thread.channel}:${thread.ts}`) : undefined;
   const send = (body) => postJson("/sandbox/api/messages", { as, channel: current.id, ...body });
-  const showAudit = isAdmin && auditOpen && !parent;
+  const showAudit = isAdmin && auditOpen && !parent && !runs;
 
   return html`<${Workspace.Provider} value=${ws}>
     <div class="app">
@@ -142,7 +149,13 @@ function App({ initialAs }) {
         onToggleSidebar=${() => setSidebarOpen(!sidebarOpen)}
         onToggleAudit=${() => {
           setThread(null);
+          setRuns(null);
           setAuditOpen(!showAudit);
+        }}
+        runsOpen=${Boolean(runs) && !parent}
+        onToggleRuns=${() => {
+          setThread(null);
+          setRuns(runs && !parent ? null : {});
         }}
       />
       <div class="workspace">
@@ -195,6 +208,7 @@ function App({ initialAs }) {
               />`
             : null
         }
+        ${runs && !parent ? html`<${RunsPanel} as=${as} tick=${tick} runId=${runs.runId} onOpenRun=${(runId) => setRuns(runId ? { runId } : {})} onClose=${() => setRuns(null)} />` : null}
         ${showAudit ? html`<${AuditPanel} as=${as} tick=${tick} onClose=${() => setAuditOpen(false)} />` : null}
       </div>
       <${ConfirmDialog} request=${confirmRequest} />

@@ -56,6 +56,7 @@ export function AuditPanel({ as, tick, onClose }) {
             <span class="audit-id">#${row.id}</span>
             <span class=${`audit-action ${actionClass(row.action)}`}>${row.action.replace(/^tool\./, "")}</span>
             <code class="audit-tool">${row.tool}</code>
+            ${row.runId && ws.openRun ? html`<button type="button" class="audit-run-link" onClick=${() => ws.openRun(row.runId)} aria-label=${`Open run ${row.runId}`}>run ↗</button>` : null}
           </div>
           <div class="audit-meta">
             <time datetime=${new Date(row.createdAt).toISOString()}>${new Date(row.createdAt).toLocaleTimeString()}</time>

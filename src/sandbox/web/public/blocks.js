@@ -1,4 +1,5 @@
 import { useContext, useState } from "preact/hooks";
+import { ContextActions } from "./feedback-buttons.js";
 import { html, Workspace } from "./html.js";
 import { TextObject } from "./mrkdwn-view.js";
 
@@ -52,6 +53,8 @@ function Block({ block, message }) {
         ${block.title ? html`<figcaption><${TextObject} text=${block.title} inline /></figcaption>` : null}
         <img src=${imageSource(block, ws?.me ?? "")} alt=${block.alt_text ?? ""} loading="lazy" />
       </figure>`;
+    case "context_actions":
+      return html`<${ContextActions} block=${block} message=${message} />`;
     case "rich_text":
       return null;
     default:

@@ -13,6 +13,8 @@ export function Topbar({
   onSwitch,
   onToggleSidebar,
   onToggleAudit,
+  runsOpen,
+  onToggleRuns,
 }) {
   const ws = useContext(Workspace);
   const people = ws.users.filter((u) => !u.isBot);
@@ -45,6 +47,13 @@ export function Topbar({
         )}
       </select>
     </label>
+    <button
+      type="button"
+      class="audit-toggle runs-toggle"
+      aria-pressed=${runsOpen ? "true" : "false"}
+      aria-controls="runs-panel"
+      onClick=${onToggleRuns}
+    >Runs</button>
     ${
       isAdmin
         ? html`<button

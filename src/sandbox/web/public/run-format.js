@@ -1,0 +1,24 @@
+/** How the Runs panel writes numbers: durations, tokens, dollars, statuses. */
+
+export function formatMs(ms) {
+  if (ms == null) return "–";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+export function formatTokens(n) {
+  if (n == null) return "–";
+  return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n);
+}
+
+/** Unknown price → no cost, only tokens. */
+export function formatCost(usd) {
+  if (usd == null) return "";
+  return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+/** `completed` reads as "answered" to people. */
+export function statusLabel(status) {
+  return status === "completed" ? "answered" : status;
+}

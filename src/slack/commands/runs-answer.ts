@@ -1,0 +1,81 @@
+import type { Logger } from "../../logger.ts";
+import { type AccessSources, resolveAccess } from "../../policy/resolve-access.ts";
+import type { Storage } from "../../store/storage.ts";
+import type { SlackMessagePayload } from "../answer-blocks.ts";
+import { recordRefusal } from "./admin-refusal.ts";
+import { clean } from "./audit-row-line.ts";
+import { textMessage } from "./block-builders.ts";
+import { parseRunFilters } from "./parse-run-filters.ts";
+import { runListMessage } from "./run-list-blocks.ts";
+import { runTimelineMessage } from "./run-timeline-blocks.ts";
+
+export const RUN_REFUSAL = "Only admins and the person who made the request can see a run's details.";
+export const RUNS_REFUSAL =
+  "Only admins can list other people's runs; `/hermes runs` without `user:` lists yours.";
+
+export type RunsServices = AccessSources & Pick<Storage, "runQuery" | "audit"> & { logger: Logger };
+
+interface Caller {
+  userId: string;
+  teamId?: string | undefined;
+  channelId?: string | undefined;
+}
+
+/** Runs shown per `/hermes runs`. */
+export const RUNS_PAGE = 20;
+const RUN_ID = /^[\w.:-]{1,100}$/;
+
+/**
+ * `/hermes run <id>`: the run's timeline, for admins or the run's requester; anyone else is refused
+ * (logged and audited like other refused commands).
+ */
+export async function runAnswer(s: RunsServices, caller: Caller, args: string): Promise<SlackMessagePayload> {
+  const id = args.trim().replace(/^`+|`+$/g, "");
+  if (!id)
+    return textMessage(
+      "Which run? Give its id, e.g. `/hermes run 3f2a9c1e-…` (the reference in a failure message is one).",
+    );
+  if (!RUN_ID.test(id))
+    return textMessage(
+      `:warning: \`${clean(id, 60)}\` is not a run id: copy it from a failure message's reference or from \`/hermes runs\`.`,
+    );
+  const [access, run] = await Promise.all([resolveAccess(s, caller.userId), s.runQuery.get(id)]);
+  if (!run)
+    return textMessage(
+      `I found no run \`${id}\`. It may have been removed by retention; \`/hermes runs\` lists recent ones.`,
+    );
+  if (access.level !== "admin" && run.userId !== caller.userId) {
+    await recordRefusal(s, { ...caller, subcommand: "run", reason: RUN_REFUSAL });
+    return textMessage(RUN_REFUSAL);
+  }
+  return runTimelineMessage(run);
+}
+
+/**
+ * `/hermes runs [user:@x] [status:failed] [since:24h]`: recent runs newest first. Members see only
+ * their own (asking for someone else's is refused); admins anyone's, everyone's by default.
+ */
+export async function runsAnswer(
+  s: RunsServices,
+  caller: Caller,
+  args: string,
+  now: Date = new Date(),
+): Promise<SlackMessagePayload> {
+  const parsed = parseRunFilters(args, now);
+  if (!parsed.ok) return textMessage(`:warning: ${parsed.error}`);
+  const filters = parsed.filters;
+  const access = await resolveAccess(s, caller.userId);
+  const admin = access.level === "admin";
+  if (!admin && filters.user && filters.user !== caller.userId) {
+    await recordRefusal(s, { ...caller, subcommand: "runs", reason: RUNS_REFUSAL });
+    return textMessage(RUNS_REFUSAL);
+  }
+  const userId = admin ? filters.user : caller.userId;
+  const runs = await s.runQuery.list({
+    ...(userId ? { userId } : {}),
+    ...(filters.status ? { status: filters.status } : {}),
+    ...(filters.since ? { since: filters.since } : {}),
+    limit: RUNS_PAGE,
+  });
+  return runListMessage(runs, filters, !admin);
+}

@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
+import { FEEDBACK_ACTION_ID } from "../../src/slack/feedback-block.ts";
+import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+import { execSql } from "../helpers/pg.ts";
+import { answer, ScriptedModelServer } from "../helpers/scripted-model.ts";
+
+type Block = { type: string; elements?: Array<Record<string, unknown>> };
+
+const feedbackOf = (m: SandboxMessage) =>
+  ((m.blocks ?? []) as Block[]).find((b) => b.type === "context_actions")?.elements?.[0] as
+    | { action_id: string; positive_button: { value: string }; negative_button: { value: string } }
+    | undefined;
+
+describe("👍/👎 under answers, through the real Bolt app", () => {
+  const model = new ScriptedModelServer();
+  let t: TestHermes;
+  const sql = <T extends Record<string, unknown>>(text: string) => execSql<T>(t.hermes.services.db.db, text);
+  const botReplies = (channel: string, ts: string) =>
+    (t.thread(channel, ts) ?? []).filter((m) => m.user === "U0HERMES" && m.ts !== ts);
+
+  /** Asks in #ops and waits for the thread's last bot message to contain `until`. */
+  async function ask(text: string, until: string) {
+    const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: `<@U0HERMES> ${text}` });
+    const ts = d.message!.ts;
+    await waitFor(() => botReplies("C0OPS", ts).some((m) => m.text.includes(until)), 30_000, "the answer");
+    return botReplies("C0OPS", ts);
+  }
+
+  beforeAll(async () => {
+    await model.start();
+    t = await startTestHermes({
+      model,
+      logger: (await import("../../src/logger.ts")).createLogger({ level: "info" }),
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await t?.stop();
+    await model.stop();
+  });
+  beforeEach(() => model.reset());
+
+  it("an answer ends with the feedback buttons; clicks are stored (last wins) and audited", async () => {
+    model.enqueue(answer("The VPN restarts at 02:00."));
+    const [reply] = await ask("when does the VPN restart?", "02:00");
+    const buttons = feedbackOf(reply!);
+    expect(buttons?.action_id).toBe(FEEDBACK_ACTION_ID);
+    const runId = buttons!.positive_button.value.slice("up:".length);
+    expect(buttons!.negative_button.value).toBe(`down:${runId}`);
+    const [run] = await sql<{ status: string }>(`select status from runs where id = '${runId}'`);
+    expect(run?.status).toBe("completed");
+
+    const click = (value: string) =>
+      t.sender.blockAction({
+        user: "U0USER2",
+        channel: "C0OPS",
+        messageTs: reply!.ts,
+        actionId: FEEDBACK_ACTION_ID,
+        value,
+      });
+    expect((await click(`up:${runId}`)).status).toBe(200);
+    const audited = () =>
+      sql<{ args: { value: string }; actor_id: string; channel_id: string }>(
+        `select args, actor_id, channel_id from audit_log where action = 'run.feedback' and run_id = '${runId}' order by id`,
+      );
+    await waitFor(async () => (await audited()).length === 1, 10_000, "the first audit row");
+    expect(
+      await sql(`select user_id, value, channel_id, message_ts from run_feedback where run_id = '${runId}'`),
+    ).toEqual([{ user_id: "U0USER2", value: "up", channel_id: "C0OPS", message_ts: reply!.ts }]);
+
+    await click(`down:${runId}`);
+    await waitFor(async () => (await audited()).length === 2, 10_000, "the second audit row");
+    expect(await sql(`select user_id, value from run_feedback where run_id = '${runId}'`)).toEqual([
+      { user_id: "U0USER2", value: "down" },
+    ]);
+    expect((await audited()).map((r) => [r.args.value, r.actor_id, r.channel_id])).toEqual([
+      ["up", "U0USER2", "C0OPS"],
+      ["down", "U0USER2", "C0OPS"],
+    ]);
+  });
+
+  it("a value that does not parse or names an unknown run stores nothing", async () => {
+    model.enqueue(answer("Ticket 7 is open."));
+    const [reply] = await ask("status of ticket 7?", "Ticket 7");
+    const before = await sql<{ n: number }>(`select count(*)::int as n from audit_log`);
+    for (const value of ["sideways:run_x", "up:run_doesnotexist", "up:not a run"]) {
+      const d = await t.sender.blockAction({
+        user: "U0USER1",
+        channel: "C0OPS",
+        messageTs: reply!.ts,
+        actionId: FEEDBACK_ACTION_ID,
+        value,
+      });
+      expect(d.status).toBe(200);
+    }
+    // A valid click after them is processed, so the bad ones (sent first) have been handled by then.
+    const runId = feedbackOf(reply!)!.positive_button.value.slice(3);
+    await t.sender.blockAction({
+      user: "U0USER1",
+      channel: "C0OPS",
+      messageTs: reply!.ts,
+      actionId: FEEDBACK_ACTION_ID,
+      value: `up:${runId}`,
+    });
+    await waitFor(
+      async () => (await sql(`select 1 from run_feedback where run_id = '${runId}'`)).length === 1,
+    );
+    expect(
+      await sql(`select run_id from run_feedback where run_id <> '${runId}' and user_id = 'U0USER1'`),
+    ).toEqual([]);
+    const after = await sql<{ n: number }>(`select count(*)::int as n from audit_log`);
+    expect(after[0]!.n - before[0]!.n).toBe(1);
+  });
+
+  it("only the last message of a long answer carries the buttons; a failure sentence none", async () => {
+    const para = `${"word ".repeat(500)}\n\n`;
+    model.enqueue(answer(`${para.repeat(5)}THE END`));
+    const replies = await ask("write a lot", "THE END");
+    expect(replies.length).toBeGreaterThan(1);
+    expect(replies.map((m) => feedbackOf(m) !== undefined)).toEqual(
+      replies.map((_, i) => i === replies.length - 1),
+    );
+
+    model.enqueue({ status: 500, body: { error: { message: "boom" } } });
+    const failed = await ask("break please", "Reference: run");
+    expect(failed.every((m) => feedbackOf(m) === undefined)).toBe(true);
+  });
+});

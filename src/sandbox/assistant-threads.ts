@@ -43,7 +43,8 @@ export class AssistantThreads {
       if (event.type !== "message_posted") return;
       const m = event.message;
       const thread = m.thread_ts ? this.threads.get(key(event.channel, m.thread_ts)) : undefined;
-      if (thread?.status && m.user === workspace.bot.userId) this.update(thread, { status: "", loadingMessages: [] });
+      if (thread?.status && m.user === workspace.bot.userId)
+        this.update(thread, { status: "", loadingMessages: [] });
     });
   }
 

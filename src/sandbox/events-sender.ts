@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import { assistantThreadsOf } from "./assistant-threads.ts";
 import {
   type AppIdentity,
   appHomeOpenedEvent,
@@ -10,7 +11,6 @@ import {
   subtypeMessageEvent,
   userMessageEvent,
 } from "./event-payloads.ts";
-import { assistantThreadsOf } from "./assistant-threads.ts";
 import type {
   BlockActionInput,
   MessageInput,

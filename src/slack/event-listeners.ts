@@ -30,7 +30,10 @@ export interface EventIntake {
   /** The listeners that act on what was recorded, after the ack; and the replay guard. */
   register(app: App): void;
   /** Acts on a recorded message as the listeners do; `begin` replaces the working message (assistant threads). */
-  accept(args: { body: Record<string, unknown>; context: Record<string, unknown> }, begin?: BeginTurn): Promise<void>;
+  accept(
+    args: { body: Record<string, unknown>; context: Record<string, unknown> },
+    begin?: BeginTurn,
+  ): Promise<void>;
 }
 
 /**

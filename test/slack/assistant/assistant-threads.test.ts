@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { assistantThreadsOf } from "../../../src/sandbox/assistant-threads.ts";
 import type { SandboxMessage } from "../../../src/sandbox/workspace-types.ts";
-import { execSql } from "../../helpers/pg.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../../helpers/hermes-harness.ts";
+import { execSql } from "../../helpers/pg.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../../helpers/scripted-model.ts";
 
 type Block = { type: string; elements?: Array<{ action_id?: string; value?: string }> };
@@ -233,13 +233,19 @@ describe("assistant threads through Bolt's Assistant", () => {
     const dm = first.message!.channel;
     await waitFor(() => botReplies(dm, first.message!.ts).find((m) => m.text === "First."), 30_000, "first");
     await t.sender.messageIm({ user: "U0WANGLEI", text: "and again", threadTs: first.message!.ts });
-    await waitFor(() => botReplies(dm, first.message!.ts).find((m) => m.text === "Second."), 30_000, "second");
+    await waitFor(
+      () => botReplies(dm, first.message!.ts).find((m) => m.text === "Second."),
+      30_000,
+      "second",
+    );
     expect(model.requests).toHaveLength(2);
     const working = t.emulator
       .callsTo("chat.postMessage")
       .filter((c) => String(c.args.text).includes("Working on it"));
     expect(working).toHaveLength(2);
-    expect(botReplies(dm, first.message!.ts).filter((m: SandboxMessage) => m.text === "Second.")).toHaveLength(1);
+    expect(
+      botReplies(dm, first.message!.ts).filter((m: SandboxMessage) => m.text === "Second."),
+    ).toHaveLength(1);
   });
 });
 

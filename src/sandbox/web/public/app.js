@@ -1,6 +1,7 @@
 import { render } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { postJson } from "./api.js";
+import { AssistantPane } from "./assistant-pane.js";
 import { AuditPanel } from "./audit-panel.js";
 import { Composer } from "./composer.js";
 import { ConfirmDialog } from "./confirm-dialog.js";
@@ -21,6 +22,7 @@ function App({ initialAs }) {
   const [thread, setThread] = useState(null);
   const [tab, setTab] = useState("messages");
   const [auditOpen, setAuditOpen] = useState(!NARROW.matches);
+  const [assistantOpen, setAssistantOpen] = useState(false);
   const [sidebarOpen, setSidebarOpen] = useState(false);
   const [unread, setUnread] = useState(new Set());
   const [confirmRequest, setConfirmRequest] = useState(null);
@@ -104,6 +106,7 @@ function App({ initialAs }) {
     localStorage.setItem("hermes-sandbox-as", id);
     history.replaceState(null, "", `?as=${id}${location.hash}`);
     setThread(null);
+    setAssistantOpen(false);
     setUnread(new Set());
     setAs(id);
   }
@@ -126,7 +129,7 @@ function App({ initialAs }) {
   const repliesOf = (m) => replies.get(`${m.channel}:${m.ts}`) ?? [];
   const parent = thread ? state.messages.get(`${thread.channel}:${thread.ts}`) : undefined;
   const send = (body) => postJson("/sandbox/api/messages", { as, channel: current.id, ...body });
-  const showAudit = isAdmin && auditOpen && !parent;
+  const showAudit = isAdmin && auditOpen && !parent && !assistantOpen;
 
   return html`<${Workspace.Provider} value=${ws}>
     <div class="app">
@@ -141,7 +144,13 @@ function App({ initialAs }) {
         onToggleSidebar=${() => setSidebarOpen(!sidebarOpen)}
         onToggleAudit=${() => {
           setThread(null);
+          setAssistantOpen(false);
           setAuditOpen(!showAudit);
+        }}
+        assistantOpen=${assistantOpen}
+        onToggleAssistant=${() => {
+          setThread(null);
+          setAssistantOpen(!assistantOpen);
         }}
       />
       <div class="workspace">
@@ -181,7 +190,20 @@ function App({ initialAs }) {
           }
         </main>
         ${
-          parent
+          assistantOpen
+            ? html`<${AssistantPane}
+                key=${as}
+                as=${as}
+                viewing=${current.isIm ? undefined : current.id}
+                threads=${state.assistantThreads}
+                repliesOf=${repliesOf}
+                onError=${setToast}
+                onClose=${() => setAssistantOpen(false)}
+              />`
+            : null
+        }
+        ${
+          parent && !assistantOpen
             ? html`<${ThreadPane}
                 parent=${parent}
                 replies=${repliesOf(parent)}

@@ -13,6 +13,8 @@ export function Topbar({
   onSwitch,
   onToggleSidebar,
   onToggleAudit,
+  assistantOpen,
+  onToggleAssistant,
 }) {
   const ws = useContext(Workspace);
   const people = ws.users.filter((u) => !u.isBot);
@@ -45,6 +47,12 @@ export function Topbar({
         )}
       </select>
     </label>
+    <button
+      type="button"
+      class="audit-toggle assistant-toggle"
+      aria-pressed=${assistantOpen ? "true" : "false"}
+      onClick=${onToggleAssistant}
+    >Ask Hermes</button>
     ${
       isAdmin
         ? html`<button

@@ -15,7 +15,7 @@ import { type AssistantThreadContext, viewingContext } from "./viewing-context.t
 
 /** What the assistant handlers read: the user's level, the thread's history, redaction, the bot. */
 export type AssistantDeps = AccessSources &
-  Pick<Storage, "sessions"> &
+  Pick<Storage, "sessions" | "events"> &
   Pick<SlackOutput, "redactor" | "bot"> & { logger: Logger };
 
 const GREETING =
@@ -55,9 +55,10 @@ export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake
       },
     },
 
-    threadStarted: async ({ event, say, setSuggestedPrompts }) => {
+    threadStarted: async ({ event, body, say, setSuggestedPrompts }) => {
       const userId = event.assistant_thread.user_id;
       const log = s.logger.child({ channel: event.assistant_thread.channel_id, userId });
+      if (!(await firstDelivery(s, body.event_id, log))) return;
       try {
         const level = await resolveAccess(s, userId)
           .then((a) => a.level)
@@ -99,6 +100,25 @@ export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake
       });
     },
   });
+}
+
+/**
+ * Whether this is the first delivery of an event (a Slack retry of `assistant_thread_started` must
+ * not greet twice): claimed in the same durable table as messages, and marked done at once, since
+ * a greeting lost to a crash is only a missing greeting. Storage down: greet anyway.
+ */
+async function firstDelivery(s: Pick<Storage, "events">, eventId: unknown, log: Logger): Promise<boolean> {
+  if (typeof eventId !== "string" || eventId === "") return true;
+  try {
+    if ((await s.events.claim(eventId, { staleAfterMs: 10 * 60_000 })) === "duplicate") {
+      log.info({ eventId }, "duplicate delivery ignored");
+      return false;
+    }
+    await s.events.finish(eventId, "done");
+  } catch (err) {
+    log.warn({ err: errorMessage(err), eventId }, "could not record an assistant event; greeting anyway");
+  }
+  return true;
 }
 
 function contextOf(value: unknown): AssistantThreadContext {

@@ -4,6 +4,7 @@ import type { SandboxMessage } from "../../../src/sandbox/workspace-types.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../../helpers/hermes-harness.ts";
 import { execSql } from "../../helpers/pg.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../../helpers/scripted-model.ts";
+import { captureLog } from "../../helpers/trace-capture.ts";
 
 type Block = { type: string; elements?: Array<{ action_id?: string; value?: string }> };
 
@@ -13,10 +14,11 @@ type Block = { type: string; elements?: Array<{ action_id?: string; value?: stri
  */
 describe("assistant threads through Bolt's Assistant", () => {
   const model = new ScriptedModelServer();
+  const log = captureLog();
   let t: TestHermes;
   beforeAll(async () => {
     await model.start();
-    t = await startTestHermes({ model });
+    t = await startTestHermes({ model, logger: log.logger });
   }, 180_000);
   afterAll(async () => {
     await t?.stop();
@@ -54,7 +56,7 @@ describe("assistant threads through Bolt's Assistant", () => {
       30_000,
       "greeting and suggested prompts",
     );
-    return greeted;
+    return { ...greeted, delivery };
   }
 
   it("a new thread gets a greeting and suggested prompts by the user's level", async () => {
@@ -70,6 +72,21 @@ describe("assistant threads through Bolt's Assistant", () => {
       event_type: "assistant_thread_context",
       event_payload: { channel_id: "C0OPS" },
     });
+
+    // A Slack retry of the same event greets nobody twice.
+    const again = await t.sender.redeliver(member.delivery);
+    expect(again.status).toBe(200);
+    const greetings = () => botReplies(member.channel, member.threadTs).length;
+    await waitFor(
+      () =>
+        log.lines.find(
+          (l) => l.msg === "duplicate delivery ignored" && l.eventId === member.delivery.eventId,
+        ),
+      30_000,
+      "the retry seen as a duplicate",
+    );
+    expect(greetings()).toBe(1);
+    expect(t.emulator.callsTo("assistant.threads.setSuggestedPrompts")).toHaveLength(1);
 
     const admin = await openThread("U0ADMIN");
     expect(admin.prompts!.prompts.map((p) => p.title)).toEqual([

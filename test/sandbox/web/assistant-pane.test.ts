@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningHermes, startHermes } from "../../../src/boot/start-hermes.ts";
 import { loadConfig } from "../../../src/config.ts";
 import { silentLogger } from "../../../src/logger.ts";
+import { assistantThreadsOf } from "../../../src/sandbox/assistant-threads.ts";
 import { launchChromium } from "../../helpers/chromium.ts";
-import { TEST_AUDIT_KEY } from "../../helpers/hermes-harness.ts";
+import { TEST_AUDIT_KEY, waitFor } from "../../helpers/hermes-harness.ts";
 import { createTestDatabase, type TestDatabase } from "../../helpers/pg.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../../helpers/scripted-model.ts";
 
@@ -125,6 +126,24 @@ describe("the sandbox page's assistant pane", () => {
     const dm = hermes!.sandbox!.workspace;
     const replies = dm.history("D0USER1").flatMap((m) => dm.replies("D0USER1", m.ts) ?? []);
     expect(replies.some((m) => m.text.includes("Working on it"))).toBe(false);
+
+    // Looking at #general while the pane is open tells Hermes (assistant_thread_context_changed).
+    await page.getByRole("navigation").getByRole("button", { name: "general" }).click();
+    await visible(page.getByRole("heading", { name: "#general", level: 1 }));
+    const [thread] = assistantThreadsOf(dm).listFor("U0USER1");
+    await waitFor(
+      async () => {
+        const greeting = (dm.replies(thread!.channel, thread!.threadTs) ?? []).find(
+          (m) => m.user === "U0HERMES" && !m.subtype,
+        );
+        return (
+          (greeting?.metadata as { event_payload?: { channel_id?: string } })?.event_payload?.channel_id ===
+          "C0GENERAL"
+        );
+      },
+      UI_WAIT_MS,
+      "the new context saved on the greeting",
+    );
     expect(errors).toEqual([]);
   }
 });

@@ -164,6 +164,27 @@ describe("assistant threads through Bolt's Assistant", () => {
     expect(history.some((m) => m.role === "tool")).toBe(true); // the first turn's history came along
   });
 
+  it("a turn that fails says so in the thread and the status is cleared", async () => {
+    const thread = await openThread("U0USER1");
+    t.emulator.clearCalls();
+    model.enqueue({ status: 500, body: { error: { message: "model exploded" } } });
+    await t.sender.messageIm({
+      user: "U0USER1",
+      channel: thread.channel,
+      threadTs: thread.threadTs,
+      text: "What is open?",
+    });
+    const reply = await waitFor(
+      () => botReplies(thread.channel, thread.threadTs).find((m) => m.text.includes(":warning:")),
+      30_000,
+      "failure sentence",
+    );
+    expect(reply.text).toMatch(/run `[0-9a-f-]{36}`/); // a sentence with the run id, no stack
+    expect(reply.text).not.toMatch(/\n\s+at /);
+    await waitFor(() => statusCalls(thread.threadTs).at(-1)?.status === "", 30_000, "status cleared");
+    expect(threads().get(thread.channel, thread.threadTs)!.status).toBe("");
+  });
+
   it("an approval card in the thread clears the status; approving runs the call and answers", async () => {
     const thread = await openThread("U0USER1");
     t.emulator.clearCalls();

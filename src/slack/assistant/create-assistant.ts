@@ -80,7 +80,7 @@ export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake
           log.debug({ err: errorMessage(err) }, "no assistant status: a working message instead");
           return postWorking();
         }
-        const key = sessionKey({ ...req, threadTs: req.threadTs });
+        const key = sessionKey(req);
         const [viewing, first] = await Promise.all([
           getThreadContext().catch((err: unknown) => {
             log.warn({ err: errorMessage(err) }, "assistant thread context unavailable");
@@ -96,6 +96,7 @@ export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake
             log.warn({ err: errorMessage(err) }, "could not title the assistant thread"),
           );
         const untrustedContext = viewingContext(viewing);
+        // Not quoted as thread context: before the first request the thread holds only the greeting.
         return { assistantThread: true, inThread: false, ...(untrustedContext ? { untrustedContext } : {}) };
       });
     },

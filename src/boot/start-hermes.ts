@@ -198,6 +198,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
             ...(sandbox ? [sandbox.route] : []),
           ],
           events: intake,
+          ...(intake ? { assistant: receiving.createHermesAssistant(parts, intake) } : {}),
         });
   const scheduler = createScheduler({
     store: storage.schedules,
@@ -301,13 +302,14 @@ async function startWorker(parts: HermesParts, durableQueue: DurableTurnQueue, s
 
 /** Bolt, the listeners and the admin surfaces: loaded only by processes that take Slack requests. */
 async function loadReceiving() {
-  const [app, events, actions, admin] = await Promise.all([
+  const [app, events, actions, admin, assistant] = await Promise.all([
     import("../slack/create-slack-app.ts"),
     import("../slack/event-listeners.ts"),
     import("../slack/action-listeners.ts"),
     import("./admin-surfaces.ts"),
+    import("../slack/assistant/create-assistant.ts"),
   ]);
-  return { ...app, ...events, ...actions, ...admin };
+  return { ...app, ...events, ...actions, ...admin, ...assistant };
 }
 
 async function authTest(client: WebClient): Promise<BotIdentity> {

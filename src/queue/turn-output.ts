@@ -18,6 +18,12 @@ export interface ProgressDisplay {
   close(): Promise<void>;
 }
 
+/** An assistant thread's status line ("is running create_ticket…"), shown instead of a working message. */
+export interface StatusDisplay extends ProgressDisplay {
+  /** Clears the line (Slack clears it on a reply; this covers the paths with none). Never throws. */
+  clear(): Promise<void>;
+}
+
 /**
  * What a worker shows people while and after it runs a job: the one port between the queue's workers
  * and Slack. `slack/turn-output.ts` implements it over the Web API; `boot/start-hermes.ts` wires it.
@@ -25,6 +31,8 @@ export interface ProgressDisplay {
 export interface TurnOutput {
   /** The working message `ts` in `channel`, updated with the run's progress. */
   progress(o: { channel: string; ts: string; logger: Logger }): ProgressDisplay;
+  /** The status line of an assistant thread, for a job whose listener says it came from one. */
+  assistantStatus?(o: { channel: string; threadTs: string; logger: Logger }): StatusDisplay;
   /** Posts the "Continuing…" message a resume's answer replaces; returns its ts. */
   postContinuing(target: { channel: string; threadTs: string }): Promise<string | undefined>;
   /** The requester's time zone, when Slack knows it (undefined on any failure). */

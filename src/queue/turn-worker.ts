@@ -23,6 +23,10 @@ import type { WorkerDeps } from "./worker-deps.ts";
 export interface TurnJobMeta {
   placeholderTs?: string;
   inThread?: boolean;
+  /** From an assistant thread: its status line shows progress instead of a working message. */
+  assistantThread?: boolean;
+  /** Context Slack gave (e.g. the channel the user is viewing), already fenced as untrusted data. */
+  untrustedContext?: string;
 }
 
 /**
@@ -48,6 +52,9 @@ export async function handleTurnJob(
     threadTs: job.threadTs,
     placeholderTs: meta.placeholderTs,
   };
+  const status = meta.assistantThread
+    ? s.output.assistantStatus?.({ channel: job.channelId, threadTs: job.threadTs, logger: log })
+    : undefined;
   try {
     await inThreadOrder(s, job, ctx, async (lockSignal) => {
       // A queue may hand a job out twice (a worker that stalled after finishing): checked under the
@@ -75,7 +82,7 @@ export async function handleTurnJob(
       ]);
       const progress = meta.placeholderTs
         ? s.output.progress({ channel: job.channelId, ts: meta.placeholderTs, logger: log })
-        : undefined;
+        : status;
       const keep = runCheckpoint(s, job.eventId);
       let kept: RunSnapshot | undefined;
       if (earlier && earlier.snapshot.step > 0) mayHaveActed = true;
@@ -125,6 +132,7 @@ export async function handleTurnJob(
             .catch((err: unknown) => log.warn({ err: errorMessage(err) }, "thread context unavailable"));
           if (quoted) userMessage = `${quoted}\n\n${job.text}`;
         }
+        if (meta.untrustedContext) userMessage = `${meta.untrustedContext}\n\n${userMessage}`;
         result = await runTurn(
           {
             run: {
@@ -172,6 +180,8 @@ export async function handleTurnJob(
       .catch((e: unknown) =>
         log.error({ err: errorMessage(e) }, "could not tell the user about the failure"),
       );
+  } finally {
+    await status?.clear();
   }
 }
 

@@ -1,4 +1,5 @@
 import type { MethodHandler } from "./method-types.ts";
+import { assistantMethods } from "./methods/assistant.ts";
 import { authMethods } from "./methods/auth.ts";
 import { chatMethods } from "./methods/chat.ts";
 import { conversationsMethods } from "./methods/conversations.ts";
@@ -14,6 +15,7 @@ export const API_METHODS: Readonly<Record<string, MethodHandler>> = {
   ...usersMethods,
   ...viewsMethods,
   ...filesMethods,
+  ...assistantMethods,
 };
 
 /** What the emulator reports in `x-oauth-scopes`: Hermes's bot scopes (SLACK-FACTS.md). */
@@ -30,4 +32,5 @@ export const SANDBOX_SCOPES = [
   "channels:read",
   "groups:read",
   "files:write",
+  "assistant:write",
 ];

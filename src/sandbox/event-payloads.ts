@@ -189,3 +189,27 @@ export function appHomeOpenedEvent(input: {
     ...(input.view ? { view: input.view } : {}),
   };
 }
+
+/**
+ * `assistant_thread_started` (the user opened a new thread in the assistant split view) or
+ * `assistant_thread_context_changed` (they now look at another channel while it is open).
+ */
+export function assistantThreadEvent(input: {
+  type: "assistant_thread_started" | "assistant_thread_context_changed";
+  user: string;
+  channel: string;
+  threadTs: string;
+  context: object;
+  eventTs: string;
+}): Record<string, unknown> {
+  return {
+    type: input.type,
+    assistant_thread: {
+      user_id: input.user,
+      context: input.context,
+      channel_id: input.channel,
+      thread_ts: input.threadTs,
+    },
+    event_ts: input.eventTs,
+  };
+}

@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
+import { assistantThreadsOf } from "./assistant-threads.ts";
 import {
   type AppIdentity,
   appHomeOpenedEvent,
   appMentionEvent,
+  assistantThreadEvent,
   type ChannelType,
   eventCallback,
   type MessageSubtypeInput,
@@ -272,6 +274,34 @@ export function createEventsSender(options: EventsSenderOptions) {
         tab: input.tab ?? "home",
         eventTs: nextTs(),
         view,
+      });
+      return sendEvent(event, delivery);
+    },
+
+    /**
+     * `user` opens a new thread in the assistant split view while looking at channel `viewing`:
+     * the thread is made in their DM with the bot, then `assistant_thread_started` is delivered.
+     */
+    async assistantThreadStarted(input: { user: string; viewing?: string }, delivery: DeliveryOptions = {}) {
+      if (!workspace) throw new Error("assistantThreadStarted needs the sender's `slack` option.");
+      const thread = assistantThreadsOf(workspace).open(input.user, input.viewing);
+      const event = assistantThreadEvent({ type: "assistant_thread_started", ...thread, eventTs: nextTs() });
+      return { thread, delivery: await sendEvent(event, delivery) };
+    },
+
+    /** The user of an open assistant thread now looks at channel `viewing`. */
+    async assistantThreadContextChanged(
+      input: { channel: string; threadTs: string; viewing?: string },
+      delivery: DeliveryOptions = {},
+    ) {
+      const thread = workspace
+        ? assistantThreadsOf(workspace).changeContext(input.channel, input.threadTs, input.viewing)
+        : undefined;
+      if (!thread) throw new Error(`no assistant thread ${input.channel}/${input.threadTs}`);
+      const event = assistantThreadEvent({
+        type: "assistant_thread_context_changed",
+        ...thread,
+        eventTs: nextTs(),
       });
       return sendEvent(event, delivery);
     },

@@ -29,6 +29,9 @@ const TIERS: Record<string, TierNumber> = {
   "auth.test": 4,
   "files.getUploadURLExternal": 4,
   "files.completeUploadExternal": 4,
+  // assistant.threads.setStatus has Slack's "special" limits (unpublished): not limited here.
+  "assistant.threads.setSuggestedPrompts": 4,
+  "assistant.threads.setTitle": 4,
 };
 const POST_PER_MINUTE = 60;
 const POST_BURST = 3;

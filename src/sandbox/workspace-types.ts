@@ -147,6 +147,8 @@ export interface NewMessage {
 export interface MessagePatch {
   text?: string;
   blocks?: unknown[];
+  /** Replaces the message's metadata (Bolt keeps an assistant thread's context there). */
+  metadata?: unknown;
   editedBy?: string;
 }
 

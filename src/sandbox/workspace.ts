@@ -171,6 +171,7 @@ export class Workspace {
     const previous = structuredClone(message);
     if (patch.text !== undefined) message.text = patch.text;
     if (patch.blocks !== undefined) message.blocks = patch.blocks;
+    if (patch.metadata !== undefined) message.metadata = patch.metadata;
     if (patch.editedBy) message.edited = { user: patch.editedBy, ts: this.nextTs() };
     this.emit({ type: "message_updated", channel, message: structuredClone(message), previous });
     return structuredClone(message);

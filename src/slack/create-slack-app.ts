@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type App, type AppOptions, HTTPReceiver } from "@slack/bolt";
+import { type App, type AppOptions, type Assistant, HTTPReceiver } from "@slack/bolt";
 import { LogLevel } from "@slack/logger";
 import { type HttpHandler, type RouteServer, startRouteServer } from "../boot/route-server.ts";
 import type { Logger } from "../logger.ts";
@@ -35,6 +35,8 @@ export interface SlackAppOptions {
   bot?: { userId: string; botId?: string };
   /** Records an Events API callback before it is acked, and when Bolt may go on (see `RecordFirstApp`). */
   events?: { record: RecordEvent; afterAck?: () => Promise<void> };
+  /** Hermes in Slack's assistant split view (`slack/assistant/create-assistant.ts`). */
+  assistant?: Assistant;
 }
 
 export interface SlackAppHandle {
@@ -87,6 +89,7 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
       } as AppOptions,
       { logger: options.logger, ...options.events },
     );
+    if (options.assistant) app.assistant(options.assistant);
     let server: RouteServer | undefined;
     return {
       app,
@@ -128,6 +131,7 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
     { logger: options.logger, ...options.events },
   );
   app.use(ackUnhandled(options.logger));
+  if (options.assistant) app.assistant(options.assistant);
   const guard = createRequestGuard({ signingSecret: options.signingSecret, logger: options.logger });
   // Our routes first, then the request guard (signature, timestamps, body shape), then Bolt's router.
   const handle = async (req: IncomingMessage, res: ServerResponse) => {

@@ -29,7 +29,18 @@ export interface EventIntake {
   afterAck(): Promise<void>;
   /** The listeners that act on what was recorded, after the ack; and the replay guard. */
   register(app: App): void;
+  /** Acts on a recorded message as the listeners do; `begin` replaces the working message (assistant threads). */
+  accept(
+    args: { body: Record<string, unknown>; context: Record<string, unknown> },
+    begin?: BeginTurn,
+  ): Promise<void>;
 }
+
+/**
+ * Shows that an accepted turn has begun and says how (the job's meta); `postWorking` is the default,
+ * a "Working on it…" message the answer replaces.
+ */
+export type BeginTurn = (req: TurnRequest, postWorking: () => Promise<TurnJobMeta>) => Promise<TurnJobMeta>;
 
 /**
  * `app_mention` (channels) and `message` (DMs). Before the ack, `record` claims the event id durably
@@ -67,13 +78,16 @@ export function createEventIntake(s: IntakeDeps): EventIntake {
     await s.events.finish(job.eventId, "failed").catch(() => undefined);
   };
 
-  const onMessage = async ({
-    body,
-    context,
-  }: {
-    body: Record<string, unknown>;
-    context: Record<string, unknown>;
-  }) => {
+  const onMessage = async (
+    {
+      body,
+      context,
+    }: {
+      body: Record<string, unknown>;
+      context: Record<string, unknown>;
+    },
+    begin: BeginTurn = (_req, postWorking) => postWorking(),
+  ) => {
     // Recorded before the ack; an app built without the recorder records here.
     const recorded = (recordedOf(context) as RecordedEvent | undefined) ?? (await record(body));
     switch (recorded.kind) {
@@ -98,12 +112,14 @@ export function createEventIntake(s: IntakeDeps): EventIntake {
             await s.events.finish(job.eventId, "done");
             return;
           }
-          const placeholder = await s.client.chat.postMessage({
-            channel: req.channelId,
-            thread_ts: req.threadTs,
-            text: ":hourglass_flowing_sand: Working on it…",
+          const meta = await begin(req, async () => {
+            const placeholder = await s.client.chat.postMessage({
+              channel: req.channelId,
+              thread_ts: req.threadTs,
+              text: ":hourglass_flowing_sand: Working on it…",
+            });
+            return { placeholderTs: placeholder.ts, inThread: req.inThread };
           });
-          const meta: TurnJobMeta = { placeholderTs: placeholder.ts, inThread: req.inThread };
           await s.queue.enqueue(
             { ...job, meta: meta as Record<string, unknown> },
             { jobId: `turn:${job.eventId}` },
@@ -118,6 +134,7 @@ export function createEventIntake(s: IntakeDeps): EventIntake {
 
   return {
     record,
+    accept: onMessage,
     afterAck: () => followUps.quiet(),
     register(app) {
       registerReplayGuard(app, s);

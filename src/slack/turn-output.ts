@@ -1,5 +1,6 @@
 import type { TurnOutput } from "../queue/turn-output.ts";
 import type { Storage } from "../store/storage.ts";
+import { createAssistantStatus } from "./assistant/assistant-status.ts";
 import { type CardUpdates, postAnswer, showPause, showResult, updateCard } from "./deliver-result.ts";
 import { interruptedNotice } from "./interrupted-notice.ts";
 import { createProgressMessage } from "./progress-message.ts";
@@ -21,6 +22,7 @@ export function createSlackTurnOutput(s: SlackOutput & CardUpdates & Pick<Storag
         close: () => message.close(),
       };
     },
+    assistantStatus: (o) => createAssistantStatus({ client: s.client, ...o }),
     postContinuing: async (target) => {
       const working = await s.client.chat.postMessage({
         channel: target.channel,

@@ -38,6 +38,7 @@ export const chatMethods: Record<string, MethodHandler> = {
     });
     const message = ctx.workspace.updateMessage(channel.id, ts, {
       ...content,
+      ...metadataOf(ctx),
       editedBy: ctx.workspace.bot.userId,
     });
     if (!message) throw new SlackApiError("message_not_found");

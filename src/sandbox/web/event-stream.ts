@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { assistantThreadsOf } from "../assistant-threads.ts";
 import type { Workspace } from "../workspace.ts";
 import { pageEvent } from "./user-view.ts";
 
@@ -33,6 +34,13 @@ export function openEventStream({
     const visible = pageEvent(workspace, event, me);
     if (visible) res.write(`id: ${++id}\nevent: workspace\ndata: ${JSON.stringify(visible)}\n\n`);
   });
+  // The person's own assistant threads (status line, prompts, title), as `assistant_thread` events.
+  const unsubscribeAssistant = assistantThreadsOf(workspace).subscribe((thread) => {
+    if (thread.user !== me) return;
+    res.write(
+      `id: ${++id}\nevent: workspace\ndata: ${JSON.stringify({ type: "assistant_thread", thread })}\n\n`,
+    );
+  });
   const heartbeat = setInterval(() => res.write(": ping\n\n"), HEARTBEAT_MS);
   heartbeat.unref();
   res.write(`event: ready\ndata: ${JSON.stringify({ me })}\n\n`);
@@ -43,6 +51,7 @@ export function openEventStream({
     closed = true;
     clearInterval(heartbeat);
     unsubscribe();
+    unsubscribeAssistant();
     res.end();
   };
   req.once("close", close);

@@ -16,7 +16,15 @@ import { PageApiError } from "./json-http.ts";
 import { canSee, findPerson } from "./user-view.ts";
 
 /** The events sender's methods the page drives: what a person does in a Slack client. */
-export type PageSender = Pick<EventsSender, "userSays" | "blockAction" | "slashCommand" | "appHomeOpened">;
+export type PageSender = Pick<
+  EventsSender,
+  | "userSays"
+  | "blockAction"
+  | "slashCommand"
+  | "appHomeOpened"
+  | "assistantThreadStarted"
+  | "assistantThreadContextChanged"
+>;
 
 export interface PageActionsOptions {
   workspace: Workspace;

@@ -2,11 +2,13 @@ import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Logger, silentLogger } from "../../logger.ts";
 import type { RunQuery } from "../../store/run-query.ts";
+import { assistantThreadsOf } from "../assistant-threads.ts";
 import { avatarSvg } from "../avatar-svg.ts";
 import { sendFileBytes } from "../file-routes.ts";
 import { sendText } from "../http-util.ts";
 import type { Workspace } from "../workspace.ts";
 import { asQuerySchema } from "./api-inputs.ts";
+import { createAssistantActions } from "./assistant-actions.ts";
 import { openEventStream } from "./event-stream.ts";
 import { PageApiError, readJson, sendError, sendOk } from "./json-http.ts";
 import { createPageActions, type PageSender, person } from "./page-actions.ts";
@@ -80,6 +82,7 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
   const logger = options.logger ?? silentLogger();
   const { admins, modelInfo, auditFeed } = options;
   const actions = createPageActions({ workspace, sender: options.sender, logger });
+  const assistant = createAssistantActions({ workspace, sender: options.sender, logger });
   const assets = new Map<string, Asset>([...publicAssets(), ...vendorAssets()]);
   const streams = new Set<() => void>();
   const runs = createRunsRoutes({ runQuery: options.runQuery, admins, logger });
@@ -116,7 +119,11 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
     if (path === "/sandbox/api/people") {
       sendOk(res, { people: pagePeople({ workspace, admins }) });
     } else if (path === "/sandbox/api/state") {
-      sendOk(res, { state: pageState({ workspace: workspace, admins }, asParam(url), modelInfo) });
+      const me = asParam(url);
+      const assistantThreads = assistantThreadsOf(workspace).listFor(me);
+      sendOk(res, {
+        state: { ...pageState({ workspace: workspace, admins }, me, modelInfo), assistantThreads },
+      });
     } else if (path === "/sandbox/api/stream") {
       const me = asParam(url);
       const close = openEventStream({ req, res, workspace: workspace, me });
@@ -171,6 +178,8 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
       "/sandbox/api/actions": actions.blockAction,
       "/sandbox/api/commands": actions.slashCommand,
       "/sandbox/api/home": actions.appHomeOpened,
+      "/sandbox/api/assistant/threads": assistant.openThread,
+      "/sandbox/api/assistant/context": assistant.changeContext,
     };
     const route = routes[path];
     if (!route) return false;

@@ -1,6 +1,7 @@
 import { render } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { postJson } from "./api.js";
+import { AssistantPane } from "./assistant-pane.js";
 import { AuditPanel } from "./audit-panel.js";
 import { Composer } from "./composer.js";
 import { ConfirmDialog } from "./confirm-dialog.js";
@@ -22,6 +23,7 @@ function App({ initialAs }) {
   const [thread, setThread] = useState(null);
   const [tab, setTab] = useState("messages");
   const [auditOpen, setAuditOpen] = useState(!NARROW.matches);
+  const [assistantOpen, setAssistantOpen] = useState(false);
   const [sidebarOpen, setSidebarOpen] = useState(false);
   const [unread, setUnread] = useState(new Set());
   const [confirmRequest, setConfirmRequest] = useState(null);
@@ -60,6 +62,7 @@ function App({ initialAs }) {
       openChannel: (id) => select(id),
       openRun: (runId) => {
         setThread(null);
+        setAssistantOpen(false);
         setRuns({ runId });
       },
       confirm: (confirm) =>
@@ -112,6 +115,7 @@ function App({ initialAs }) {
     localStorage.setItem("hermes-sandbox-as", id);
     history.replaceState(null, "", `?as=${id}${location.hash}`);
     setThread(null);
+    setAssistantOpen(false);
     setUnread(new Set());
     setAs(id);
   }
@@ -134,7 +138,7 @@ function App({ initialAs }) {
   const repliesOf = (m) => replies.get(`${m.channel}:${m.ts}`) ?? [];
   const parent = thread ? state.messages.get(`${thread.channel}:${thread.ts}`) : undefined;
   const send = (body) => postJson("/sandbox/api/messages", { as, channel: current.id, ...body });
-  const showAudit = isAdmin && auditOpen && !parent && !runs;
+  const showAudit = isAdmin && auditOpen && !parent && !runs && !assistantOpen;
 
   return html`<${Workspace.Provider} value=${ws}>
     <div class="app">
@@ -150,12 +154,20 @@ function App({ initialAs }) {
         onToggleAudit=${() => {
           setThread(null);
           setRuns(null);
+          setAssistantOpen(false);
           setAuditOpen(!showAudit);
         }}
         runsOpen=${Boolean(runs) && !parent}
         onToggleRuns=${() => {
           setThread(null);
+          setAssistantOpen(false);
           setRuns(runs && !parent ? null : {});
+        }}
+        assistantOpen=${assistantOpen}
+        onToggleAssistant=${() => {
+          setThread(null);
+          setRuns(null);
+          setAssistantOpen(!assistantOpen);
         }}
       />
       <div class="workspace">
@@ -195,7 +207,20 @@ function App({ initialAs }) {
           }
         </main>
         ${
-          parent
+          assistantOpen
+            ? html`<${AssistantPane}
+                key=${as}
+                as=${as}
+                viewing=${current.isIm ? undefined : current.id}
+                threads=${state.assistantThreads}
+                repliesOf=${repliesOf}
+                onError=${setToast}
+                onClose=${() => setAssistantOpen(false)}
+              />`
+            : null
+        }
+        ${
+          parent && !assistantOpen
             ? html`<${ThreadPane}
                 parent=${parent}
                 replies=${repliesOf(parent)}

@@ -60,10 +60,16 @@ export function useLiveWorkspace(as, onEvent) {
 /** Messages keyed by channel and ts; users and channels by id. */
 export function fromServer(state) {
   const messages = new Map(state.messages.map((m) => [keyOf(m.channel, m.ts), m]));
-  return { ...state, messages };
+  const threads = (state.assistantThreads ?? []).map((t) => [keyOf(t.channel, t.threadTs), t]);
+  return { ...state, messages, assistantThreads: new Map(threads) };
 }
 
 export function applyEvent(state, event) {
+  if (event.type === "assistant_thread") {
+    const assistantThreads = new Map(state.assistantThreads);
+    assistantThreads.set(keyOf(event.thread.channel, event.thread.threadTs), event.thread);
+    return { ...state, assistantThreads };
+  }
   if (event.type === "view_published") return { ...state, view: event.view };
   if (event.type === "file_uploaded") return state;
   const messages = new Map(state.messages);

@@ -15,6 +15,8 @@ export function Topbar({
   onToggleAudit,
   runsOpen,
   onToggleRuns,
+  assistantOpen,
+  onToggleAssistant,
 }) {
   const ws = useContext(Workspace);
   const people = ws.users.filter((u) => !u.isBot);
@@ -54,6 +56,12 @@ export function Topbar({
       aria-controls="runs-panel"
       onClick=${onToggleRuns}
     >Runs</button>
+    <button
+      type="button"
+      class="audit-toggle assistant-toggle"
+      aria-pressed=${assistantOpen ? "true" : "false"}
+      onClick=${onToggleAssistant}
+    >Ask Hermes</button>
     ${
       isAdmin
         ? html`<button

@@ -1,0 +1,133 @@
+import { Assistant } from "@slack/bolt";
+import type { WebClient } from "@slack/web-api";
+import { errorMessage } from "../../errors.ts";
+import type { Logger } from "../../logger.ts";
+import { type AccessSources, resolveAccess } from "../../policy/resolve-access.ts";
+import type { Storage } from "../../store/storage.ts";
+import type { EventIntake } from "../event-listeners.ts";
+import { sessionKey } from "../session-key.ts";
+import type { SlackOutput } from "../slack-output.ts";
+import { THINKING } from "./assistant-status.ts";
+import { suggestedPromptsFor } from "./suggested-prompts.ts";
+import { createThreadContextStore } from "./thread-context-store.ts";
+import { threadTitle } from "./thread-title.ts";
+import { type AssistantThreadContext, viewingContext } from "./viewing-context.ts";
+
+/** What the assistant handlers read: the user's level, the thread's history, redaction, the bot. */
+export type AssistantDeps = AccessSources &
+  Pick<Storage, "sessions" | "events"> &
+  Pick<SlackOutput, "redactor" | "bot"> & { logger: Logger };
+
+const GREETING =
+  "Hi! I'm Hermes. Ask me to open or look up tickets, report on them, or message your team — I ask before anything risky.";
+
+interface ThreadPayload {
+  assistant_thread?: { user_id?: string; channel_id?: string; thread_ts?: string; context?: unknown };
+  channel?: string;
+  thread_ts?: string;
+}
+
+/**
+ * Hermes in Slack's assistant split view (Bolt's `Assistant`). A new thread gets a greeting (which
+ * carries the thread's context in its metadata) and suggested prompts by the user's level. A message
+ * in the thread goes through the same intake as a DM — recorded and deduplicated before the ack,
+ * queued, run by a worker with the same sessions, policy, approvals and audit — except that the
+ * thread's status line ("is thinking…", then the running tool) shows progress instead of a working
+ * message, the first request titles the thread, and the channel the user is viewing reaches the turn
+ * as untrusted data. Bolt's middleware stops such a message before the DM listener: it is handled once.
+ */
+export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake, "accept">): Assistant {
+  const store = createThreadContextStore();
+  const refOf = (client: WebClient, payload: ThreadPayload) => ({
+    client,
+    channel: payload.assistant_thread?.channel_id ?? payload.channel ?? "",
+    threadTs: payload.assistant_thread?.thread_ts ?? payload.thread_ts ?? "",
+    botUserId: s.bot.userId,
+  });
+
+  return new Assistant({
+    threadContextStore: {
+      get: ({ client, payload }) => store.get(refOf(client, payload as ThreadPayload)),
+      save: async ({ client, payload }) => {
+        const context = (payload as ThreadPayload).assistant_thread?.context;
+        const saved = await store.save(refOf(client, payload as ThreadPayload), contextOf(context));
+        if (!saved) s.logger.warn("assistant thread context not saved: the thread has no greeting");
+      },
+    },
+
+    threadStarted: async ({ event, body, say, setSuggestedPrompts }) => {
+      const userId = event.assistant_thread.user_id;
+      const log = s.logger.child({ channel: event.assistant_thread.channel_id, userId });
+      if (!(await firstDelivery(s, body.event_id, log))) return;
+      try {
+        const level = await resolveAccess(s, userId)
+          .then((a) => a.level)
+          .catch(() => "user" as const);
+        await say(GREETING);
+        await setSuggestedPrompts({ title: "Try asking", prompts: suggestedPromptsFor(level) });
+      } catch (err) {
+        log.warn({ err: errorMessage(err) }, "could not greet a new assistant thread");
+      }
+    },
+
+    userMessage: async ({ body, context, setStatus, setTitle, getThreadContext }) => {
+      await intake.accept({ body: body as Record<string, unknown>, context }, async (req, postWorking) => {
+        const log = s.logger.child({ channel: req.channelId, threadTs: req.threadTs });
+        try {
+          await setStatus(THINKING);
+        } catch (err) {
+          // Not an assistant thread after all (a plain thread in the DM): the working message shows progress.
+          log.debug({ err: errorMessage(err) }, "no assistant status: a working message instead");
+          return postWorking();
+        }
+        const key = sessionKey(req);
+        const [viewing, first] = await Promise.all([
+          getThreadContext().catch((err: unknown) => {
+            log.warn({ err: errorMessage(err) }, "assistant thread context unavailable");
+            return {};
+          }),
+          s.sessions
+            .load(key)
+            .then((l) => !l.found)
+            .catch(() => false),
+        ]);
+        if (first)
+          await setTitle(threadTitle(req.text, s.redactor)).catch((err: unknown) =>
+            log.warn({ err: errorMessage(err) }, "could not title the assistant thread"),
+          );
+        const untrustedContext = viewingContext(viewing);
+        // Not quoted as thread context: before the first request the thread holds only the greeting.
+        return { assistantThread: true, inThread: false, ...(untrustedContext ? { untrustedContext } : {}) };
+      });
+    },
+  });
+}
+
+/**
+ * Whether this is the first delivery of an event (a Slack retry of `assistant_thread_started` must
+ * not greet twice): claimed in the same durable table as messages, and marked done at once, since
+ * a greeting lost to a crash is only a missing greeting. Storage down: greet anyway.
+ */
+async function firstDelivery(s: Pick<Storage, "events">, eventId: unknown, log: Logger): Promise<boolean> {
+  if (typeof eventId !== "string" || eventId === "") return true;
+  try {
+    if ((await s.events.claim(eventId, { staleAfterMs: 10 * 60_000 })) === "duplicate") {
+      log.info({ eventId }, "duplicate delivery ignored");
+      return false;
+    }
+    await s.events.finish(eventId, "done");
+  } catch (err) {
+    log.warn({ err: errorMessage(err), eventId }, "could not record an assistant event; greeting anyway");
+  }
+  return true;
+}
+
+function contextOf(value: unknown): AssistantThreadContext {
+  if (!value || typeof value !== "object") return {};
+  const c = value as Record<string, unknown>;
+  return {
+    ...(typeof c.channel_id === "string" ? { channel_id: c.channel_id } : {}),
+    ...(typeof c.team_id === "string" ? { team_id: c.team_id } : {}),
+    ...(typeof c.enterprise_id === "string" ? { enterprise_id: c.enterprise_id } : {}),
+  };
+}

@@ -1,0 +1,34 @@
+import type { PermissionLevel } from "../../tools/define-tool.ts";
+
+export interface SuggestedPrompt {
+  title: string;
+  message: string;
+}
+
+const OPEN_TICKET: SuggestedPrompt = {
+  title: "Open a ticket…",
+  message: "Help me open a ticket. Ask me what it is about and how urgent it is.",
+};
+const WEEKLY_REPORT: SuggestedPrompt = {
+  title: "Report of this week's tickets",
+  message: "Give me a report of this week's tickets.",
+};
+const TODAYS_DENIALS: SuggestedPrompt = {
+  title: "Audit of today's denials",
+  message: "Show me today's denied tool calls from the audit log.",
+};
+const FIND_TICKET: SuggestedPrompt = {
+  title: "Find a ticket…",
+  message: "Help me find a ticket. Ask me what it is about.",
+};
+
+/**
+ * The suggested prompts a new assistant thread offers, by the user's level: members (`user`) can
+ * open tickets and get reports, admins also audit; a viewer only looks tickets up. Slack shows at
+ * most four.
+ */
+export function suggestedPromptsFor(level: PermissionLevel): SuggestedPrompt[] {
+  if (level === "admin") return [OPEN_TICKET, WEEKLY_REPORT, TODAYS_DENIALS];
+  if (level === "user") return [OPEN_TICKET, WEEKLY_REPORT];
+  return [FIND_TICKET];
+}

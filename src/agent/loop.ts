@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "../errors.ts";
 import type { RunIdentity } from "../tools/define-tool.ts";
+import { BudgetExceededError } from "./budget-guard.ts";
 import type { ModelResponse } from "./chat-model.ts";
 import { fitToBudget } from "./context-budget.ts";
 import { type ChatMessage, emptyUsage } from "./messages.ts";
@@ -199,6 +200,12 @@ export async function loop(
         });
       } catch (err) {
         if (signal.aborted) return aborted(state, tracer, deps, limits);
+        if (err instanceof BudgetExceededError) {
+          // Refused before the model was asked: no reply, so no call of this step runs.
+          state.step--;
+          tracer.emit("model.budget_exceeded", { ...err.refusal });
+          return finish({ state, tracer, status: "stopped", answer: err.message, stopReason: "budget" });
+        }
         tracer.emit("model.error", { error: errorMessage(err) });
         if (
           switchToFallback({ state, deps, tracer, reason: "primary_unavailable", detail: errorMessage(err) })

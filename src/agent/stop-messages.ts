@@ -1,3 +1,6 @@
+import { formatTokens, shortTokens } from "../token-amount.ts";
+import type { BudgetRefusal } from "./token-budget.ts";
+
 export type StopReason =
   | "max_steps"
   | "repeated_failure"
@@ -5,7 +8,8 @@ export type StopReason =
   | "truncated"
   | "model_error"
   | "unreadable_calls"
-  | "cancelled";
+  | "cancelled"
+  | "budget";
 
 /** The sentence the user reads when a run ends without a normal answer. One place, so tests pin them. */
 export function stopMessage(
@@ -18,6 +22,7 @@ export function stopMessage(
     budgetSeconds?: number;
     maxTokens?: number;
     error?: string;
+    budget?: BudgetRefusal;
   } = {},
 ): string {
   switch (reason) {
@@ -35,7 +40,22 @@ export function stopMessage(
       return "I stopped because the model twice wrote a tool call in a form I could not read, so nothing was done. An admin can run `npm run model:check` (or `/hermes model`) to see which format the model writes and how to fix the server's tool parser.";
     case "cancelled":
       return "The request was cancelled before it finished.";
+    case "budget":
+      return budgetMessage(d.budget!);
   }
+}
+
+/**
+ * Why a model call was not made: whose daily budget (the requester's or the channel's) has no room,
+ * when it resets, and the command an admin runs to raise it (to twice the limit, as a suggestion).
+ */
+function budgetMessage(r: BudgetRefusal): string {
+  const mine = r.scope === "user";
+  const limit = `${formatTokens(r.limit)} tokens`;
+  const raise = `An admin can raise it with /hermes budget ${mine ? `<@${r.id}>` : `<#${r.id}>`} ${shortTokens(Math.max(r.limit * 2, r.requested))}.`;
+  if (r.used + r.reserved === 0)
+    return `This request needs up to ${formatTokens(r.requested)} tokens, more than ${mine ? "your" : "this channel's"} whole daily token budget (${limit}), so I did not start it. ${raise}`;
+  return `${mine ? "You have" : "This channel has"} used ${mine ? "your" : "its"} daily token budget (${limit}); it resets at 00:00 UTC. ${raise}`;
 }
 
 export const REJECTED_RESULT = (by?: string) =>

@@ -8,6 +8,7 @@ import type { TurnQueue } from "../queue/turn-queue.ts";
 import { createAuditLog } from "../store/audit.ts";
 import { resolveAuditKey } from "../store/audit-key.ts";
 import { warnAboutAuditRole } from "../store/audit-role-check.ts";
+import { createBudgetStore } from "../store/budget-store.ts";
 import { openDatabase } from "../store/db.ts";
 import { createEventDedupe } from "../store/event-dedupe.ts";
 import { createMemorySessionStore } from "../store/memory-session-store.ts";
@@ -78,6 +79,13 @@ export async function buildStorage(
     runs: createRunStore({ db }),
     events: createEventDedupe({ db }),
     users: createUserStore({ db }),
+    budgets: createBudgetStore({
+      db,
+      defaults: {
+        userTokensPerDay: env.HERMES_BUDGET_USER_TOKENS_PER_DAY,
+        channelTokensPerDay: env.HERMES_BUDGET_CHANNEL_TOKENS_PER_DAY,
+      },
+    }),
     results: createPgResultStore({ db }),
     schedules: createScheduleStore({ db }),
     sessions,

@@ -56,7 +56,8 @@ export async function handleResumeJob(
     try {
       const access = await resolveAccess(s, run.userId);
       const workingTs = await s.output.postContinuing(target);
-      const base = runtimeDepsFor(s, access, AbortSignal.any([ctx.signal, lockSignal]));
+      // The same requester and channel as the turn that paused: a resumed run is paid from the same budgets.
+      const base = runtimeDepsFor(s, access, AbortSignal.any([ctx.signal, lockSignal]), run.channelId);
       const deps = {
         ...base,
         onToolEvent: trackActions(base.onToolEvent, () => {

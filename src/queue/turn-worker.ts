@@ -76,7 +76,7 @@ export async function handleTurnJob(
       const keep = runCheckpoint(s, job.eventId);
       let kept: RunSnapshot | undefined;
       if (earlier && earlier.snapshot.step > 0) mayHaveActed = true;
-      const base = runtimeDepsFor(s, access, signal);
+      const base = runtimeDepsFor(s, access, signal, job.channelId);
       const deps = {
         ...base,
         onToolEvent: trackActions(base.onToolEvent, () => {

@@ -57,7 +57,10 @@ describe("budget store on postgres", () => {
     if (!refused.ok) expect(refused.refusal).toMatchObject({ scope: "channel", id: "C0FULL", limit: 500 });
     // The user's row was written in the same transaction and rolled back with it.
     expect(await row(store, "user", "U0B")).toBeUndefined();
-    expect((await row(store, "channel", "C0FULL")) ?? { used: 0, reserved: 0 }).toEqual({ used: 0, reserved: 0 });
+    expect((await row(store, "channel", "C0FULL")) ?? { used: 0, reserved: 0 }).toEqual({
+      used: 0,
+      reserved: 0,
+    });
   });
 
   it("never goes negative, even when a reservation is settled twice", async () => {
@@ -107,7 +110,12 @@ describe("budget store on postgres", () => {
 
   it("top lists today's biggest users, most first, without idle ones", async () => {
     clock = new Date("2026-12-03T08:00:00Z");
-    for (const [id, n] of [["U0X", 10], ["U0Y", 30], ["U0Z", 20], ["U0IDLE", 0]] as const) {
+    for (const [id, n] of [
+      ["U0X", 10],
+      ["U0Y", 30],
+      ["U0Z", 20],
+      ["U0IDLE", 0],
+    ] as const) {
       const held = await budgets.reserve({ userId: id, channelId: "C0TOP" }, 1);
       if (held.ok) await budgets.settle(held.reservation, n);
     }

@@ -47,30 +47,21 @@ export function stopMessage(
 
 /**
  * Why a model call was not made: whose daily budget (the requester's or the channel's) has no room,
- * when it resets, and the command an admin runs to raise it (to twice the limit, as a suggestion).
+ * when it resets, and the command an admin runs to raise it (to at least twice the limit, and enough
+ * for what was used today plus this request).
  */
 function budgetMessage(r: BudgetRefusal): string {
   const mine = r.scope === "user";
   const limit = `${formatTokens(r.limit)} tokens`;
-  const raise = `An admin can raise it with /hermes budget ${mine ? `<@${r.id}>` : `<#${r.id}>`} ${shortTokens(Math.max(r.limit * 2, r.requested))}.`;
-  if (r.used + r.reserved === 0)
+  const suggested = roundUp(Math.max(r.limit * 2, r.used + r.reserved + r.requested));
+  const raise = `An admin can raise it with /hermes budget ${mine ? `<@${r.id}>` : `<#${r.id}>`} ${shortTokens(suggested)}.`;
+  if (r.requested > r.limit)
     return `This request needs up to ${formatTokens(r.requested)} tokens, more than ${mine ? "your" : "this channel's"} whole daily token budget (${limit}), so I did not start it. ${raise}`;
   return `${mine ? "You have" : "This channel has"} used ${mine ? "your" : "its"} daily token budget (${limit}); it resets at 00:00 UTC. ${raise}`;
 }
 
-export const REJECTED_RESULT = (by?: string) =>
-  `Not run: ${by ? `<@${by}>` : "a human"} rejected this call. Do not retry it or try to reach the same effect another way; tell the user it was not done.`;
-export const EXPIRED_RESULT =
-  "Not run: the approval for this call expired without a decision. Do not retry it or try to reach the same effect another way; tell the user it was not done.";
-export const DENIED_RESULT = (reason: string) =>
-  `Not run: permission denied (${reason}). Do not try to reach the same effect another way; tell the user.`;
-export const AUDIT_UNAVAILABLE_RESULT =
-  "Not run: the audit log is unavailable, so actions are refused until it is back. Tell the user to try again later.";
-export const ARGS_CHANGED_RESULT =
-  "Not run: the call's arguments differ from the ones that were approved, so the approval does not apply.";
-export const TOOL_CHANGED_RESULT =
-  "Not run: this tool's definition (description, inputs or approval rules) changed after the call was approved, so the approval does not apply. Tell the user; they can ask again.";
-export const INTERRUPTED_RESULT =
-  "Interrupted: Hermes restarted while this call was running, so it may or may not have taken effect. It was not retried. Do not run it again on your own; tell the user it was interrupted and may need checking.";
-export const RECOVERED_RESULT = (what: string) =>
-  `(Recorded before a restart; this is the stored summary of the outcome.) ${what}`;
+/** Up to a round amount a person would type: 2,897 → 3,000; 1,234,567 → 1,300,000. */
+function roundUp(n: number): number {
+  const step = n >= 1_000_000 ? 100_000 : n >= 1_000 ? 1_000 : 100;
+  return Math.ceil(n / step) * step;
+}

@@ -65,3 +65,20 @@ function roundUp(n: number): number {
   const step = n >= 1_000_000 ? 100_000 : n >= 1_000 ? 1_000 : 100;
   return Math.ceil(n / step) * step;
 }
+
+export const REJECTED_RESULT = (by?: string) =>
+  `Not run: ${by ? `<@${by}>` : "a human"} rejected this call. Do not retry it or try to reach the same effect another way; tell the user it was not done.`;
+export const EXPIRED_RESULT =
+  "Not run: the approval for this call expired without a decision. Do not retry it or try to reach the same effect another way; tell the user it was not done.";
+export const DENIED_RESULT = (reason: string) =>
+  `Not run: permission denied (${reason}). Do not try to reach the same effect another way; tell the user.`;
+export const AUDIT_UNAVAILABLE_RESULT =
+  "Not run: the audit log is unavailable, so actions are refused until it is back. Tell the user to try again later.";
+export const ARGS_CHANGED_RESULT =
+  "Not run: the call's arguments differ from the ones that were approved, so the approval does not apply.";
+export const TOOL_CHANGED_RESULT =
+  "Not run: this tool's definition (description, inputs or approval rules) changed after the call was approved, so the approval does not apply. Tell the user; they can ask again.";
+export const INTERRUPTED_RESULT =
+  "Interrupted: Hermes restarted while this call was running, so it may or may not have taken effect. It was not retried. Do not run it again on your own; tell the user it was interrupted and may need checking.";
+export const RECOVERED_RESULT = (what: string) =>
+  `(Recorded before a restart; this is the stored summary of the outcome.) ${what}`;

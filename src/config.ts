@@ -197,10 +197,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     for (const issue of parsed.error.issues) {
       const name = String(issue.path[0] ?? "environment");
       const got = source[name];
-      const shown =
-        got === undefined
-          ? ""
-          : ` (got "${name.includes("TOKEN") || name.includes("KEY") || name.includes("SECRET") ? "***" : got}")`;
+      const shown = got === undefined ? "" : ` (got "${/TOKEN(?!S)|KEY|SECRET/.test(name) ? "***" : got}")`; // token counts are not secrets
       problems.push(`${name} ${issue.message}${shown}`);
     }
     throw new ConfigError(problems);

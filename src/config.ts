@@ -197,7 +197,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     for (const issue of parsed.error.issues) {
       const name = String(issue.path[0] ?? "environment");
       const got = source[name];
-      const shown = got === undefined ? "" : ` (got "${/TOKEN(?!S)|KEY|SECRET/.test(name) ? "***" : got}")`; // token counts are not secrets
+      // Secrets are masked; token counts (`…_TOKENS…`) are not secrets.
+      const shown = got === undefined ? "" : ` (got "${/TOKEN(?!S)|KEY|SECRET/.test(name) ? "***" : got}")`;
       problems.push(`${name} ${issue.message}${shown}`);
     }
     throw new ConfigError(problems);

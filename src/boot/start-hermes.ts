@@ -133,6 +133,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     results: storage.results,
     slack,
     model,
+    ...(realModel ? { budget: storage.budgets } : {}),
     auditSink,
     rawEnv: o.rawEnv,
     mcpServers,

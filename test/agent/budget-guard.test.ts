@@ -2,9 +2,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { guardBudget } from "../../src/agent/budget-guard.ts";
 import type { ChatModel } from "../../src/agent/chat-model.ts";
 import { createCommandModel } from "../../src/agent/command-model.ts";
+import { delegate } from "../../src/agent/delegate.ts";
 import { runTurn } from "../../src/agent/loop.ts";
 import type { BudgetRequester, TokenBudget } from "../../src/agent/token-budget.ts";
 import { silentLogger } from "../../src/logger.ts";
+import { createPolicy } from "../../src/policy/create-policy.ts";
 import { type BudgetStore, createBudgetStore, utcDay } from "../../src/store/budget-store.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 import { type Execution, fixtureTools, testModel, testRegistry, testRun } from "../helpers/runtime.ts";
@@ -233,6 +235,39 @@ describe("the budget guard around a run (postgres)", () => {
     expect(executions.map((e) => e.name)).toEqual(["get_current_time"]);
     expect(server.requests).toHaveLength(2); // the probe and the first step; the second was not sent
     expect(await scopeRow(store, "user", "U0MID")).toEqual({ used: 120, reserved: 0 });
+  });
+
+  it("a delegated sub-agent's calls are paid from its caller's budgets", async () => {
+    const model = testModel(server);
+    const { registry } = testRegistry(fixtureTools([]));
+    registry.register(
+      delegate({
+        model,
+        registry,
+        logger: silentLogger(),
+        budget: budgets,
+        access: () => ({ allowed, policy: hook }),
+      }),
+    );
+    const { hook, allowed } = createPolicy({ tools: registry.list(), level: "user" });
+    server.enqueue(
+      toolCalls([{ name: "delegate", args: { task: "what time is it?" } }]),
+      answer("It is 10:00."), // the sub-agent
+      answer("The sub-agent says 10:00."),
+    );
+    const r = await runTurn(
+      { run: { ...testRun, userId: "U0DEL", channelId: "C0DEL" }, history: [], userMessage: "ask a helper" },
+      {
+        model: metered(model, budgets, { userId: "U0DEL", channelId: "C0DEL" }),
+        registry,
+        logger: silentLogger(),
+        policy: hook,
+      },
+    );
+    expect(r.status).toBe("completed");
+    expect(server.requests).toHaveLength(3);
+    expect(await scopeRow(store, "user", "U0DEL")).toEqual({ used: 360, reserved: 0 });
+    expect(await scopeRow(store, "channel", "C0DEL")).toEqual({ used: 360, reserved: 0 });
   });
 
   it("command mode asks no model, so an explicit command costs nothing", async () => {

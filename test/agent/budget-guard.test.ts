@@ -270,6 +270,33 @@ describe("the budget guard around a run (postgres)", () => {
     expect(await scopeRow(store, "channel", "C0DEL")).toEqual({ used: 360, reserved: 0 });
   });
 
+  it("no budget for a context summary: the run stops and the history is kept whole", async () => {
+    await budgets.setLimit({ scope: "user", id: "U0LONG", tokensPerDay: 100, by: "U0ADMIN" });
+    const long = (n: number) => `${"The VPN gateway log says the tunnel dropped again. ".repeat(40)}(${n})`;
+    const history = Array.from({ length: 8 }, (_, i) =>
+      i % 2 === 0
+        ? { role: "user" as const, content: long(i), author: "U0LONG" }
+        : { role: "assistant" as const, content: long(i) },
+    );
+    const { registry } = testRegistry([]);
+    const r = await runTurn(
+      { run: { ...testRun, userId: "U0LONG" }, history, userMessage: "and now?" },
+      {
+        model: metered(testModel(server), budgets, { userId: "U0LONG" }),
+        registry,
+        logger: silentLogger(),
+        limits: { contextBudgetTokens: 1000 },
+      },
+    );
+    expect(r).toMatchObject({ status: "stopped", stopReason: "budget", modelCalls: 0 });
+    expect(server.requests).toHaveLength(0);
+    expect(r.messages.map((m) => m.content)).toEqual([
+      ...history.map((m) => m.content),
+      "and now?",
+      r.answer, // the stop sentence, as every stop leaves it
+    ]);
+  });
+
   it("command mode asks no model, so an explicit command costs nothing", async () => {
     const executions: Execution[] = [];
     const r = await run("U0CMD", "C0CMD", "run get_current_time", createCommandModel(), executions);

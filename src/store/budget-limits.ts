@@ -1,4 +1,4 @@
-import { eq, sql } from "drizzle-orm";
+import { asc, eq, isNotNull, sql } from "drizzle-orm";
 import type { BudgetScopeKind } from "../agent/token-budget.ts";
 import type { Database } from "./db.ts";
 import { channelBudgets, users } from "./schema.ts";
@@ -66,4 +66,28 @@ export async function setScopeLimit(
         set: { tokenBudgetPerDay: tokensPerDay, updatedBy: by, updatedAt: sql`now()` },
       });
   }
+}
+
+/** Every override, users then channels, in id order (at most `max` of each). */
+export async function listOverrides(
+  db: Database,
+  max: number,
+): Promise<Array<{ scope: BudgetScopeKind; id: string; tokensPerDay: number }>> {
+  const [u, c] = await Promise.all([
+    db
+      .select({ id: users.id, n: users.tokenBudgetPerDay })
+      .from(users)
+      .where(isNotNull(users.tokenBudgetPerDay))
+      .orderBy(asc(users.id))
+      .limit(max),
+    db
+      .select({ id: channelBudgets.channelId, n: channelBudgets.tokenBudgetPerDay })
+      .from(channelBudgets)
+      .orderBy(asc(channelBudgets.channelId))
+      .limit(max),
+  ]);
+  return [
+    ...u.map((r) => ({ scope: "user" as const, id: r.id, tokensPerDay: Number(r.n) })),
+    ...c.map((r) => ({ scope: "channel" as const, id: r.id, tokensPerDay: Number(r.n) })),
+  ];
 }

@@ -7,7 +7,13 @@ import type {
   TokenBudget,
   TokenReservation,
 } from "../agent/token-budget.ts";
-import { type DefaultBudgets, type ScopeLimit, scopeLimit, setScopeLimit } from "./budget-limits.ts";
+import {
+  type DefaultBudgets,
+  listOverrides,
+  type ScopeLimit,
+  scopeLimit,
+  setScopeLimit,
+} from "./budget-limits.ts";
 import type { Database } from "./db.ts";
 import { tokenUsage } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
@@ -24,6 +30,8 @@ export interface BudgetStore extends TokenBudget {
   /** The scopes that used the most tokens today, most first. */
   top(scope: BudgetScopeKind, n: number): Promise<Array<{ id: string; used: number }>>;
   limit(scope: BudgetScopeKind, id: string): Promise<ScopeLimit>;
+  /** Limits admins set (not defaults), users then channels, at most `max` of each. */
+  overrides(max: number): Promise<Array<{ scope: BudgetScopeKind; id: string; tokensPerDay: number }>>;
   /** Sets a scope's daily limit (0 = no limit), or clears it back to the default (null). */
   setLimit(change: {
     scope: BudgetScopeKind;
@@ -158,6 +166,7 @@ export function createBudgetStore(o: {
       top,
       limit: (scope: BudgetScopeKind, id: string) => scopeLimit(db, defaults, scope, id),
       setLimit: (change: Parameters<BudgetStore["setLimit"]>[0]) => setScopeLimit(db, change),
+      overrides: (max: number) => listOverrides(db, max),
     },
     "token budgets",
   );

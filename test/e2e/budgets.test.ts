@@ -73,6 +73,11 @@ describe("token budgets through Slack", () => {
       "<#C0GENERAL>'s daily token budget is back to the default: 5,000,000 tokens a day.",
     );
     expect(await hermes("U0ADMIN", "budget <@U0WANGLEI> lots")).toContain("`lots` is not a token count.");
+    // An admin's view lists every limit an admin set; a member's does not.
+    expect(await hermes("U0ADMIN", "budget")).toContain(
+      "*Set by admins*\n• <@U0WANGLEI>: 10,000 tokens a day\n\n",
+    );
+    expect(await hermes("U0USER1", "budget")).not.toContain("Set by admins");
     const changes = await sq<{ user_id: string; actor_id: string; args: unknown }>(
       "SELECT user_id, actor_id, args FROM audit_log WHERE action = 'budget.changed' ORDER BY id",
     );

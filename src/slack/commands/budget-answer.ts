@@ -27,8 +27,8 @@ export interface BudgetInput {
 export async function budgetAnswer(s: BudgetServices, input: BudgetInput, args: string): Promise<string> {
   const budgets = s.budgets;
   if (!budgets) return BUDGETS_DISABLED;
-  if (args.trim() === "") return showLimits(budgets, input);
   const access = await resolveAccess(s, input.userId);
+  if (args.trim() === "") return showLimits(budgets, input, access.level === "admin");
   if (access.level !== "admin") {
     await recordRefusal(s, { ...input, subcommand: "budget", reason: BUDGET_REFUSAL });
     return BUDGET_REFUSAL;
@@ -36,7 +36,7 @@ export async function budgetAnswer(s: BudgetServices, input: BudgetInput, args: 
   const parsed = parseBudgetCommand(args);
   if (!parsed.ok) return `:warning: ${parsed.error}`;
   const { command } = parsed;
-  if (command.kind === "show") return showLimits(budgets, input);
+  if (command.kind === "show") return showLimits(budgets, input, true);
   const { scope, id, tokensPerDay } = command;
   await budgets.setLimit({ scope, id, tokensPerDay, by: input.userId });
   await s.audit.append({
@@ -61,11 +61,19 @@ export function describeLimit(limit: ScopeLimit): string {
   return limit.tokensPerDay > 0 ? `${formatTokens(limit.tokensPerDay)} tokens a day` : "no limit";
 }
 
-async function showLimits(budgets: BudgetStore, input: BudgetInput): Promise<string> {
-  const [mine, channel] = await Promise.all([
+const MAX_LISTED = 20;
+
+/** The caller's and this channel's limits; for an admin also every limit an admin set. */
+async function showLimits(budgets: BudgetStore, input: BudgetInput, admin: boolean): Promise<string> {
+  const [mine, channel, overrides] = await Promise.all([
     budgets.limit("user", input.userId),
     input.channelId ? budgets.limit("channel", input.channelId) : undefined,
+    admin ? budgets.overrides(MAX_LISTED) : [],
   ]);
+  const set = overrides.map(
+    (o) =>
+      `• ${o.scope === "user" ? `<@${o.id}>` : `<#${o.id}>`}: ${describeLimit({ tokensPerDay: o.tokensPerDay, overridden: true })}`,
+  );
   const origin = (l: ScopeLimit) => (l.overridden ? "set by an admin" : "the default");
   return [
     "*Daily token budgets* (a day is a UTC date; it resets at 00:00 UTC)",
@@ -73,6 +81,8 @@ async function showLimits(budgets: BudgetStore, input: BudgetInput): Promise<str
     ...(channel && input.channelId
       ? [`• This channel (<#${input.channelId}>): ${describeLimit(channel)} (${origin(channel)})`]
       : []),
+    ...(admin ? ["", "*Set by admins*", ...(set.length ? set : ["• none: everyone has the default"])] : []),
+    "",
     "Admins change them with `/hermes budget @user 200k` or `/hermes budget #channel 1m` (`off` goes back to the default). `/hermes usage` shows what was used.",
   ].join("\n");
 }

@@ -181,4 +181,44 @@ describe("token budgets through Slack", () => {
     expect(text).toMatch(/\*Top users today\*\n1\. <@U0WANGLEI>: 10,000 tokens\n2\. <@U0USER1>: 240 tokens/);
     expect(text).toMatch(/\*Top channels today\*\n1\. <#C0OPS>: [\d,]+ tokens/);
   });
+
+  it("a resumed run whose requester ran out of budget meanwhile: the approved call runs, then one sentence", async () => {
+    expect(await hermes("U0ADMIN", "budget <@U0USER1> 5k")).toContain("is now 5,000 tokens a day.");
+    model.enqueue(
+      toolCalls([{ name: "send_message", args: { to: "<@U0WANGLEI>", text: "Budget review at four" } }]),
+    );
+    const d = await t.sender.appMention({
+      user: "U0USER1",
+      channel: "C0OPS",
+      text: "<@U0HERMES> tell Wang Lei",
+    });
+    const ts = d.message!.ts;
+    const card = await waitFor(() => cardsIn(t, "C0OPS", ts)[0], 30_000, "approval card");
+    // While the card waits, the requester's other work uses up the day's budget.
+    await sq(
+      "UPDATE token_usage SET used = 5000 WHERE scope = 'user' AND scope_id = 'U0USER1' AND day = $1",
+      [utcDay(new Date())],
+    );
+    model.enqueue(answer("Told Wang Lei."));
+    await t.sender.blockAction({
+      user: "U0USER1",
+      actionId: "hermes.approve",
+      value: approvalIdOf(card),
+      channel: "C0OPS",
+      messageTs: card.ts,
+    });
+    const reply = await waitFor(
+      () => botReplies(t, "C0OPS", ts).find((m) => m.text.includes("daily token budget")),
+      30_000,
+      "budget sentence after approval",
+    );
+    expect(reply.text).toBe(
+      "You have used your daily token budget (5,000 tokens); it resets at 00:00 UTC. An admin can raise it with /hermes budget <@U0USER1> 10k.",
+    );
+    // The approved call ran (a human decided it); the model was not asked again.
+    expect(t.ws.history("D0WANGLEI").filter((m) => m.text.includes("Budget review at four"))).toHaveLength(1);
+    expect(model.requests).toHaveLength(1);
+    expect(model.remaining).toBe(1);
+    expect(await usedToday("user", "U0USER1")).toBe(5000);
+  });
 });

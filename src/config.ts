@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseModelPrices } from "./agent/model-prices.ts";
+import { parseTokenAmount } from "./token-amount.ts";
 
 /**
  * Every environment variable Hermes reads, parsed once. Nothing else in the code reads `process.env`:
@@ -36,6 +37,19 @@ const num = (def: number, min: number, max: number) =>
       .max(max, { message: `must be a number from ${min} to ${max}` })
       .default(def),
   );
+
+// A daily token budget: `200000`, `200k`, `1.5m`; unset or 0 = no limit.
+const tokensPerDay = z.preprocess(
+  (v) => {
+    const t = emptyToUndefined(v);
+    return typeof t === "string" ? (parseTokenAmount(t) ?? t) : t;
+  },
+  z
+    .number({ message: "must be a token count such as 200000, 200k or 1.5m (0 = no limit)" })
+    .int()
+    .min(0)
+    .default(0),
+);
 
 const slackUserId = /^[UW][A-Z0-9]{2,}$/;
 
@@ -113,6 +127,9 @@ export const envSchema = z.object({
   HERMES_WORKER_CONCURRENCY: int(32, 1, 1000),
   // Model calls in flight at once per process, primary and fallback together
   HERMES_MODEL_CONCURRENCY: int(8, 1, 1000),
+  // Daily token budgets (UTC days) per requester and per channel; per-user/channel overrides live in the DB
+  HERMES_BUDGET_USER_TOKENS_PER_DAY: tokensPerDay,
+  HERMES_BUDGET_CHANNEL_TOKENS_PER_DAY: tokensPerDay,
   HERMES_APPROVAL_TTL_SECONDS: int(900, 10, 7 * 24 * 3600),
   HERMES_SESSION_TTL_SECONDS: int(7 * 24 * 3600, 60, 90 * 24 * 3600),
   // Days finished results, Slack events, schedule fires and runs are kept (0: forever); never the audit log
@@ -205,10 +222,8 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     for (const issue of parsed.error.issues) {
       const name = String(issue.path[0] ?? "environment");
       const got = source[name];
-      const shown =
-        got === undefined
-          ? ""
-          : ` (got "${name.includes("TOKEN") || name.includes("KEY") || name.includes("SECRET") ? "***" : got}")`;
+      // Secrets are masked; token counts (`…_TOKENS…`) are not secrets.
+      const shown = got === undefined ? "" : ` (got "${/TOKEN(?!S)|KEY|SECRET/.test(name) ? "***" : got}")`;
       problems.push(`${name} ${issue.message}${shown}`);
     }
     throw new ConfigError(problems);

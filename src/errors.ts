@@ -14,7 +14,8 @@ export type HermesErrorCode =
   | "approval_invalid"
   | "not_found"
   | "storage_unavailable"
-  | "bad_request";
+  | "bad_request"
+  | "budget_exceeded";
 
 export class HermesError extends Error {
   readonly code: HermesErrorCode;

@@ -2,9 +2,11 @@ import type { Logger } from "../logger.ts";
 import type { PolicyGuard } from "../policy/create-policy.ts";
 import type { Access } from "../policy/resolve-access.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
+import { guardBudget } from "./budget-guard.ts";
 import type { ChatModel } from "./chat-model.ts";
 import type { ToolEventSink } from "./policy-hook.ts";
 import type { Limits, RuntimeDeps } from "./runtime-types.ts";
+import type { TokenBudget } from "./token-budget.ts";
 
 /** What every run shares, built once at start-up: the models, the tools, the audit sink and the limits. */
 export interface AgentRuntime {
@@ -18,17 +20,26 @@ export interface AgentRuntime {
   /** Where every run's tool events go (the audit log). */
   auditSink: ToolEventSink;
   limits: Partial<Limits>;
+  /** Daily token budgets every model call of a run is paid from (absent: calls are not metered). */
+  budget?: TokenBudget;
 }
 
-/** The runtime's dependencies for a run on behalf of `access`'s user: their tools, their policy, the audit sink. */
+/**
+ * The runtime's dependencies for a run on behalf of `access`'s user: their tools, their policy, the
+ * audit sink, and models whose calls count against that user's and `channelId`'s daily budgets.
+ */
 export function runtimeDepsFor(
   s: Omit<AgentRuntime, "guards"> & { logger: Logger },
-  access: Pick<Access, "policy" | "allowed">,
+  access: Pick<Access, "userId" | "policy" | "allowed">,
   signal: AbortSignal,
+  channelId?: string,
 ): RuntimeDeps {
+  const { budget, logger } = s;
+  const metered = (model: ChatModel) =>
+    budget ? guardBudget(model, { budget, logger, requester: { userId: access.userId, channelId } }) : model;
   return {
-    model: s.model,
-    ...(s.fallbackModel ? { fallbackModel: s.fallbackModel } : {}),
+    model: metered(s.model),
+    ...(s.fallbackModel ? { fallbackModel: metered(s.fallbackModel) } : {}),
     registry: s.registry,
     logger: s.logger,
     policy: access.policy,

@@ -2,9 +2,11 @@ import { z } from "zod";
 import type { Logger } from "../logger.ts";
 import { defineTool, type RunIdentity } from "../tools/define-tool.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
+import { guardBudget } from "./budget-guard.ts";
 import type { ChatModel } from "./chat-model.ts";
 import { runTurn } from "./loop.ts";
 import type { PolicyHook, ToolEventSink } from "./policy-hook.ts";
+import type { TokenBudget } from "./token-budget.ts";
 
 export interface DelegateAccess {
   /** The caller's permitted tool names. */
@@ -27,6 +29,8 @@ export const delegate = (deps: {
   logger: Logger;
   access: (run: RunIdentity) => Promise<DelegateAccess> | DelegateAccess;
   maxSteps?: number;
+  /** The daily token budgets: the sub-agent's calls are paid from its caller's (requester and channel). */
+  budget?: TokenBudget;
 }) =>
   defineTool({
     name: "delegate",
@@ -60,7 +64,13 @@ export const delegate = (deps: {
       const result = await runTurn(
         { run: { ...ctx.run, runId: `${ctx.run.runId}.${ctx.callId}` }, history: [], userMessage: task },
         {
-          model: deps.model,
+          model: deps.budget
+            ? guardBudget(deps.model, {
+                budget: deps.budget,
+                logger: deps.logger,
+                requester: { userId: ctx.run.userId, channelId: ctx.run.channelId },
+              })
+            : deps.model,
           registry: deps.registry,
           logger: deps.logger,
           toolNames: usable,

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "../errors.ts";
 import type { RunIdentity } from "../tools/define-tool.ts";
+import { BudgetExceededError } from "./budget-guard.ts";
 import type { ModelResponse } from "./chat-model.ts";
 import { fitToBudget } from "./context-budget.ts";
 import { type ChatMessage, emptyUsage } from "./messages.ts";
@@ -125,6 +126,7 @@ export async function loop(
   const model = () => (state.fallback && deps.fallbackModel ? deps.fallbackModel : deps.model);
   let retryHint = false;
   let unreadableHint: string | undefined;
+  let summaryRefused: BudgetExceededError | undefined;
   try {
     for (;;) {
       if (state.step >= limits.maxSteps) {
@@ -144,8 +146,15 @@ export async function loop(
         fixedTokens: () => textTokens(systemPrompt) + specsTokens(specs) + model().maxOutputTokens,
         fixedTokensUpperBound:
           textTokensUpperBound(systemPrompt) + specsTokensUpperBound(specs) + model().maxOutputTokens,
-        summarize: (i) => summarizeWithModel(model(), i, signal, (u) => countModelCall(state, u)),
+        summarize: (i) =>
+          summarizeWithModel(model(), i, signal, (u) => countModelCall(state, u)).catch((err: unknown) => {
+            if (err instanceof BudgetExceededError) summaryRefused = err;
+            throw err;
+          }),
       });
+      // No budget for the summary: the history stays as it was (nothing dropped unsummarized) and
+      // the run stops as it would at the model call.
+      if (summaryRefused) return stopForBudget(state, tracer, summaryRefused);
       if (budget.messages !== state.messages) {
         state.messages = budget.messages;
         tracer.emit("context.trimmed", {
@@ -199,6 +208,8 @@ export async function loop(
         });
       } catch (err) {
         if (signal.aborted) return aborted(state, tracer, deps, limits);
+        // Refused before the model was asked: no reply, so no call of this step runs.
+        if (err instanceof BudgetExceededError) return stopForBudget(state, tracer, err);
         tracer.emit("model.error", { error: errorMessage(err) });
         if (
           switchToFallback({ state, deps, tracer, reason: "primary_unavailable", detail: errorMessage(err) })
@@ -356,6 +367,13 @@ function switchToFallback({
   state.fallback = { model: deps.fallbackModel.name, from: deps.model.name, reason, step: state.step };
   tracer.emit("model.fallback", { ...state.fallback, detail: detail.slice(0, 300) });
   return true;
+}
+
+/** The step's model call had no room in a daily token budget: the step did not happen. */
+function stopForBudget(state: State, tracer: Tracer, err: BudgetExceededError): TurnResult {
+  state.step--;
+  tracer.emit("model.budget_exceeded", { ...err.refusal });
+  return finish({ state, tracer, status: "stopped", answer: err.message, stopReason: "budget" });
 }
 
 export function aborted(state: State, tracer: Tracer, deps: RuntimeDeps, limits: Limits): TurnResult {

@@ -1,3 +1,6 @@
+import { formatTokens, shortTokens } from "../token-amount.ts";
+import type { BudgetRefusal } from "./token-budget.ts";
+
 export type StopReason =
   | "max_steps"
   | "repeated_failure"
@@ -5,7 +8,8 @@ export type StopReason =
   | "truncated"
   | "model_error"
   | "unreadable_calls"
-  | "cancelled";
+  | "cancelled"
+  | "budget";
 
 /** The sentence the user reads when a run ends without a normal answer. One place, so tests pin them. */
 export function stopMessage(
@@ -18,6 +22,7 @@ export function stopMessage(
     budgetSeconds?: number;
     maxTokens?: number;
     error?: string;
+    budget?: BudgetRefusal;
   } = {},
 ): string {
   switch (reason) {
@@ -35,7 +40,30 @@ export function stopMessage(
       return "I stopped because the model twice wrote a tool call in a form I could not read, so nothing was done. An admin can run `npm run model:check` (or `/hermes model`) to see which format the model writes and how to fix the server's tool parser.";
     case "cancelled":
       return "The request was cancelled before it finished.";
+    case "budget":
+      return budgetMessage(d.budget!);
   }
+}
+
+/**
+ * Why a model call was not made: whose daily budget (the requester's or the channel's) has no room,
+ * when it resets, and the command an admin runs to raise it (to at least twice the limit, and enough
+ * for what was used today plus this request).
+ */
+function budgetMessage(r: BudgetRefusal): string {
+  const mine = r.scope === "user";
+  const limit = `${formatTokens(r.limit)} tokens`;
+  const suggested = roundUp(Math.max(r.limit * 2, r.used + r.reserved + r.requested));
+  const raise = `An admin can raise it with /hermes budget ${mine ? `<@${r.id}>` : `<#${r.id}>`} ${shortTokens(suggested)}.`;
+  if (r.requested > r.limit)
+    return `This request needs up to ${formatTokens(r.requested)} tokens, more than ${mine ? "your" : "this channel's"} whole daily token budget (${limit}), so I did not start it. ${raise}`;
+  return `${mine ? "You have" : "This channel has"} used ${mine ? "your" : "its"} daily token budget (${limit}); it resets at 00:00 UTC. ${raise}`;
+}
+
+/** Up to a round amount a person would type: 2,897 → 3,000; 1,234,567 → 1,300,000. */
+function roundUp(n: number): number {
+  const step = n >= 1_000_000 ? 100_000 : n >= 1_000 ? 1_000 : 100;
+  return Math.ceil(n / step) * step;
 }
 
 export const REJECTED_RESULT = (by?: string) =>

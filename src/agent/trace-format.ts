@@ -23,6 +23,8 @@ export function formatTraceEvent(e: TraceEvent): string | undefined {
           : "";
       return `${s}  ⇄ model ${e.model ?? ""}${sent} → ${what} [${u.promptTokens ?? 0}+${u.completionTokens ?? 0} tokens, ${e.latencyMs} ms, ${e.finishReason}]${repairs}`;
     }
+    case "model.budget_exceeded":
+      return `${s}  ✗ not sent: the ${e.scope} ${e.id}'s daily token budget (${e.limit}) has no room for ${e.requested} tokens`;
     case "model.retry":
       return `${s}  ↻ model retry ${e.attempt} after ${e.status ?? "error"}, waiting ${e.delayMs} ms`;
     case "model.error":

@@ -13,6 +13,7 @@ export type TraceEventType =
   | "model.format"
   | "model.unrecovered"
   | "model.fallback"
+  | "model.budget_exceeded"
   | "context.trimmed"
   | "history.sanitized"
   | "tool.repair"

@@ -9,6 +9,7 @@ import type { TurnQueue } from "../queue/turn-queue.ts";
 import { createAuditLog } from "../store/audit.ts";
 import { resolveAuditKey } from "../store/audit-key.ts";
 import { warnAboutAuditRole } from "../store/audit-role-check.ts";
+import { createBudgetStore } from "../store/budget-store.ts";
 import { openDatabase } from "../store/db.ts";
 import { createEventDedupe } from "../store/event-dedupe.ts";
 import { createFeedbackStore } from "../store/feedback-store.ts";
@@ -85,6 +86,13 @@ export async function buildStorage(
     events: createEventDedupe({ db }),
     users: createUserStore({ db }),
     feedback: createFeedbackStore({ db, audit }),
+    budgets: createBudgetStore({
+      db,
+      defaults: {
+        userTokensPerDay: env.HERMES_BUDGET_USER_TOKENS_PER_DAY,
+        channelTokensPerDay: env.HERMES_BUDGET_CHANNEL_TOKENS_PER_DAY,
+      },
+    }),
     results: createPgResultStore({ db }),
     schedules: createScheduleStore({ db }),
     sessions,

@@ -1,6 +1,7 @@
 import type { ChatModel } from "../agent/chat-model.ts";
 import { delegate } from "../agent/delegate.ts";
 import type { ToolEventSink } from "../agent/policy-hook.ts";
+import type { TokenBudget } from "../agent/token-budget.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { McpServerConfig } from "../mcp/mcp-config.ts";
@@ -32,6 +33,8 @@ export interface BuildToolsOptions {
   results: ResultStore;
   slack: SlackPort;
   model: ChatModel;
+  /** The daily token budgets `delegate`'s sub-agent pays its model calls from (absent: not metered). */
+  budget?: TokenBudget;
   /** Where `delegate`'s sub-agent reports its tool events (the audit log). */
   auditSink: ToolEventSink;
   /** The raw environment, only for `${VAR}` secrets in HTTP tool headers. */
@@ -74,7 +77,13 @@ export async function buildTools(
     ticketReport({ db: o.db, slack: o.slack }),
     ...createMemoryTools({ db: o.db }),
     sendMessage(o.slack),
-    delegate({ model: o.model, registry, logger: o.logger, access }),
+    delegate({
+      model: o.model,
+      registry,
+      logger: o.logger,
+      access,
+      ...(o.budget ? { budget: o.budget } : {}),
+    }),
   );
   const taken = namedSources(registry.list(), "built-in");
   const cwd = process.cwd();

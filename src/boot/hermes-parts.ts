@@ -5,6 +5,7 @@ import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
 import type { TurnOutput } from "../queue/turn-output.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { SlackOutput } from "../slack/slack-output.ts";
+import type { BudgetStore } from "../store/budget-store.ts";
 import type { Storage } from "../store/storage.ts";
 
 /**
@@ -20,4 +21,6 @@ export interface HermesParts extends Storage, AgentRuntime, SlackOutput {
   output: TurnOutput;
   /** The MCP servers (`HERMES_MCP_SERVERS`), when any are configured: their state and tools. */
   mcp?: McpToolSource;
+  /** Daily token budgets and usage (`/hermes budget`, `/hermes usage`). */
+  budgets?: BudgetStore;
 }

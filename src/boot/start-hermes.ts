@@ -133,6 +133,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     results: storage.results,
     slack,
     model,
+    ...(realModel ? { budget: storage.budgets } : {}),
     auditSink,
     rawEnv: o.rawEnv,
     mcpServers,
@@ -155,6 +156,8 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     registry,
     guards,
     auditSink,
+    // Only a real model's calls are paid from the daily token budgets (command mode costs nothing).
+    ...(realModel ? { budget: storage.budgets } : {}),
     limits: {
       maxSteps: env.HERMES_MAX_STEPS,
       contextBudgetTokens: env.HERMES_CONTEXT_BUDGET_TOKENS,
@@ -172,6 +175,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     queue: durableQueue,
     output,
     ...(mcp ? { mcp } : {}),
+    budgets: storage.budgets,
   };
 
   const fallbackInfo = config.fallbackModel

@@ -121,7 +121,7 @@ export async function runScenario(
         limits: target.limits ?? {},
         logger: env.logger,
       },
-      { policy: access.policy, allowed },
+      { userId, policy: access.policy, allowed },
       controller.signal,
     ),
     ...(target.systemPrompt ? { systemPrompt: target.systemPrompt } : {}),

@@ -11,6 +11,7 @@ import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
 import type { RunRecord } from "../store/run-store.ts";
+import { budgetChannel } from "./budget-channel.ts";
 import { deliverOutcome } from "./deliver-outcome.ts";
 import type { TurnJob } from "./jobs.ts";
 import { openRunRecorder, withRunRecorder } from "./record-run.ts";
@@ -86,7 +87,7 @@ export async function handleTurnJob(
       const keep = runCheckpoint(s, job.eventId);
       let kept: RunSnapshot | undefined;
       if (earlier && earlier.snapshot.step > 0) mayHaveActed = true;
-      const base = runtimeDepsFor(s, access, signal);
+      const base = runtimeDepsFor(s, access, signal, budgetChannel(job.channelId));
       recorder = await openRunRecorder(s, {
         runId,
         logger: log,

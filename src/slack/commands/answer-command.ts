@@ -9,16 +9,18 @@ import { AUDIT_REFUSAL, recordRefusal, SCHEDULE_REFUSAL } from "./admin-refusal.
 import { auditPageAnswer } from "./audit-answer.ts";
 import { resolveAuditUser } from "./audit-user-filter.ts";
 import { textMessage } from "./block-builders.ts";
+import { type BudgetServices, budgetAnswer } from "./budget-answer.ts";
 import { helpText, shortHelp } from "./help-text.ts";
 import { modelAnswer } from "./model-answer.ts";
 import { parseAuditFilters } from "./parse-audit-filters.ts";
 import { parseHermesCommand } from "./parse-hermes-command.ts";
 import { runAnswer, runsAnswer } from "./runs-answer.ts";
 import { type ScheduleCommandOptions, scheduleAnswer } from "./schedule-answer.ts";
+import { usageAnswer } from "./usage-answer.ts";
 
 export type HermesCommandServices = AccessServices &
   Pick<Storage, "audit" | "runQuery"> &
-  Pick<SlackOutput, "client" | "slack"> & { logger: Logger };
+  Pick<SlackOutput, "client" | "slack"> & { logger: Logger } & Pick<BudgetServices, "budgets">;
 
 export interface HermesCommandOptions extends ScheduleCommandOptions {
   /** The slash command's name; `/hermes` unless the app is installed under another (e.g. `/hermes-dev`). */
@@ -88,6 +90,10 @@ export async function answerHermesCommand(
         }
         return textMessage(await scheduleAnswer(options, { ...input, text: parsed.text, logger: s.logger }));
       }
+      case "budget":
+        return textMessage(await budgetAnswer(s, input, parsed.args));
+      case "usage":
+        return textMessage(await usageAnswer(s, input));
     }
   } catch (err) {
     return failureMessage(s, err, { userId: input.userId, subcommand: parsed.kind });

@@ -11,9 +11,15 @@ export type HermesCommand =
   | { kind: "runs"; args: string }
   /** `text`: the whole command text, as `parseScheduleCommand` takes it. */
   | { kind: "schedule"; text: string }
+  /** `args`: a user or channel and an amount, or nothing (show the limits). */
+  | { kind: "budget"; args: string }
+  | { kind: "usage" }
   | { kind: "unknown"; word: string };
 
-type SimpleKind = Exclude<HermesCommand["kind"], "audit" | "run" | "runs" | "schedule" | "unknown">;
+type SimpleKind = Exclude<
+  HermesCommand["kind"],
+  "audit" | "run" | "runs" | "schedule" | "budget" | "unknown"
+>;
 
 const ALIASES = new Map<string, SimpleKind>([
   ["", "help"],
@@ -27,6 +33,7 @@ const ALIASES = new Map<string, SimpleKind>([
   ["approval", "approvals"],
   ["pending", "approvals"],
   ["model", "model"],
+  ["usage", "usage"],
 ]);
 
 /** The subcommand of `/hermes <text>`; an empty text is `help`, an unknown word is `unknown`. */
@@ -38,5 +45,7 @@ export function parseHermesCommand(text: string): HermesCommand {
   if (word === "audit") return { kind: "audit", args: trimmed.slice(word.length).trim() };
   if (word === "run" || word === "runs") return { kind: word, args: trimmed.slice(word.length).trim() };
   if (word === "schedule" || word === "schedules") return { kind: "schedule", text: trimmed };
+  if (word === "budget" || word === "budgets")
+    return { kind: "budget", args: trimmed.slice(word.length).trim() };
   return { kind: "unknown", word: trimmed.split(/\s+/)[0] ?? "" };
 }

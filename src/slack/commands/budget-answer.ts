@@ -1,0 +1,88 @@
+import type { Logger } from "../../logger.ts";
+import { type AccessSources, resolveAccess } from "../../policy/resolve-access.ts";
+import type { ScopeLimit } from "../../store/budget-limits.ts";
+import type { BudgetStore } from "../../store/budget-store.ts";
+import type { Storage } from "../../store/storage.ts";
+import { formatTokens } from "../../token-amount.ts";
+import { COMMAND_AUDIT_TOOL, recordRefusal } from "./admin-refusal.ts";
+import { parseBudgetCommand } from "./parse-budget-command.ts";
+
+export const BUDGET_REFUSAL = "Only admins can change token budgets.";
+export const BUDGETS_DISABLED = "Token budgets are not enabled on this Hermes.";
+
+export type BudgetServices = AccessSources &
+  Pick<Storage, "audit"> & { logger: Logger; budgets?: BudgetStore };
+
+export interface BudgetInput {
+  userId: string;
+  teamId?: string | undefined;
+  channelId?: string | undefined;
+}
+
+/**
+ * `/hermes budget` alone: the caller's and this channel's daily limits, for anyone. With arguments
+ * (admins only, checked before they are read; a refusal is audited): sets or clears a user's or a
+ * channel's limit, audited as `budget.changed` with {scope, id, tokens_per_day}.
+ */
+export async function budgetAnswer(s: BudgetServices, input: BudgetInput, args: string): Promise<string> {
+  const budgets = s.budgets;
+  if (!budgets) return BUDGETS_DISABLED;
+  const access = await resolveAccess(s, input.userId);
+  if (args.trim() === "") return showLimits(budgets, input, access.level === "admin");
+  if (access.level !== "admin") {
+    await recordRefusal(s, { ...input, subcommand: "budget", reason: BUDGET_REFUSAL });
+    return BUDGET_REFUSAL;
+  }
+  const parsed = parseBudgetCommand(args);
+  if (!parsed.ok) return `:warning: ${parsed.error}`;
+  const { command } = parsed;
+  if (command.kind === "show") return showLimits(budgets, input, true);
+  const { scope, id, tokensPerDay } = command;
+  await budgets.setLimit({ scope, id, tokensPerDay, by: input.userId });
+  await s.audit.append({
+    action: "budget.changed",
+    tool: COMMAND_AUDIT_TOOL,
+    userId: input.userId,
+    actorId: input.userId,
+    teamId: input.teamId ?? null,
+    channelId: input.channelId ?? null,
+    args: { scope, id, tokens_per_day: tokensPerDay },
+  });
+  s.logger.info({ userId: input.userId, scope, id, tokensPerDay }, "token budget changed");
+  const now = await budgets.limit(scope, id);
+  const whose = scope === "user" ? `<@${id}>'s` : `<#${id}>'s`;
+  return tokensPerDay === null
+    ? `${whose} daily token budget is back to the default: ${describeLimit(now)}.`
+    : `${whose} daily token budget is now ${describeLimit(now)}.`;
+}
+
+/** `200,000 tokens a day`, or `no limit`. */
+export function describeLimit(limit: ScopeLimit): string {
+  return limit.tokensPerDay > 0 ? `${formatTokens(limit.tokensPerDay)} tokens a day` : "no limit";
+}
+
+const MAX_LISTED = 20;
+
+/** The caller's and this channel's limits; for an admin also every limit an admin set. */
+async function showLimits(budgets: BudgetStore, input: BudgetInput, admin: boolean): Promise<string> {
+  const [mine, channel, overrides] = await Promise.all([
+    budgets.limit("user", input.userId),
+    input.channelId ? budgets.limit("channel", input.channelId) : undefined,
+    admin ? budgets.overrides(MAX_LISTED) : [],
+  ]);
+  const set = overrides.map(
+    (o) =>
+      `• ${o.scope === "user" ? `<@${o.id}>` : `<#${o.id}>`}: ${describeLimit({ tokensPerDay: o.tokensPerDay, overridden: true })}`,
+  );
+  const origin = (l: ScopeLimit) => (l.overridden ? "set by an admin" : "the default");
+  return [
+    "*Daily token budgets* (a day is a UTC date; it resets at 00:00 UTC)",
+    `• You (<@${input.userId}>): ${describeLimit(mine)} (${origin(mine)})`,
+    ...(channel && input.channelId
+      ? [`• This channel (<#${input.channelId}>): ${describeLimit(channel)} (${origin(channel)})`]
+      : []),
+    ...(admin ? ["", "*Set by admins*", ...(set.length ? set : ["• none: everyone has the default"])] : []),
+    "",
+    "Admins change them with `/hermes budget @user 200k` or `/hermes budget #channel 1m` (`off` goes back to the default). `/hermes usage` shows what was used.",
+  ].join("\n");
+}

@@ -1,0 +1,51 @@
+import { type AccessSources, resolveAccess } from "../../policy/resolve-access.ts";
+import type { BudgetStore, ScopeUsage } from "../../store/budget-store.ts";
+import { formatTokens } from "../../token-amount.ts";
+import { BUDGETS_DISABLED, describeLimit } from "./budget-answer.ts";
+
+const TOP = 5;
+
+/**
+ * `/hermes usage`: the caller's tokens today (against their daily limit) and this month, and this
+ * channel's today; admins also see the top users and channels of the day.
+ */
+export async function usageAnswer(
+  s: AccessSources & { budgets?: BudgetStore },
+  input: { userId: string; channelId?: string | undefined },
+): Promise<string> {
+  const budgets = s.budgets;
+  if (!budgets) return BUDGETS_DISABLED;
+  const [access, mine, channel] = await Promise.all([
+    resolveAccess(s, input.userId),
+    budgets.usage("user", input.userId),
+    input.channelId ? budgets.usage("channel", input.channelId) : undefined,
+  ]);
+  const lines = [
+    `*Your token usage* (<@${input.userId}>)`,
+    `• Today: ${today(mine)}`,
+    `• This month: ${formatTokens(mine.month)} tokens`,
+  ];
+  if (channel && input.channelId)
+    lines.push(`• This channel (<#${input.channelId}>) today: ${today(channel)}`);
+  if (access.level === "admin") {
+    const [users, channels] = await Promise.all([budgets.top("user", TOP), budgets.top("channel", TOP)]);
+    lines.push("", "*Top users today*", ...ranked(users, (id) => `<@${id}>`));
+    lines.push("", "*Top channels today*", ...ranked(channels, (id) => `<#${id}>`));
+  }
+  return lines.join("\n");
+}
+
+/** `12,345 tokens of 200,000 a day (6%)`, plus what calls in flight hold. */
+function today(u: ScopeUsage): string {
+  const of =
+    u.tokensPerDay > 0
+      ? ` of ${formatTokens(u.tokensPerDay)} a day (${Math.min(100, Math.round((u.today / u.tokensPerDay) * 100))}%)`
+      : ` (${describeLimit(u)})`;
+  const held = u.reserved > 0 ? `, ${formatTokens(u.reserved)} more held by requests in progress` : "";
+  return `${formatTokens(u.today)} tokens${of}${held}`;
+}
+
+function ranked(rows: Array<{ id: string; used: number }>, name: (id: string) => string): string[] {
+  if (rows.length === 0) return ["• nobody yet"];
+  return rows.map((r, i) => `${i + 1}. ${name(r.id)}: ${formatTokens(r.used)} tokens`);
+}

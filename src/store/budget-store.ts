@@ -1,0 +1,173 @@
+import { and, desc, eq, gte, sql } from "drizzle-orm";
+import type {
+  BudgetRefusal,
+  BudgetRequester,
+  BudgetScopeKind,
+  ReserveOutcome,
+  TokenBudget,
+  TokenReservation,
+} from "../agent/token-budget.ts";
+import {
+  type DefaultBudgets,
+  listOverrides,
+  type ScopeLimit,
+  scopeLimit,
+  setScopeLimit,
+} from "./budget-limits.ts";
+import type { Database } from "./db.ts";
+import { tokenUsage } from "./schema.ts";
+import { withStorageErrors } from "./storage-errors.ts";
+
+/** One scope's tokens: today (used, and held by calls in flight), this month, and its daily limit. */
+export interface ScopeUsage extends ScopeLimit {
+  today: number;
+  reserved: number;
+  month: number;
+}
+
+export interface BudgetStore extends TokenBudget {
+  usage(scope: BudgetScopeKind, id: string): Promise<ScopeUsage>;
+  /** The scopes that used the most tokens today, most first. */
+  top(scope: BudgetScopeKind, n: number): Promise<Array<{ id: string; used: number }>>;
+  limit(scope: BudgetScopeKind, id: string): Promise<ScopeLimit>;
+  /** Limits admins set (not defaults), users then channels, at most `max` of each. */
+  overrides(max: number): Promise<Array<{ scope: BudgetScopeKind; id: string; tokensPerDay: number }>>;
+  /** Sets a scope's daily limit (0 = no limit), or clears it back to the default (null). */
+  setLimit(change: {
+    scope: BudgetScopeKind;
+    id: string;
+    tokensPerDay: number | null;
+    by: string;
+  }): Promise<void>;
+}
+
+/** Thrown inside the reservation's transaction to roll it back: a scope had no room. */
+class Refused {
+  readonly refusal: BudgetRefusal;
+  constructor(refusal: BudgetRefusal) {
+    this.refusal = refusal;
+  }
+}
+
+/** The UTC date budgets count on (`2026-12-01`). */
+export function utcDay(now: Date): string {
+  return now.toISOString().slice(0, 10);
+}
+
+/**
+ * Daily token budgets on `token_usage` (Postgres or PGlite). A reservation is one transaction over
+ * the requester's scope and then the channel's (always that order, so two never wait on each other):
+ * each scope's day row is created if missing, then `reserved` grows only where
+ * `used + reserved + n <= limit`, a conditional UPDATE that concurrent reservations serialize on. If
+ * any scope refuses, the transaction rolls back and nothing is held anywhere.
+ */
+export function createBudgetStore(o: {
+  db: Database;
+  defaults: DefaultBudgets;
+  now?: () => Date;
+}): BudgetStore {
+  const { db, defaults } = o;
+  const today = () => utcDay(o.now?.() ?? new Date());
+  const row = (scope: BudgetScopeKind, id: string, day: string) =>
+    and(eq(tokenUsage.scope, scope), eq(tokenUsage.scopeId, id), eq(tokenUsage.day, day));
+
+  async function reserve(requester: BudgetRequester, tokens: number): Promise<ReserveOutcome> {
+    const n = Math.max(0, Math.ceil(tokens));
+    const day = today();
+    const scopes: TokenReservation["scopes"] = [{ scope: "user", id: requester.userId }];
+    if (requester.channelId) scopes.push({ scope: "channel", id: requester.channelId });
+    try {
+      await db.transaction(async (tx) => {
+        for (const { scope, id } of scopes) {
+          const { tokensPerDay: limit } = await scopeLimit(tx, defaults, scope, id);
+          await tx.insert(tokenUsage).values({ scope, scopeId: id, day }).onConflictDoNothing();
+          const fits =
+            limit > 0 ? sql`${tokenUsage.used} + ${tokenUsage.reserved} + ${n} <= ${limit}` : undefined;
+          const held = await tx
+            .update(tokenUsage)
+            .set({ reserved: sql`${tokenUsage.reserved} + ${n}`, updatedAt: sql`now()` })
+            .where(and(row(scope, id, day), fits))
+            .returning({ used: tokenUsage.used });
+          if (held.length > 0) continue;
+          const [now] = await tx
+            .select({ used: tokenUsage.used, reserved: tokenUsage.reserved })
+            .from(tokenUsage)
+            .where(row(scope, id, day));
+          throw new Refused({
+            scope,
+            id,
+            limit,
+            used: Number(now?.used ?? 0),
+            reserved: Number(now?.reserved ?? 0),
+            requested: n,
+          });
+        }
+      });
+    } catch (err) {
+      if (err instanceof Refused) return { ok: false, refusal: err.refusal };
+      throw err;
+    }
+    return { ok: true, reservation: { day, tokens: n, scopes } };
+  }
+
+  async function settle(reservation: TokenReservation, actualTokens: number): Promise<void> {
+    const used = Math.max(0, Math.ceil(actualTokens));
+    await db.transaction(async (tx) => {
+      for (const { scope, id } of reservation.scopes) {
+        await tx
+          .update(tokenUsage)
+          .set({
+            reserved: sql`GREATEST(${tokenUsage.reserved} - ${reservation.tokens}, 0)`,
+            used: sql`${tokenUsage.used} + ${used}`,
+            updatedAt: sql`now()`,
+          })
+          .where(row(scope, id, reservation.day));
+      }
+    });
+  }
+
+  async function usage(scope: BudgetScopeKind, id: string): Promise<ScopeUsage> {
+    const day = today();
+    const monthStart = `${day.slice(0, 8)}01`;
+    const [[sums], limit] = await Promise.all([
+      db
+        .select({
+          month: sql<string>`coalesce(sum(${tokenUsage.used}), 0)`,
+          today: sql<string>`coalesce(sum(${tokenUsage.used}) filter (where ${tokenUsage.day} = ${day}), 0)`,
+          reserved: sql<string>`coalesce(sum(${tokenUsage.reserved}) filter (where ${tokenUsage.day} = ${day}), 0)`,
+        })
+        .from(tokenUsage)
+        .where(and(eq(tokenUsage.scope, scope), eq(tokenUsage.scopeId, id), gte(tokenUsage.day, monthStart))),
+      scopeLimit(db, defaults, scope, id),
+    ]);
+    return {
+      ...limit,
+      today: Number(sums?.today ?? 0),
+      reserved: Number(sums?.reserved ?? 0),
+      month: Number(sums?.month ?? 0),
+    };
+  }
+
+  async function top(scope: BudgetScopeKind, n: number) {
+    const rows = await db
+      .select({ id: tokenUsage.scopeId, used: tokenUsage.used })
+      .from(tokenUsage)
+      .where(and(eq(tokenUsage.scope, scope), eq(tokenUsage.day, today()), sql`${tokenUsage.used} > 0`))
+      .orderBy(desc(tokenUsage.used), tokenUsage.scopeId)
+      .limit(n);
+    return rows.map((r) => ({ id: r.id, used: Number(r.used) }));
+  }
+
+  return withStorageErrors(
+    {
+      reserve,
+      settle,
+      usage,
+      top,
+      limit: (scope: BudgetScopeKind, id: string) => scopeLimit(db, defaults, scope, id),
+      setLimit: (change: Parameters<BudgetStore["setLimit"]>[0]) => setScopeLimit(db, change),
+      overrides: (max: number) => listOverrides(db, max),
+    },
+    "token budgets",
+  );
+}

@@ -1,0 +1,307 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { guardBudget } from "../../src/agent/budget-guard.ts";
+import type { ChatModel } from "../../src/agent/chat-model.ts";
+import { createCommandModel } from "../../src/agent/command-model.ts";
+import { delegate } from "../../src/agent/delegate.ts";
+import { runTurn } from "../../src/agent/loop.ts";
+import type { BudgetRequester, TokenBudget } from "../../src/agent/token-budget.ts";
+import { silentLogger } from "../../src/logger.ts";
+import { createPolicy } from "../../src/policy/create-policy.ts";
+import { type BudgetStore, createBudgetStore, utcDay } from "../../src/store/budget-store.ts";
+import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
+import { type Execution, fixtureTools, testModel, testRegistry, testRun } from "../helpers/runtime.ts";
+import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../helpers/scripted-model.ts";
+
+const MAX_OUTPUT = 400;
+
+/** The real store, with every reservation's size noted (the test needs to know what one call holds). */
+function noting(store: BudgetStore): { budget: TokenBudget; sizes: number[] } {
+  const sizes: number[] = [];
+  return {
+    sizes,
+    budget: {
+      reserve: (r, n) => {
+        sizes.push(n);
+        return store.reserve(r, n);
+      },
+      settle: (r, n) => store.settle(r, n),
+    },
+  };
+}
+
+async function scopeRow(store: TestStore, scope: string, id: string) {
+  const [r] = await execSql<{ used: string; reserved: string }>(
+    store.handle.db,
+    `SELECT used, reserved FROM token_usage WHERE scope = '${scope}' AND scope_id = '${id}' AND day = '${utcDay(new Date())}'`,
+  );
+  return r ? { used: Number(r.used), reserved: Number(r.reserved) } : { used: 0, reserved: 0 };
+}
+
+/** A plain answer whose usage says it cost exactly `tokens` (prompt + completion). */
+function answerCosting(tokens: number, delayMs = 0): ScriptStep {
+  const step = answer("Done.") as { completion: Record<string, unknown> };
+  return {
+    completion: {
+      ...step.completion,
+      usage: { prompt_tokens: tokens - 100, completion_tokens: 100, total_tokens: tokens },
+    },
+    delayMs,
+  };
+}
+
+function metered(model: ChatModel, budget: TokenBudget, requester: BudgetRequester): ChatModel {
+  return guardBudget(model, { budget, requester, logger: silentLogger() });
+}
+
+describe.each(DRIVERS)("20 concurrent turns against a channel budget worth 10 (%s)", (kind) => {
+  const server = new ScriptedModelServer();
+  let store: TestStore;
+  beforeAll(async () => {
+    await server.start();
+    store = await openTestStore(kind, { maxConnections: 5 });
+  });
+  afterAll(async () => {
+    await server.stop();
+    await store?.cleanup();
+  });
+
+  it("never holds or uses more than the limit, and exactly 10 turns are paid for", async () => {
+    const budgets = createBudgetStore({
+      db: store.handle.db,
+      defaults: { userTokensPerDay: 0, channelTokensPerDay: 0 },
+    });
+    const { budget, sizes } = noting(budgets);
+    const { registry } = testRegistry([]);
+    const model = testModel(server, { maxOutputTokens: MAX_OUTPUT });
+    const turn = (userId: string, channelId: string) =>
+      runTurn(
+        { run: { ...testRun, userId, channelId }, history: [], userMessage: "How is the VPN today?" },
+        { model: metered(model, budget, { userId, channelId }), registry, logger: silentLogger() },
+      );
+
+    // One turn elsewhere tells what a turn holds; each turn then reports using exactly that.
+    server.enqueue(answerCosting(100));
+    await turn("U0PROBE", "C0PROBE");
+    const perTurn = sizes[0]!;
+    expect(perTurn).toBeGreaterThan(MAX_OUTPUT);
+    const limit = perTurn * 10;
+    await budgets.setLimit({ scope: "channel", id: "C0BURST", tokensPerDay: limit, by: "U0ADMIN" });
+    server.fallback = answerCosting(perTurn, 30);
+
+    let running = true;
+    let peak = 0;
+    let samples = 0;
+    const sampler = (async () => {
+      while (running) {
+        const r = await scopeRow(store, "channel", "C0BURST");
+        peak = Math.max(peak, r.used + r.reserved);
+        samples++;
+        await new Promise((done) => setImmediate(done));
+      }
+    })();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => turn(`U0T${i}`, "C0BURST")));
+    running = false;
+    await sampler;
+
+    const completed = results.filter((r) => r.status === "completed");
+    const stopped = results.filter((r) => r.status === "stopped");
+    expect(completed).toHaveLength(10);
+    expect(stopped).toHaveLength(10);
+    for (const r of stopped) {
+      expect(r.stopReason).toBe("budget");
+      expect(r.answer).toContain(
+        `This channel has used its daily token budget (${limit.toLocaleString("en-US")} tokens)`,
+      );
+      expect(r.modelCalls).toBe(0);
+    }
+    expect(samples).toBeGreaterThan(0);
+    expect(peak).toBeLessThanOrEqual(limit);
+    expect(await scopeRow(store, "channel", "C0BURST")).toEqual({ used: limit, reserved: 0 });
+    // Only the turns that ran reached the model: 1 probe + 10.
+    expect(server.requests).toHaveLength(11);
+  });
+});
+
+describe("the budget guard around a run (postgres)", () => {
+  const server = new ScriptedModelServer();
+  let store: TestStore;
+  let budgets: BudgetStore;
+  beforeAll(async () => {
+    await server.start();
+    store = await openTestStore("postgres");
+    budgets = createBudgetStore({
+      db: store.handle.db,
+      defaults: { userTokensPerDay: 0, channelTokensPerDay: 0 },
+    });
+  });
+  afterAll(async () => {
+    await server.stop();
+    await store?.cleanup();
+  });
+  beforeEach(() => server.reset());
+
+  const run = (
+    userId: string,
+    channelId: string,
+    text: string,
+    model: ChatModel,
+    executions: Execution[] = [],
+    budget: TokenBudget = budgets,
+  ) => {
+    const { registry } = testRegistry(fixtureTools(executions));
+    return runTurn(
+      { run: { ...testRun, userId, channelId }, history: [], userMessage: text },
+      { model: metered(model, budget, { userId, channelId }), registry, logger: silentLogger() },
+    );
+  };
+
+  it("settles each call with the prompt + completion tokens the server reports", async () => {
+    server.enqueue(toolCalls([{ name: "get_current_time" }]), answer("It is 10:00."));
+    const r = await run("U0REAL", "C0REAL", "what time is it?", testModel(server));
+    expect(r.status).toBe("completed");
+    // Two calls of 100 + 20 tokens (the scripted usage), nothing left held.
+    expect(await scopeRow(store, "user", "U0REAL")).toEqual({ used: 240, reserved: 0 });
+    expect(await scopeRow(store, "channel", "C0REAL")).toEqual({ used: 240, reserved: 0 });
+  });
+
+  it("counts an estimate when the server reports no usage", async () => {
+    const { budget, sizes } = noting(budgets);
+    const step = answer("Fine, thanks.") as { completion: Record<string, unknown> };
+    server.enqueue({ completion: { ...step.completion, usage: undefined } });
+    const { registry } = testRegistry([]);
+    await runTurn(
+      { run: { ...testRun, userId: "U0NOUSAGE" }, history: [], userMessage: "how are you?" },
+      {
+        model: metered(testModel(server, { maxOutputTokens: MAX_OUTPUT }), budget, { userId: "U0NOUSAGE" }),
+        registry,
+        logger: silentLogger(),
+      },
+    );
+    const { used, reserved } = await scopeRow(store, "user", "U0NOUSAGE");
+    const prompt = sizes[0]! - MAX_OUTPUT;
+    expect(reserved).toBe(0);
+    expect(used).toBeGreaterThan(prompt); // the prompt's estimate plus the answer's tokens
+    expect(used).toBeLessThan(prompt + 20);
+  });
+
+  it("a failed model call releases its reservation and counts nothing", async () => {
+    server.enqueue({
+      status: 400,
+      body: { error: { message: "bad request", type: "invalid_request_error" } },
+    });
+    const r = await run("U0FAIL", "C0FAIL", "hello", testModel(server, { maxRetries: 0 }));
+    expect(r.status).toBe("failed");
+    expect(r.stopReason).toBe("model_error");
+    expect(await scopeRow(store, "user", "U0FAIL")).toEqual({ used: 0, reserved: 0 });
+    expect(await scopeRow(store, "channel", "C0FAIL")).toEqual({ used: 0, reserved: 0 });
+  });
+
+  it("over budget before the first call: the model is not asked, no tool runs, one sentence", async () => {
+    await budgets.setLimit({ scope: "user", id: "U0TINY", tokensPerDay: 100, by: "U0ADMIN" });
+    server.enqueue(toolCalls([{ name: "create_ticket", args: { title: "VPN down" } }]));
+    const executions: Execution[] = [];
+    const r = await run("U0TINY", "C0OPS", "open a ticket: VPN down", testModel(server), executions);
+    expect(r).toMatchObject({ status: "stopped", stopReason: "budget", modelCalls: 0, steps: 0 });
+    expect(r.answer).toMatch(
+      /^This request needs up to [\d,]+ tokens, more than your whole daily token budget \(100 tokens\), so I did not start it\. An admin can raise it with \/hermes budget <@U0TINY> \S+\.$/,
+    );
+    expect(server.requests).toHaveLength(0);
+    expect(executions).toEqual([]);
+    expect(await scopeRow(store, "user", "U0TINY")).toEqual({ used: 0, reserved: 0 });
+    expect(await scopeRow(store, "channel", "C0OPS")).toEqual({ used: 0, reserved: 0 });
+  });
+
+  it("over budget mid-run: the finished step stands, the next call is not made, the run stops", async () => {
+    const { budget, sizes } = noting(budgets);
+    const model = testModel(server, { maxOutputTokens: MAX_OUTPUT });
+    // Learn the first call's size on an unlimited user, then give U0MID room for that call and not
+    // for the next (each call reports 120 tokens).
+    server.enqueue(answer("probe"));
+    await run("U0PROBE2", "C0MID", "what time is it?", model, [], budget);
+    await budgets.setLimit({ scope: "user", id: "U0MID", tokensPerDay: sizes[0]! + 100, by: "U0ADMIN" });
+    server.enqueue(toolCalls([{ name: "get_current_time" }]), answer("It is 10:00."));
+    const executions: Execution[] = [];
+    const r = await run("U0MID", "C0MID", "what time is it?", model, executions, budget);
+    expect(r).toMatchObject({ status: "stopped", stopReason: "budget", modelCalls: 1, steps: 1 });
+    // Room after step 1 (limit - 120) is less than step 2 needs, which is within the limit itself.
+    expect(sizes[2]!).toBeGreaterThan(sizes[0]! - 20);
+    expect(sizes[2]!).toBeLessThanOrEqual(sizes[0]! + 100);
+    const limit = (sizes[0]! + 100).toLocaleString("en-US");
+    expect(r.answer).toMatch(
+      new RegExp(
+        `^You have used your daily token budget \\(${limit} tokens\\); it resets at 00:00 UTC\\. An admin can raise it with /hermes budget <@U0MID> [\\d.]+[km]?\\.$`,
+      ),
+    );
+    expect(executions.map((e) => e.name)).toEqual(["get_current_time"]);
+    expect(server.requests).toHaveLength(2); // the probe and the first step; the second was not sent
+    expect(await scopeRow(store, "user", "U0MID")).toEqual({ used: 120, reserved: 0 });
+  });
+
+  it("a delegated sub-agent's calls are paid from its caller's budgets", async () => {
+    const model = testModel(server);
+    const { registry } = testRegistry(fixtureTools([]));
+    registry.register(
+      delegate({
+        model,
+        registry,
+        logger: silentLogger(),
+        budget: budgets,
+        access: () => ({ allowed, policy: hook }),
+      }),
+    );
+    const { hook, allowed } = createPolicy({ tools: registry.list(), level: "user" });
+    server.enqueue(
+      toolCalls([{ name: "delegate", args: { task: "what time is it?" } }]),
+      answer("It is 10:00."), // the sub-agent
+      answer("The sub-agent says 10:00."),
+    );
+    const r = await runTurn(
+      { run: { ...testRun, userId: "U0DEL", channelId: "C0DEL" }, history: [], userMessage: "ask a helper" },
+      {
+        model: metered(model, budgets, { userId: "U0DEL", channelId: "C0DEL" }),
+        registry,
+        logger: silentLogger(),
+        policy: hook,
+      },
+    );
+    expect(r.status).toBe("completed");
+    expect(server.requests).toHaveLength(3);
+    expect(await scopeRow(store, "user", "U0DEL")).toEqual({ used: 360, reserved: 0 });
+    expect(await scopeRow(store, "channel", "C0DEL")).toEqual({ used: 360, reserved: 0 });
+  });
+
+  it("no budget for a context summary: the run stops and the history is kept whole", async () => {
+    await budgets.setLimit({ scope: "user", id: "U0LONG", tokensPerDay: 100, by: "U0ADMIN" });
+    const long = (n: number) => `${"The VPN gateway log says the tunnel dropped again. ".repeat(40)}(${n})`;
+    const history = Array.from({ length: 8 }, (_, i) =>
+      i % 2 === 0
+        ? { role: "user" as const, content: long(i), author: "U0LONG" }
+        : { role: "assistant" as const, content: long(i) },
+    );
+    const { registry } = testRegistry([]);
+    const r = await runTurn(
+      { run: { ...testRun, userId: "U0LONG" }, history, userMessage: "and now?" },
+      {
+        model: metered(testModel(server), budgets, { userId: "U0LONG" }),
+        registry,
+        logger: silentLogger(),
+        limits: { contextBudgetTokens: 1000 },
+      },
+    );
+    expect(r).toMatchObject({ status: "stopped", stopReason: "budget", modelCalls: 0 });
+    expect(server.requests).toHaveLength(0);
+    expect(r.messages.map((m) => m.content)).toEqual([
+      ...history.map((m) => m.content),
+      "and now?",
+      r.answer, // the stop sentence, as every stop leaves it
+    ]);
+  });
+
+  it("command mode asks no model, so an explicit command costs nothing", async () => {
+    const executions: Execution[] = [];
+    const r = await run("U0CMD", "C0CMD", "run get_current_time", createCommandModel(), executions);
+    expect(r.status).toBe("completed");
+    expect(executions.map((e) => e.name)).toEqual(["get_current_time"]);
+    expect(await scopeRow(store, "user", "U0CMD")).toEqual({ used: 0, reserved: 0 });
+  });
+});

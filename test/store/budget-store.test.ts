@@ -1,0 +1,129 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type BudgetStore, createBudgetStore } from "../../src/store/budget-store.ts";
+import { execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
+
+const DAY = "2026-12-01";
+let clock = new Date(`${DAY}T10:00:00Z`);
+
+/** A scope's row today, as the table holds it. */
+async function row(store: TestStore, scope: string, id: string, day = DAY) {
+  const [r] = await execSql<{ used: string; reserved: string }>(
+    store.handle.db,
+    `SELECT used, reserved FROM token_usage WHERE scope = '${scope}' AND scope_id = '${id}' AND day = '${day}'`,
+  );
+  return r ? { used: Number(r.used), reserved: Number(r.reserved) } : undefined;
+}
+
+describe("budget store on postgres", () => {
+  let store: TestStore;
+  let budgets: BudgetStore;
+  beforeAll(async () => {
+    store = await openTestStore("postgres");
+    budgets = createBudgetStore({
+      db: store.handle.db,
+      defaults: { userTokensPerDay: 1000, channelTokensPerDay: 0 },
+      now: () => clock,
+    });
+  });
+  afterAll(() => store?.cleanup());
+
+  it("reserves in the user's and the channel's scope, and settles with the real usage", async () => {
+    const held = await budgets.reserve({ userId: "U0A", channelId: "C0A" }, 600);
+    expect(held.ok).toBe(true);
+    expect(await row(store, "user", "U0A")).toEqual({ used: 0, reserved: 600 });
+    expect(await row(store, "channel", "C0A")).toEqual({ used: 0, reserved: 600 });
+    if (!held.ok) return;
+    await budgets.settle(held.reservation, 123);
+    expect(await row(store, "user", "U0A")).toEqual({ used: 123, reserved: 0 });
+    expect(await row(store, "channel", "C0A")).toEqual({ used: 123, reserved: 0 });
+  });
+
+  it("refuses a reservation that would pass the limit, saying which scope and how full it is", async () => {
+    const refused = await budgets.reserve({ userId: "U0A", channelId: "C0A" }, 900);
+    expect(refused).toEqual({
+      ok: false,
+      refusal: { scope: "user", id: "U0A", limit: 1000, used: 123, reserved: 0, requested: 900 },
+    });
+    const fits = await budgets.reserve({ userId: "U0A" }, 877);
+    expect(fits.ok).toBe(true);
+    if (fits.ok) await budgets.settle(fits.reservation, 0); // a failed call: released, nothing used
+    expect(await row(store, "user", "U0A")).toEqual({ used: 123, reserved: 0 });
+  });
+
+  it("holds nothing anywhere when the channel refuses after the user had room", async () => {
+    await budgets.setLimit({ scope: "channel", id: "C0FULL", tokensPerDay: 500, by: "U0ADMIN" });
+    const refused = await budgets.reserve({ userId: "U0B", channelId: "C0FULL" }, 501);
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.refusal).toMatchObject({ scope: "channel", id: "C0FULL", limit: 500 });
+    // The user's row was written in the same transaction and rolled back with it.
+    expect(await row(store, "user", "U0B")).toBeUndefined();
+    expect((await row(store, "channel", "C0FULL")) ?? { used: 0, reserved: 0 }).toEqual({
+      used: 0,
+      reserved: 0,
+    });
+  });
+
+  it("never goes negative, even when a reservation is settled twice", async () => {
+    const held = await budgets.reserve({ userId: "U0C" }, 100);
+    if (!held.ok) throw new Error("expected room");
+    await budgets.settle(held.reservation, 40);
+    await budgets.settle(held.reservation, 0);
+    expect(await row(store, "user", "U0C")).toEqual({ used: 40, reserved: 0 });
+  });
+
+  it("an override wins over the default; 0 means no limit; clearing goes back to the default", async () => {
+    expect(await budgets.limit("user", "U0D")).toEqual({ tokensPerDay: 1000, overridden: false });
+    await budgets.setLimit({ scope: "user", id: "U0D", tokensPerDay: 5000, by: "U0ADMIN" });
+    expect(await budgets.limit("user", "U0D")).toEqual({ tokensPerDay: 5000, overridden: true });
+    expect((await budgets.reserve({ userId: "U0D" }, 4000)).ok).toBe(true);
+    await budgets.setLimit({ scope: "user", id: "U0D", tokensPerDay: 0, by: "U0ADMIN" });
+    expect((await budgets.reserve({ userId: "U0D" }, 1_000_000)).ok).toBe(true);
+    await budgets.setLimit({ scope: "user", id: "U0D", tokensPerDay: null, by: "U0ADMIN" });
+    expect(await budgets.limit("user", "U0D")).toEqual({ tokensPerDay: 1000, overridden: false });
+    await budgets.setLimit({ scope: "channel", id: "C0FULL", tokensPerDay: null, by: "U0ADMIN" });
+    expect(await budgets.limit("channel", "C0FULL")).toEqual({ tokensPerDay: 0, overridden: false });
+  });
+
+  it("days are UTC dates: usage shows today and this month; a new day starts empty", async () => {
+    clock = new Date("2026-11-30T23:59:00Z"); // yesterday, in November
+    const nov = await budgets.reserve({ userId: "U0E" }, 10);
+    if (nov.ok) await budgets.settle(nov.reservation, 700);
+    clock = new Date("2026-12-02T00:30:00+08:00"); // still Dec 1 in UTC
+    for (const n of [200, 300]) {
+      const held = await budgets.reserve({ userId: "U0E" }, 10);
+      if (held.ok) await budgets.settle(held.reservation, n);
+    }
+    clock = new Date("2026-12-02T09:00:00Z");
+    const dec2 = await budgets.reserve({ userId: "U0E" }, 50);
+    if (dec2.ok) await budgets.settle(dec2.reservation, 50);
+    expect(await row(store, "user", "U0E", "2026-11-30")).toEqual({ used: 700, reserved: 0 });
+    expect(await row(store, "user", "U0E", "2026-12-01")).toEqual({ used: 500, reserved: 0 });
+    expect(await budgets.usage("user", "U0E")).toEqual({
+      today: 50,
+      reserved: 0,
+      month: 550,
+      tokensPerDay: 1000,
+      overridden: false,
+    });
+    clock = new Date(`${DAY}T10:00:00Z`);
+  });
+
+  it("top lists today's biggest users, most first, without idle ones", async () => {
+    clock = new Date("2026-12-03T08:00:00Z");
+    for (const [id, n] of [
+      ["U0X", 10],
+      ["U0Y", 30],
+      ["U0Z", 20],
+      ["U0IDLE", 0],
+    ] as const) {
+      const held = await budgets.reserve({ userId: id, channelId: "C0TOP" }, 1);
+      if (held.ok) await budgets.settle(held.reservation, n);
+    }
+    expect(await budgets.top("user", 2)).toEqual([
+      { id: "U0Y", used: 30 },
+      { id: "U0Z", used: 20 },
+    ]);
+    expect(await budgets.top("channel", 5)).toEqual([{ id: "C0TOP", used: 60 }]);
+    clock = new Date(`${DAY}T10:00:00Z`);
+  });
+});

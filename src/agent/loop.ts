@@ -196,6 +196,7 @@ export async function loop(
           tools: specs,
           signal,
           onRetry: (info) => tracer.emit("model.retry", info),
+          onText: (delta) => tracer.emit("model.text", { delta }),
         });
       } catch (err) {
         if (signal.aborted) return aborted(state, tracer, deps, limits);

@@ -24,7 +24,13 @@ export interface ProgressDisplay {
  */
 export interface TurnOutput {
   /** The working message `ts` in `channel`, updated with the run's progress. */
-  progress(o: { channel: string; ts: string; logger: Logger }): ProgressDisplay;
+  progress(o: {
+    channel: string;
+    ts: string;
+    logger: Logger;
+    /** The turn's thread and requester: with them the answer may stream (chat.startStream). */
+    thread?: { threadTs: string; userId?: string; teamId?: string };
+  }): ProgressDisplay;
   /** Posts the "Continuing…" message a resume's answer replaces; returns its ts. */
   postContinuing(target: { channel: string; threadTs: string }): Promise<string | undefined>;
   /** The requester's time zone, when Slack knows it (undefined on any failure). */

@@ -21,6 +21,8 @@ export interface AnswerStreamOptions extends StreamTarget {
   redactSecrets: (text: string) => string;
   /** The working message stops showing progress once the stream is up (it is removed then). */
   onStarted: (ts: string) => void;
+  /** The start failed: the latest event the stream had taken is shown the usual way instead. */
+  onUnavailable?: (latest: TraceEvent) => void;
   /** Least time between two appends of this message (appends are tier 4, ~100/min a workspace). */
   minIntervalMs?: number;
   /** How long a start may wait for its rate budget before the turn goes the post-and-update way. */
@@ -64,15 +66,13 @@ export function createAnswerStream(o: AnswerStreamOptions) {
     else queue.push(chunk);
   };
 
+  const userId = o.recipient?.userId;
+  const teamId = o.recipient?.teamId;
+  // Outside DMs Slack needs the recipient: without one, this message goes the usual way.
+  const recipientMissing = !o.channel.startsWith("D") && (!userId || !teamId);
+  let latest: TraceEvent | undefined;
+
   const start = async () => {
-    const outside = !o.channel.startsWith("D");
-    const userId = o.recipient?.userId;
-    const teamId = o.recipient?.teamId;
-    if (outside && (!userId || !teamId)) {
-      state = "unavailable";
-      o.logger.info({ channel: o.channel }, "answer not streamed: no recipient for a channel stream");
-      return;
-    }
     const chunks = queue;
     queue = [];
     const args: Record<string, unknown> = {
@@ -101,6 +101,7 @@ export function createAnswerStream(o: AnswerStreamOptions) {
         { err: errorMessage(err), channel: o.channel },
         "answer not streamed: chat.startStream failed",
       );
+      if (latest) o.onUnavailable?.(latest);
     }
   };
 
@@ -138,7 +139,12 @@ export function createAnswerStream(o: AnswerStreamOptions) {
   return {
     /** Takes a trace event; false when the stream does not show it (the working message may). */
     show(e: TraceEvent): boolean {
+      if (state === "idle" && recipientMissing) {
+        state = "unavailable";
+        o.logger.info({ channel: o.channel }, "answer not streamed: no recipient for a channel stream");
+      }
       if (state === "unavailable" || closed) return false;
+      if (state === "starting") latest = e;
       let chunk: Chunk | undefined = taskChunkOf(e);
       if (e.event === "model.text" && typeof e.delta === "string") {
         const added = text.add(e.delta);
@@ -149,6 +155,7 @@ export function createAnswerStream(o: AnswerStreamOptions) {
       if (!chunk) return state !== "idle";
       enqueue(chunk);
       if (state === "idle") {
+        latest = e;
         state = "starting";
         started = start();
       } else schedule();

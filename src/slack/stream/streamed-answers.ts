@@ -47,6 +47,7 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
         client: s.client,
         redactSecrets: (t) => s.redactor.redactSecrets(t),
         ...(options.minIntervalMs === undefined ? {} : { minIntervalMs: options.minIntervalMs }),
+        onUnavailable: (latest) => fallback.show(latest),
         onStarted: (ts) => {
           o.logger.debug({ channel: o.channel, ts }, "answer streaming");
           // The working message is replaced by the stream: no more progress in it, then removed.

@@ -94,8 +94,7 @@ function streamingMessage(ctx: MethodContext): {
   const message = ctx.workspace.getMessage(channel.id, ts);
   if (!message) throw new SlackApiError("message_not_found");
   if (!isOwnMessage(ctx, message)) throw new SlackApiError("cant_update_message");
-  if (!message.stream || message.stream.state !== "streaming")
-    throw new SlackApiError("message_not_in_streaming_state");
+  if (message.stream?.state !== "streaming") throw new SlackApiError("message_not_in_streaming_state");
   return { channel: channel.id, message, stream: structuredClone(message.stream) };
 }
 

@@ -4,7 +4,7 @@ import { planAnswer } from "../../src/slack/answer-blocks.ts";
 import { feedbackBlock } from "../../src/slack/feedback-block.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
-import { botReplies } from "../helpers/slack-thread.ts";
+import { botReplies, cardsIn } from "../helpers/slack-thread.ts";
 import { completionChunks, randomCutter } from "../helpers/sse-completion.ts";
 
 /**
@@ -55,7 +55,10 @@ describe("answers stream into Slack, end to end", () => {
     });
     const ts = d.message!.ts;
     const final = (await finalMessage("C0OPS", ts, "noon")) as SandboxMessage;
-    await waitFor(() => t.emulator.callsTo("chat.update").some((c) => c.args.ts === final.ts), 30_000);
+    await waitFor(
+      () => t.emulator.callsTo("chat.update").some((c) => c.args.ts === final.ts && c.response?.ok),
+      30_000,
+    );
     const settled = t.ws.getMessage("C0OPS", final.ts)!;
 
     // Started in the thread, for the requester (a channel needs the recipient).
@@ -120,5 +123,40 @@ describe("answers stream into Slack, end to end", () => {
     if (plan.kind !== "messages") throw new Error("expected one message");
     expect(final.text).toBe(plan.messages[0]!.text);
     expect(t.emulator.callsTo("chat.appendStream")).toHaveLength(appendsBefore);
+  });
+
+  it("a call waiting for approval: its task card is pending, the stream ends with the waiting line, the card is a message of its own", async () => {
+    model.enqueue(
+      toolCalls([{ name: "send_message", args: { to: "<@U0WANGLEI>", text: "streamed hello" } }]),
+    );
+    const d = await t.sender.appMention({
+      user: "U0USER1",
+      channel: "C0OPS",
+      text: "<@U0HERMES> tell Wang Lei hello",
+    });
+    const ts = d.message!.ts;
+    const [card] = await waitFor(() => {
+      const cards = cardsIn(t, "C0OPS", ts);
+      return cards.length > 0 ? cards : undefined;
+    }, 30_000);
+    const streamed = await waitFor(
+      () =>
+        botReplies(t, "C0OPS", ts).find(
+          (m) => m.stream?.state === "stopped" && m.text.includes("Waiting for approval"),
+        ),
+      30_000,
+      "the stream, stopped with the waiting line",
+    );
+    expect(streamed.stream!.tasks).toEqual([
+      expect.objectContaining({ title: "`send_message`", status: "pending" }),
+    ]);
+    expect(card!.ts).not.toBe(streamed.ts);
+    expect(card!.stream).toBeUndefined();
+    // The working message is gone: the streamed message and the card are the bot's only replies.
+    expect(
+      botReplies(t, "C0OPS", ts)
+        .map((m) => m.ts)
+        .sort(),
+    ).toEqual([streamed.ts, card!.ts].sort());
   });
 });

@@ -196,7 +196,8 @@ export async function loop(
           tools: specs,
           signal,
           onRetry: (info) => tracer.emit("model.retry", info),
-          onText: (delta) => tracer.emit("model.text", { delta }),
+          // Answer text as it is written, for a live display (none: the model is not asked to stream).
+          ...(deps.onTraceEvent ? { onText: (delta: string) => tracer.emit("model.text", { delta }) } : {}),
         });
       } catch (err) {
         if (signal.aborted) return aborted(state, tracer, deps, limits);

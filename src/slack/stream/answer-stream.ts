@@ -29,6 +29,9 @@ export interface AnswerStreamOptions extends StreamTarget {
   startWaitMs?: number;
 }
 
+/** Text in one append, under Slack's 12,000 characters of `markdown_text` a call. */
+const APPEND_TEXT_MAX = 10_000;
+
 /** Appends that failed in a row before the stream stops growing (the final answer still replaces it). */
 const MAX_FAILED_APPENDS = 3;
 
@@ -55,8 +58,14 @@ export function createAnswerStream(o: AnswerStreamOptions) {
 
   const enqueue = (chunk: Chunk) => {
     if (chunk.type === "markdown_text") {
+      if (chunk.text.length > APPEND_TEXT_MAX) {
+        for (let i = 0; i < chunk.text.length; i += APPEND_TEXT_MAX)
+          enqueue({ type: "markdown_text", text: chunk.text.slice(i, i + APPEND_TEXT_MAX) });
+        return;
+      }
       const tail = queue.at(-1);
-      if (tail?.type === "markdown_text") tail.text += chunk.text;
+      if (tail?.type === "markdown_text" && tail.text.length + chunk.text.length <= APPEND_TEXT_MAX)
+        tail.text += chunk.text;
       else queue.push({ ...chunk });
       return;
     }
@@ -108,8 +117,17 @@ export function createAnswerStream(o: AnswerStreamOptions) {
   const flush = () => {
     timer = undefined;
     if (state !== "open" || inFlight || queue.length === 0 || !ts) return;
-    const chunks = queue;
-    queue = [];
+    // One append carries at most APPEND_TEXT_MAX characters of text (Slack takes 12,000 a call).
+    let size = 0;
+    let take = 0;
+    for (const c of queue) {
+      const n = c.type === "markdown_text" ? c.text.length : 0;
+      if (take > 0 && size + n > APPEND_TEXT_MAX) break;
+      size += n;
+      take++;
+    }
+    const chunks = queue.slice(0, take);
+    queue = queue.slice(take);
     last = Date.now();
     inFlight = o.client
       .apiCall("chat.appendStream", { channel: o.channel, ts, chunks })

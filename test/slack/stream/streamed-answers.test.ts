@@ -167,4 +167,43 @@ describe("streamed answers, chosen per message", () => {
     expect(replies.map((m) => m.text)).toEqual(plan.messages.map((m) => m.text));
     expect(replies[0]!.ts).toBe(streamTs);
   });
+
+  it("a rate-limited start: no stream for this message, the working message shows progress and the answer", async () => {
+    emulator.faults.rateLimit("chat.startStream", { times: 1, retryAfterSeconds: 30 });
+    const t = await turnIn(DEMO.dmUser);
+    const progress = t.streamed.progress(
+      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      t.display,
+    );
+    progress.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_d" }));
+    await waitFor(() =>
+      emulator.workspace.getMessage(DEMO.dmUser, t.target.placeholderTs)?.text.includes("search_tickets"),
+    );
+    expect(emulator.callsTo("chat.startStream")).toHaveLength(1);
+    await progress.close();
+    await t.finish(result("One ticket is open."));
+    const replies = emulator.workspace.replies(DEMO.dmUser, t.q.ts)!.filter((m) => m.user === DEMO.bot);
+    expect(replies.map((m) => [m.ts, m.text])).toEqual([[t.target.placeholderTs, "One ticket is open."]]);
+  });
+
+  it("a long text is appended in pieces Slack accepts (12,000 characters a call at most)", async () => {
+    const t = await turnIn(DEMO.dmUser);
+    const progress = t.streamed.progress(
+      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      t.display,
+    );
+    progress.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_e" }));
+    const streamTs = await waitFor(
+      () => emulator.callsTo("chat.startStream")[0]?.response?.ts as string | undefined,
+    );
+    const long = `${"ticket ".repeat(4000)}end `;
+    progress.show(event({ event: "model.text", delta: long }));
+    await waitFor(
+      () => emulator.workspace.getMessage(DEMO.dmUser, streamTs)?.text === long.trimEnd(),
+      15_000,
+    );
+    expect(emulator.callsTo("chat.appendStream").every((c) => c.response?.ok)).toBe(true);
+    await progress.close();
+    await t.finish(result("Done."));
+  });
 });

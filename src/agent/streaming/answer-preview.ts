@@ -30,14 +30,21 @@ const BARE_CLOSES = ["</think>", "</thinking>", "</reasoning>", "[/THINK]"];
  */
 const TEMPLATE_REASONING = /qwen3|qwq|deepseek|\br1\b|-r1|glm|minimax|magistral|think|reason/i;
 
+/** Families whose templates never open a reasoning block (OpenAI's chat models, Llama 3, Mistral, Gemma…). */
+const PLAIN_FAMILIES = /^(gpt-4|gpt-3\.5)|llama-?3|mistral|mixtral|gemma|phi-?[34]|command-r/i;
+
 /**
- * Whether a model's answers may start inside a reasoning block its template opened. Unknown at first,
- * so nothing shows until the first answer of the model tells: one with a bare closing tag means yes
- * for good; one without means no (a template opens the block every time or never). Named families
- * always count as yes.
+ * Whether a model's answers may start inside a reasoning block its template opened. Unknown at first
+ * for other models, so nothing shows until the first answer of the model tells: one with a bare
+ * closing tag means yes for good; one without means no (a template opens the block every time or
+ * never). Reasoning families always count as yes, plain ones as no until they write a bare close.
  */
 export function createReasoningLearner(model: string) {
-  let opens: boolean | undefined = TEMPLATE_REASONING.test(model) ? true : undefined;
+  let opens: boolean | undefined = TEMPLATE_REASONING.test(model)
+    ? true
+    : PLAIN_FAMILIES.test(model)
+      ? false
+      : undefined;
   return {
     get mayOpen(): boolean {
       return opens !== false;
@@ -45,7 +52,8 @@ export function createReasoningLearner(model: string) {
     /** Learns from a whole answer's text (as the server sent it). */
     learn(content: unknown) {
       if (opens === true || typeof content !== "string" || content.trim() === "") return;
-      opens = bareClose(content);
+      if (bareClose(content)) opens = true;
+      else opens ??= false;
     },
   };
 }

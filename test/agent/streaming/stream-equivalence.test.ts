@@ -164,6 +164,17 @@ describe("streaming failures never give a half answer", () => {
   beforeEach(() => server.reset());
   const messages = [{ role: "user" as const, content: "hi" }];
 
+  it("a plain model family (gpt-4o-mini, the default) shows text from its first answer", async () => {
+    server.enqueue(answer("Two tickets are open right now, both about the VPN."));
+    const shown: string[] = [];
+    await testModel(server, { stream: true, model: "gpt-4o-mini" }).complete({
+      messages,
+      tools: [],
+      onText: (d) => shown.push(d),
+    });
+    expect(shown.join("")).toBe("Two tickets are open right now, both about the");
+  });
+
   it("a model whose template opens reasoning never shows it, and shows the answer after the closing tag", async () => {
     const text =
       "The user wants the open tickets, I should list them.</think>Two tickets are open right now, both about the VPN.";

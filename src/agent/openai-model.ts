@@ -40,7 +40,8 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
   const where = options.baseURL ?? "api.openai.com";
 
-  // A server that refused a streamed request (400/422 on `stream`) is asked unstreamed from then on.
+  // A server that refused a streamed request (400/422) but answers it unstreamed does not stream: it
+  // is asked unstreamed from then on. A request refused both ways was bad, not the stream.
   let streamRefused = false;
   const reasoningInTemplate = createReasoningLearner(options.model);
 
@@ -57,6 +58,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
       ),
     };
     let outcome: RawOutcome | { completion: unknown } | undefined;
+    let refusedStream = false;
     if (options.stream && request.onText && !streamRefused) {
       try {
         outcome = await streamCompletion(client, params, {
@@ -67,10 +69,13 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
         });
       } catch (err) {
         if (!(err instanceof APIError && (err.status === 400 || err.status === 422))) throw err;
-        streamRefused = true;
+        refusedStream = true;
       }
     }
-    outcome ??= { completion: await client.chat.completions.create(params, { signal: request.signal }) };
+    if (!outcome) {
+      outcome = { completion: await client.chat.completions.create(params, { signal: request.signal }) };
+      if (refusedStream) streamRefused = true;
+    }
     const latencyMs = Math.round(performance.now() - started);
     return toResponse(
       "completion" in outcome ? fromCompletion(outcome.completion) : outcome,

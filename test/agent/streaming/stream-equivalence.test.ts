@@ -247,6 +247,17 @@ describe("streaming failures never give a half answer", () => {
     expect(server.requests.map((r) => r.body.stream ?? false)).toEqual([true, false, false]);
   });
 
+  it("a request refused both streamed and unstreamed (HTTP 400) fails, and later requests still stream", async () => {
+    const bad = { status: 400, body: { error: { message: "context length exceeded" } } };
+    server.enqueue(bad, bad, answer("fine"));
+    const model = testModel(server, { stream: true });
+    await expect(model.complete({ messages, tools: [], onText: () => undefined })).rejects.toThrow(
+      /HTTP 400/,
+    );
+    expect((await model.complete({ messages, tools: [], onText: () => undefined })).content).toBe("fine");
+    expect(server.requests.map((r) => r.body.stream ?? false)).toEqual([true, false, true]);
+  });
+
   it("streams answer text as it arrives, with usage from the usage chunk", async () => {
     server.toChunks = (c) => completionChunks(c, randomCutter(9));
     server.enqueue(

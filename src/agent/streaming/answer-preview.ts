@@ -96,13 +96,15 @@ export function createAnswerPreview(options: { reasoningUntilClose: boolean }): 
       start = close + closeLength;
     }
     const body = content.slice(start).trimStart();
-    const lower = body.toLowerCase();
+    const lower = body.slice(0, 12).toLowerCase();
     if (HARMONY_STARTS.some((w) => lower.startsWith(w) || (lower.length < w.length && w.startsWith(lower))))
       return "";
     let end = body.length;
     let markerFound = false;
+    // What was shown holds no marker: only its last few characters (a marker's start) are searched again.
+    const from = Math.max(0, shown.length - 24);
     for (const m of MARKERS) {
-      const at = body.indexOf(m);
+      const at = body.indexOf(m, from);
       if (at >= 0 && at < end) {
         end = at;
         markerFound = true;

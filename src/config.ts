@@ -84,6 +84,8 @@ export const envSchema = z.object({
   HERMES_FALLBACK_MODEL: optionalString,
   HERMES_FALLBACK_BASE_URL: optionalUrl("an OpenAI-compatible endpoint for the fallback model"),
   HERMES_FALLBACK_API_KEY: optionalString,
+  /** `auto`: answers stream into Slack (chat.startStream) where the workspace allows it; `off`: never. */
+  HERMES_STREAMING: z.enum(["auto", "off"]).default("auto"),
 
   // Storage
   DATABASE_URL: optionalUrl("a Postgres URL, e.g. postgres://user@127.0.0.1:5432/hermes"),
@@ -187,6 +189,8 @@ export interface ModelConfig {
   maxOutputTokens: number;
   timeoutMs: number;
   maxRetries: number;
+  /** Stream answers as they are written (HERMES_STREAMING=auto). */
+  stream?: boolean;
 }
 
 export interface Config {
@@ -264,6 +268,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
         maxOutputTokens: env.HERMES_MODEL_MAX_TOKENS,
         timeoutMs: env.HERMES_MODEL_TIMEOUT_MS,
         maxRetries: env.HERMES_MODEL_MAX_RETRIES,
+        stream: env.HERMES_STREAMING === "auto",
       }
     : undefined;
 

@@ -12,6 +12,11 @@ export interface ModelRequest {
   maxOutputTokens?: number;
   /** Told about each failed attempt that will be retried (the run's trace records it). */
   onRetry?: (info: { attempt: number; status?: number; delayMs: number; error: string }) => void;
+  /**
+   * Told the answer text as it is written, when the adapter streams: only text that stays in the
+   * final answer's start (never reasoning, tool calls or markup). A retry starts the text again.
+   */
+  onText?: (delta: string) => void;
 }
 
 export type FinishReason = "stop" | "tool_calls" | "length" | "content_filter" | "other";

@@ -205,6 +205,8 @@ export async function loop(
           tools: specs,
           signal,
           onRetry: (info) => tracer.emit("model.retry", info),
+          // Answer text as it is written, for a live display (none: the model is not asked to stream).
+          ...(deps.onTraceEvent ? { onText: (delta: string) => tracer.emit("model.text", { delta }) } : {}),
         });
       } catch (err) {
         if (signal.aborted) return aborted(state, tracer, deps, limits);

@@ -169,7 +169,9 @@ export function normalizeAssistantMessage(
 
   if (calls.length > 0 && finishReason === "stop") {
     finishReason = "tool_calls";
-    if (rawFinish === "stop" && Array.isArray(raw.tool_calls)) repairs.push("finish_stop_with_calls");
+    // Native calls only: an empty `tool_calls: []` beside text calls (vLLM unstreamed) is no repair.
+    if (rawFinish === "stop" && !textFormat && Array.isArray(raw.tool_calls))
+      repairs.push("finish_stop_with_calls");
   }
   if (calls.length === 0 && finishReason === "tool_calls") finishReason = "stop";
   return {

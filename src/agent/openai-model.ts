@@ -1,5 +1,9 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from "openai";
-import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
+import type {
+  ChatCompletion,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from "openai/resources/chat/completions";
 import type { ModelConfig } from "../config.ts";
 import { HermesError } from "../errors.ts";
 import type { ChatModel, ModelRequest, ModelResponse, ToolSpec } from "./chat-model.ts";
@@ -7,6 +11,8 @@ import type { ChatMessage } from "./messages.ts";
 import { normalizeAssistantMessage } from "./normalize-response.ts";
 import { backoffMs, retryAfterMs, sleep } from "./retry-after.ts";
 import { samplingParams } from "./sampling-params.ts";
+import { createReasoningLearner } from "./streaming/answer-preview.ts";
+import { type RawOutcome, StreamInterrupted, streamCompletion } from "./streaming/stream-completion.ts";
 import { toolFormatContext } from "./tool-formats/context.ts";
 import type { ToolFormatContext } from "./tool-formats/types.ts";
 
@@ -34,37 +40,70 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
   const where = options.baseURL ?? "api.openai.com";
 
+  // A server that refused a streamed request (400/422) but answers it unstreamed does not stream: it
+  // is asked unstreamed from then on. A request refused both ways was bad, not the stream.
+  let streamRefused = false;
+  const reasoningInTemplate = createReasoningLearner(options.model);
+
   async function once(request: ModelRequest): Promise<ModelResponse> {
     const started = performance.now();
-    const completion = await client.chat.completions.create(
-      {
-        model: options.model,
-        messages: toOpenAIMessages(request.messages),
-        tools: request.tools.length > 0 ? request.tools.map(toOpenAITool) : undefined,
-        ...samplingParams(
-          options.model,
-          options.temperature,
-          request.maxOutputTokens ?? options.maxOutputTokens,
-        ),
-      },
-      { signal: request.signal },
-    );
+    const params = {
+      model: options.model,
+      messages: toOpenAIMessages(request.messages),
+      tools: request.tools.length > 0 ? request.tools.map(toOpenAITool) : undefined,
+      ...samplingParams(
+        options.model,
+        options.temperature,
+        request.maxOutputTokens ?? options.maxOutputTokens,
+      ),
+    };
+    let outcome: RawOutcome | { completion: unknown } | undefined;
+    let refusedStream = false;
+    if (options.stream && request.onText && !streamRefused) {
+      try {
+        outcome = await streamCompletion(client, params, {
+          signal: request.signal,
+          onText: request.onText,
+          reasoningUntilClose: reasoningInTemplate.mayOpen,
+          notACompletion: () => notACompletion(where),
+        });
+      } catch (err) {
+        if (!(err instanceof APIError && (err.status === 400 || err.status === 422))) throw err;
+        refusedStream = true;
+      }
+    }
+    if (!outcome) {
+      outcome = { completion: await client.chat.completions.create(params, { signal: request.signal }) };
+      if (refusedStream) streamRefused = true;
+    }
     const latencyMs = Math.round(performance.now() - started);
+    return toResponse(
+      "completion" in outcome ? fromCompletion(outcome.completion) : outcome,
+      request,
+      latencyMs,
+    );
+  }
+
+  /** A plain completion as the message to normalize (a body that is not a completion is refused). */
+  function fromCompletion(completion: unknown): RawOutcome {
     // A server that is not a chat-completions endpoint (a web page, a proxy's login form) answers 200
     // with text: the SDK hands that back as a string.
-    if (typeof completion !== "object" || completion === null || !Array.isArray(completion.choices)) {
+    const c = completion as ChatCompletion | null;
+    if (typeof c !== "object" || c === null || !Array.isArray(c.choices)) {
       throw notACompletion(where);
     }
-    const choice = completion.choices[0];
+    const choice = c.choices[0];
     if (!choice?.message) {
       throw new HermesError("model_bad_response", `The model at ${where} answered without a message.`);
     }
-    const normalized = normalizeAssistantMessage(
-      choice.message,
-      choice.finish_reason,
-      formatContext(request),
-    );
-    const u = completion.usage;
+    return { message: choice.message, finish: choice.finish_reason, model: c.model, usage: c.usage };
+  }
+
+  /** The one way a server's message becomes a `ModelResponse`, streamed or not. */
+  function toResponse(raw: RawOutcome, request: ModelRequest, latencyMs: number): ModelResponse {
+    reasoningInTemplate.learn(raw.message.content);
+    const normalized = normalizeAssistantMessage(raw.message, raw.finish, formatContext(request));
+    const u = raw.usage;
     return {
       content: normalized.content,
       toolCalls: normalized.toolCalls,
@@ -76,7 +115,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
         : {}),
       ...(normalized.unrecovered ? { unrecovered: normalized.unrecovered } : {}),
       latencyMs,
-      model: completion.model ?? options.model,
+      model: raw.model ?? options.model,
       usage: {
         promptTokens: u?.prompt_tokens ?? 0,
         completionTokens: u?.completion_tokens ?? 0,
@@ -100,6 +139,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
           const status = err instanceof APIError ? err.status : undefined;
           const retryable =
             err instanceof APIConnectionError ||
+            err instanceof StreamInterrupted ||
             (status !== undefined && (RETRYABLE.has(status) || status >= 500));
           const asked = err instanceof APIError ? retryAfterMs(err.headers) : undefined;
           if (

@@ -6,6 +6,7 @@ export type TraceEventType =
   | "run.end"
   | "model.request"
   | "model.response"
+  | "model.text"
   | "model.retry"
   | "model.error"
   | "model.truncated"
@@ -40,7 +41,7 @@ export interface TraceEvent {
  * in the event that closes them (`model.response` carries the request's size, `tool.end` the call),
  * so the log gets one line per model call and per tool execution.
  */
-const LIVE_ONLY = new Set<TraceEventType>(["model.request", "tool.start"]);
+const LIVE_ONLY = new Set<TraceEventType>(["model.request", "model.text", "tool.start"]);
 
 /** One structured event per thing the runtime does; each is a pino JSON line with runId, sessionKey, step. */
 export interface Tracer {

@@ -165,7 +165,14 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     },
   };
   const slackOutput: SlackOutput = { client, progressClient, slack, redactor, bot };
-  const output = createSlackTurnOutput({ ...slackOutput, registry, logger, approvals: storage.approvals });
+  const output = createSlackTurnOutput({
+    ...slackOutput,
+    registry,
+    logger,
+    approvals: storage.approvals,
+    // Appends of one streamed message at most once a second (tier 4 is shared by every message).
+    streaming: env.HERMES_STREAMING === "off" ? "off" : { minIntervalMs: 1000 / env.HERMES_SLACK_RATE_SCALE },
+  });
   const parts: HermesParts = {
     ...stores,
     ...runtime,

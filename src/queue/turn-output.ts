@@ -30,7 +30,13 @@ export interface StatusDisplay extends ProgressDisplay {
  */
 export interface TurnOutput {
   /** The working message `ts` in `channel`, updated with the run's progress. */
-  progress(o: { channel: string; ts: string; logger: Logger }): ProgressDisplay;
+  progress(o: {
+    channel: string;
+    ts: string;
+    logger: Logger;
+    /** The turn's thread and requester: with them the answer may stream (chat.startStream). */
+    thread?: { threadTs: string; userId?: string; teamId?: string };
+  }): ProgressDisplay;
   /** The status line of an assistant thread, for a job whose listener says it came from one. */
   assistantStatus?(o: { channel: string; threadTs: string; logger: Logger }): StatusDisplay;
   /** Posts the "Continuing…" message a resume's answer replaces; returns its ts. */

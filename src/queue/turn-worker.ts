@@ -82,7 +82,12 @@ export async function handleTurnJob(
         earlier ? undefined : s.output.requesterTimezone(job.userId),
       ]);
       const progress = meta.placeholderTs
-        ? s.output.progress({ channel: job.channelId, ts: meta.placeholderTs, logger: log })
+        ? s.output.progress({
+            channel: job.channelId,
+            ts: meta.placeholderTs,
+            logger: log,
+            thread: { threadTs: job.threadTs, userId: job.userId, teamId: job.teamId },
+          })
         : status;
       const keep = runCheckpoint(s, job.eventId);
       let kept: RunSnapshot | undefined;

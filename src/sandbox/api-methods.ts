@@ -2,6 +2,7 @@ import type { MethodHandler } from "./method-types.ts";
 import { assistantMethods } from "./methods/assistant.ts";
 import { authMethods } from "./methods/auth.ts";
 import { chatMethods } from "./methods/chat.ts";
+import { chatStreamMethods } from "./methods/chat-stream.ts";
 import { conversationsMethods } from "./methods/conversations.ts";
 import { filesMethods } from "./methods/files.ts";
 import { usersMethods } from "./methods/users.ts";
@@ -11,6 +12,7 @@ import { viewsMethods } from "./methods/views.ts";
 export const API_METHODS: Readonly<Record<string, MethodHandler>> = {
   ...authMethods,
   ...chatMethods,
+  ...chatStreamMethods,
   ...conversationsMethods,
   ...usersMethods,
   ...viewsMethods,

@@ -14,6 +14,12 @@ type Planned = { fault: Fault; channel?: string };
  */
 export class FaultPlan {
   private readonly planned = new Map<string, Planned[]>();
+  private readonly absent = new Set<string>();
+
+  /** Until `clear()`, these methods answer `unknown_method`, as in a workspace that lacks them. */
+  withoutMethods(...methods: string[]): void {
+    for (const m of methods) this.absent.add(m);
+  }
 
   rateLimit(
     method: string,
@@ -40,6 +46,7 @@ export class FaultPlan {
 
   /** The fault for this call of `method` (about `channel`), if one is planned (and uses it up). */
   take(method: string, channel?: string): Fault | undefined {
+    if (this.absent.has(method)) return { kind: "error", error: "unknown_method" };
     const list = this.planned.get(method);
     const at = list?.findIndex((p) => p.channel === undefined || p.channel === channel) ?? -1;
     if (!list || at === -1) return undefined;
@@ -50,6 +57,7 @@ export class FaultPlan {
 
   clear(): void {
     this.planned.clear();
+    this.absent.clear();
   }
 
   private add(method: string, fault: Fault, times: number, channel?: string): void {

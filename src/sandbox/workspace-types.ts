@@ -88,6 +88,24 @@ export interface SandboxMessage {
   /** Set on ephemeral messages: the only user who sees it. Never returned by history/replies. */
   ephemeral_for?: string;
   metadata?: unknown;
+  /** A message written with chat.startStream: its task cards and whether it still takes appends. */
+  stream?: StreamState;
+}
+
+/** One task card of a streamed message (a `task_update` chunk, updated in place by its id). */
+export interface StreamTask {
+  id: string;
+  title: string;
+  status: "pending" | "in_progress" | "complete" | "error";
+  details?: string;
+  output?: string;
+}
+
+export interface StreamState {
+  state: "streaming" | "stopped";
+  task_display_mode: "timeline" | "plan";
+  tasks: StreamTask[];
+  plan_title?: string;
 }
 
 export interface SandboxView {
@@ -142,6 +160,7 @@ export interface NewMessage {
   subtype?: string;
   clientMsgId?: string;
   metadata?: unknown;
+  stream?: StreamState;
 }
 
 export interface MessagePatch {
@@ -150,6 +169,7 @@ export interface MessagePatch {
   /** Replaces the message's metadata (Bolt keeps an assistant thread's context there). */
   metadata?: unknown;
   editedBy?: string;
+  stream?: StreamState;
 }
 
 export const DEFAULT_TEAM: SandboxTeam = { id: "T0001", name: "Acme", domain: "acme" };

@@ -172,6 +172,7 @@ export class Workspace {
     if (patch.text !== undefined) message.text = patch.text;
     if (patch.blocks !== undefined) message.blocks = patch.blocks;
     if (patch.metadata !== undefined) message.metadata = patch.metadata;
+    if (patch.stream !== undefined) message.stream = structuredClone(patch.stream);
     if (patch.editedBy) message.edited = { user: patch.editedBy, ts: this.nextTs() };
     this.emit({ type: "message_updated", channel, message: structuredClone(message), previous });
     return structuredClone(message);
@@ -273,6 +274,7 @@ export class Workspace {
       ...(input.files ? { files: input.files } : {}),
       ...(input.clientMsgId ? { client_msg_id: input.clientMsgId } : {}),
       ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
+      ...(input.stream ? { stream: structuredClone(input.stream) } : {}),
     };
   }
 

@@ -72,13 +72,21 @@ function removePlaceholder(s: Pick<SlackOutput, "client"> & { logger: Logger }, 
  * as replies); a failure shows one short sentence with the run id, never a stack.
  */
 export async function showResult(s: AnswerPosting, result: TurnResult, target: ReplyTarget): Promise<void> {
+  await postAnswer(s, resultMarkdown(result), target, ratedBy(result));
+}
+
+/** Only an answer is rated: a failure or stop sentence, a card or a command answer carries no 👍/👎. */
+export function ratedBy(result: TurnResult): { feedbackRunId?: string } {
+  return result.status === "completed" ? { feedbackRunId: result.runId } : {};
+}
+
+/** What a finished turn shows (Markdown): its answer, or its failure with the run id; the fallback note. */
+export function resultMarkdown(result: TurnResult): string {
   const text =
     result.status === "failed"
       ? `:warning: ${result.answer}\n_Reference: run \`${result.runId}\`_`
       : result.answer;
-  // Only an answer is rated: a failure or stop sentence, a card or a command answer carries no 👍/👎.
-  const rated = result.status === "completed" ? { feedbackRunId: result.runId } : {};
-  await postAnswer(s, text + fallbackNote(result), target, rated);
+  return text + fallbackNote(result);
 }
 
 /** Says under the answer that the fallback model wrote it, and why (the history keeps the answer alone). */

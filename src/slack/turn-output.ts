@@ -1,3 +1,4 @@
+import type { TraceEvent } from "../agent/trace.ts";
 import type { TurnOutput } from "../queue/turn-output.ts";
 import type { Storage } from "../store/storage.ts";
 import { createAssistantStatus } from "./assistant/assistant-status.ts";
@@ -6,21 +7,32 @@ import { interruptedNotice } from "./interrupted-notice.ts";
 import { createProgressMessage } from "./progress-message.ts";
 import { createProgressText } from "./progress-text.ts";
 import type { SlackOutput } from "./slack-output.ts";
+import { createStreamedAnswers, type StreamingSetting } from "./stream/streamed-answers.ts";
 import { threadContext } from "./thread-context.ts";
 
 /** The workers' output port over the Web API: working messages, answers, approval cards, notices. */
-export function createSlackTurnOutput(s: SlackOutput & CardUpdates & Pick<Storage, "approvals">): TurnOutput {
+export function createSlackTurnOutput(
+  s: SlackOutput & CardUpdates & Pick<Storage, "approvals"> & { streaming?: StreamingSetting },
+): TurnOutput {
+  // HERMES_STREAMING: answers stream where Slack allows it, chosen per message (src/slack/stream/).
+  const streamed = s.streaming && s.streaming !== "off" ? createStreamedAnswers(s, s.streaming) : undefined;
   return {
-    progress: ({ channel, ts, logger }) => {
+    progress: ({ channel, ts, logger, thread }) => {
       const message = createProgressMessage({ client: s.progressClient, channel, ts, logger });
       const progressText = createProgressText();
-      return {
-        show: (event) => {
+      const display = {
+        show: (event: TraceEvent) => {
           const text = progressText(event);
           if (text) message.update(text);
         },
         close: () => message.close(),
       };
+      if (!streamed || !thread) return display;
+      const recipient = { userId: thread.userId, teamId: thread.teamId };
+      return streamed.progress(
+        { channel, threadTs: thread.threadTs, recipient, placeholderTs: ts, logger },
+        display,
+      );
     },
     assistantStatus: (o) => createAssistantStatus({ client: s.client, ...o }),
     postContinuing: async (target) => {
@@ -41,9 +53,13 @@ export function createSlackTurnOutput(s: SlackOutput & CardUpdates & Pick<Storag
         botUserId: s.bot.userId,
         logger: o.logger,
       }),
-    postAnswer: (markdown, target) => postAnswer(s, markdown, target),
-    showResult: (result, target) => showResult(s, result, target),
-    showPause: (approvals, target) => showPause(s, approvals, target),
+    postAnswer: async (markdown, target) =>
+      postAnswer(s, markdown, (await streamed?.settle(target)) ?? target),
+    showResult: async (result, target) => {
+      if (!(await streamed?.showResult(result, target))) await showResult(s, result, target);
+    },
+    showPause: async (approvals, target) =>
+      showPause(s, approvals, (await streamed?.settle(target)) ?? target),
     updateCard: (approval, outcome) => updateCard(s, approval, outcome),
     tellInterrupted: async (call) => {
       await s.client.chat.postMessage({

@@ -72,6 +72,8 @@ export async function startTestHermes(
     HERMES_LOG_LEVEL: "silent",
     // The emulator enforces no rate limits unless a test asks (and then sets the scale it enforces).
     HERMES_SLACK_RATE_SCALE: "1000",
+    // The post-and-update path most tests are about; streaming tests set HERMES_STREAMING=auto.
+    HERMES_STREAMING: "off",
     ...(shared.redis ? { REDIS_URL: process.env.REDIS_URL ?? "redis://127.0.0.1:6379" } : {}),
     ...(options.model
       ? {

@@ -132,6 +132,8 @@ export function productionEnv(o: {
     HERMES_AUDIT_KEY: TEST_AUDIT_KEY,
     // The emulator enforces no rate limits unless a test asks (and then sets the scale it enforces).
     HERMES_SLACK_RATE_SCALE: "1000",
+    // The post-and-update path most tests are about; streaming tests set HERMES_STREAMING=auto.
+    HERMES_STREAMING: "off",
     ...(o.redisUrl ? { REDIS_URL: o.redisUrl } : {}),
     ...(o.redisPrefix ? { HERMES_REDIS_PREFIX: o.redisPrefix } : {}),
     ...(o.modelBaseUrl

@@ -1,10 +1,13 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { completionChunks, sseBody } from "./sse-completion.ts";
 
 /** One scripted answer: a completion body, an HTTP error, or a function of the request. */
 export type ScriptStep =
   | { completion: Record<string, unknown>; delayMs?: number }
   | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
+  /** A raw SSE body, sent as is (a stream cut off, an error inside a stream). */
+  | { sse: string; delayMs?: number }
   | ((request: RecordedRequest) => ScriptStep);
 
 export interface RecordedRequest {
@@ -25,6 +28,7 @@ export interface RecordedRequest {
     temperature?: number;
     max_tokens?: number;
     max_completion_tokens?: number;
+    stream?: boolean;
   };
   at: number;
 }
@@ -41,6 +45,10 @@ export class ScriptedModelServer {
   fallback: ScriptStep | undefined;
   /** Benchmarks turn this off so thousands of turns do not pile up in memory. */
   record = true;
+  /** How a completion is cut into chunks for a request that asks for a stream (tests set their own). */
+  toChunks: (completion: Record<string, unknown>) => Record<string, unknown>[] = (c) => completionChunks(c);
+  /** When false, a request asking for a stream still gets one JSON body (a server that cannot stream). */
+  streams = true;
 
   get baseURL(): string {
     const port = (this.server?.address() as AddressInfo | null)?.port;
@@ -57,6 +65,8 @@ export class ScriptedModelServer {
     this.script = [];
     this.requests.length = 0;
     this.fallback = undefined;
+    this.toChunks = (c) => completionChunks(c);
+    this.streams = true;
   }
 
   get remaining(): number {
@@ -84,7 +94,13 @@ export class ScriptedModelServer {
           return;
         }
         if (step.delayMs) await new Promise((r) => setTimeout(r, step.delayMs));
-        if ("completion" in step) {
+        if ("sse" in step) {
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          res.end(step.sse);
+        } else if ("completion" in step && recorded.body.stream && this.streams) {
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          res.end(sseBody(this.toChunks(step.completion)));
+        } else if ("completion" in step) {
           res.writeHead(200, { "content-type": "application/json" });
           res.end(JSON.stringify(step.completion));
         } else {

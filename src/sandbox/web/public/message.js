@@ -4,6 +4,7 @@ import { html, Workspace } from "./html.js";
 import { FileTile, Icon } from "./icons.js";
 import { Mrkdwn } from "./mrkdwn-view.js";
 import { tsMillis } from "./store.js";
+import { StreamLive, StreamTasks } from "./stream-tasks.js";
 
 /** Who wrote a message: the user, or the bot user behind a bot_id. */
 export function authorOf(ws, message) {
@@ -58,6 +59,7 @@ export function Message({ message, replies = [], continued = false, inThread = f
               <time datetime=${when.toISOString()} title=${when.toLocaleString()}>${timeOf(message.ts)}</time>
             </div>`
       }
+      <${StreamTasks} stream=${message.stream} />
       ${ephemeral ? html`<p class="ephemeral-note"><${Icon} name="eye" size=${14} /> Only visible to you</p>` : null}
       ${
         typedByPerson(message)
@@ -65,6 +67,7 @@ export function Message({ message, replies = [], continued = false, inThread = f
           : html`<${Blocks} blocks=${message.blocks} message=${message} />`
       }
       ${message.edited ? html`<span class="edited">(edited)</span>` : null}
+      <${StreamLive} stream=${message.stream} />
       <${Files} files=${message.files} />
       ${
         !inThread && visibleReplies.length > 0

@@ -1,0 +1,79 @@
+import type OpenAI from "openai";
+import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/completions/completions";
+import type { RawAssistantMessage } from "../normalize-response.ts";
+import { createAnswerPreview } from "./answer-preview.ts";
+import { createChunkAccumulator, type RawChunk } from "./chunk-accumulator.ts";
+
+/** A streamed answer that stopped before its end (connection lost, no finish reason): asked again. */
+export class StreamInterrupted extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "StreamInterrupted";
+  }
+}
+
+/** What a completion came to, streamed or not: the message to normalize, why it ended, the usage. */
+export interface RawOutcome {
+  message: RawAssistantMessage;
+  finish: unknown;
+  model?: string | undefined;
+  usage: RawChunk["usage"];
+}
+
+/**
+ * Asks for a streamed completion and collects it into the message an unstreamed answer would have
+ * carried. Answer text that is safe to show goes to `onText` as it arrives (never reasoning, tool
+ * calls or markup: `answer-preview.ts`). A server that answers with a plain JSON completion instead
+ * of a stream is read as one; a stream cut off before its finish reason is `StreamInterrupted`, so a
+ * half answer is never returned.
+ */
+export async function streamCompletion(
+  client: OpenAI,
+  params: ChatCompletionCreateParamsBase,
+  o: {
+    signal?: AbortSignal | undefined;
+    onText: (delta: string) => void;
+    reasoningUntilClose: boolean;
+    notACompletion: () => Error;
+  },
+): Promise<RawOutcome | { completion: unknown }> {
+  const { data: stream, response } = await client.chat.completions
+    .create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal: o.signal })
+    .withResponse();
+  const type = response.headers.get("content-type") ?? "";
+  if (!type.includes("text/event-stream")) {
+    // A server (or proxy) that ignores `stream`: its whole answer is one JSON body.
+    const text = await response.text().catch(() => "");
+    try {
+      return { completion: JSON.parse(text) as unknown };
+    } catch {
+      throw o.notACompletion();
+    }
+  }
+  const acc = createChunkAccumulator();
+  const preview = createAnswerPreview({ reasoningUntilClose: o.reasoningUntilClose });
+  let content = "";
+  try {
+    for await (const chunk of stream) {
+      const text = acc.add(chunk as unknown as RawChunk);
+      if (acc.hasCalls) preview.stop();
+      if (!text) continue;
+      content += text;
+      const delta = preview.next(content);
+      if (delta) o.onText(delta);
+    }
+  } catch (err) {
+    if (o.signal?.aborted) throw err;
+    // An error the server sent inside the stream keeps its status (retried or not as usual).
+    if (err instanceof Error && "status" in err && (err as { status?: unknown }).status !== undefined)
+      throw err;
+    throw new StreamInterrupted(
+      `the streamed answer was cut off: ${err instanceof Error ? err.message : String(err)}`,
+      {
+        cause: err,
+      },
+    );
+  }
+  if (!acc.finished) throw new StreamInterrupted("the streamed answer ended before its finish reason");
+  return acc.result();
+}

@@ -1,0 +1,216 @@
+import type { WebClient } from "@slack/web-api";
+import type { TraceEvent } from "../../agent/trace.ts";
+import { errorMessage } from "../../errors.ts";
+import type { Logger } from "../../logger.ts";
+import { asPaced } from "../rate-limit/paced-web-client.ts";
+import { createStreamedText } from "./streamed-text.ts";
+import { type TaskUpdateChunk, taskChunkOf } from "./task-chunks.ts";
+
+type Chunk = TaskUpdateChunk | { type: "markdown_text"; text: string };
+
+/** Where a streamed answer goes, and who it is for (required by Slack outside DMs). */
+export interface StreamTarget {
+  channel: string;
+  threadTs: string;
+  recipient?: { userId?: string | undefined; teamId?: string | undefined } | undefined;
+}
+
+export interface AnswerStreamOptions extends StreamTarget {
+  client: WebClient;
+  logger: Logger;
+  redactSecrets: (text: string) => string;
+  /** The working message stops showing progress once the stream is up (it is removed then). */
+  onStarted: (ts: string) => void;
+  /** The start failed: the latest event the stream had taken is shown the usual way instead. */
+  onUnavailable?: (latest: TraceEvent) => void;
+  /** Least time between two appends of this message (appends are tier 4, ~100/min a workspace). */
+  minIntervalMs?: number;
+  /** How long a start may wait for its rate budget before the turn goes the post-and-update way. */
+  startWaitMs?: number;
+}
+
+/** Text in one append, under Slack's 12,000 characters of `markdown_text` a call. */
+const APPEND_TEXT_MAX = 10_000;
+
+/** Appends that failed in a row before the stream stops growing (the final answer still replaces it). */
+const MAX_FAILED_APPENDS = 3;
+
+/**
+ * One answer streamed into its thread with chat.startStream / appendStream / stopStream: the tool
+ * calls as task cards, the answer text as it is written. Started by the first event worth showing;
+ * chunks are buffered and sent one append at a time, at most every `minIntervalMs`, so a fast model
+ * never outruns Slack's rate tier. A start that fails for any reason (`unknown_method`, a missing
+ * recipient, a rate limit, any error) makes the stream unavailable: the caller shows progress the
+ * usual way, and the answer is posted as usual. Nothing here ever fails the turn.
+ */
+export function createAnswerStream(o: AnswerStreamOptions) {
+  const min = o.minIntervalMs ?? 1000;
+  let state: "idle" | "starting" | "open" | "unavailable" | "broken" = "idle";
+  let ts: string | undefined;
+  let queue: Chunk[] = [];
+  const text = createStreamedText(o.redactSecrets);
+  let started: Promise<void> | undefined;
+  let inFlight: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let last = 0;
+  let failures = 0;
+  let closed = false;
+
+  const enqueue = (chunk: Chunk) => {
+    if (chunk.type === "markdown_text") {
+      if (chunk.text.length > APPEND_TEXT_MAX) {
+        for (let i = 0; i < chunk.text.length; i += APPEND_TEXT_MAX)
+          enqueue({ type: "markdown_text", text: chunk.text.slice(i, i + APPEND_TEXT_MAX) });
+        return;
+      }
+      const tail = queue.at(-1);
+      if (tail?.type === "markdown_text" && tail.text.length + chunk.text.length <= APPEND_TEXT_MAX)
+        tail.text += chunk.text;
+      else queue.push({ ...chunk });
+      return;
+    }
+    // A card's newer state replaces its queued one when no text was queued after it.
+    const at = queue.findLastIndex((c) => c.type === "task_update" && c.id === chunk.id);
+    if (at >= 0 && !queue.slice(at + 1).some((c) => c.type === "markdown_text")) queue[at] = chunk;
+    else queue.push(chunk);
+  };
+
+  const userId = o.recipient?.userId;
+  const teamId = o.recipient?.teamId;
+  // Outside DMs Slack needs the recipient: without one, this message goes the usual way.
+  const recipientMissing = !o.channel.startsWith("D") && (!userId || !teamId);
+  let latest: TraceEvent | undefined;
+
+  const start = async () => {
+    const chunks = queue;
+    queue = [];
+    const args: Record<string, unknown> = {
+      channel: o.channel,
+      thread_ts: o.threadTs,
+      ...(userId && teamId ? { recipient_user_id: userId, recipient_team_id: teamId } : {}),
+      task_display_mode: "timeline",
+      ...(chunks.length > 0 ? { chunks } : {}),
+    };
+    try {
+      const paced = asPaced(o.client);
+      const res = paced
+        ? await paced.callOnce("chat.startStream", args, { maxWaitMs: o.startWaitMs ?? 2000 })
+        : await o.client.apiCall("chat.startStream", args);
+      const got = (res as { ts?: unknown }).ts;
+      ts = typeof got === "string" ? got : undefined;
+      if (!ts) throw new Error("chat.startStream answered without a ts");
+      state = "open";
+      last = Date.now();
+      o.onStarted(ts);
+      schedule();
+    } catch (err) {
+      state = "unavailable";
+      queue = [];
+      o.logger.info(
+        { err: errorMessage(err), channel: o.channel },
+        "answer not streamed: chat.startStream failed",
+      );
+      if (latest) o.onUnavailable?.(latest);
+    }
+  };
+
+  const flush = () => {
+    timer = undefined;
+    if (state !== "open" || inFlight || queue.length === 0 || !ts) return;
+    // One append carries at most APPEND_TEXT_MAX characters of text (Slack takes 12,000 a call).
+    let size = 0;
+    let take = 0;
+    for (const c of queue) {
+      const n = c.type === "markdown_text" ? c.text.length : 0;
+      if (take > 0 && size + n > APPEND_TEXT_MAX) break;
+      size += n;
+      take++;
+    }
+    const chunks = queue.slice(0, take);
+    queue = queue.slice(take);
+    last = Date.now();
+    inFlight = o.client
+      .apiCall("chat.appendStream", { channel: o.channel, ts, chunks })
+      .then(
+        () => {
+          failures = 0;
+        },
+        (err: unknown) => {
+          failures++;
+          // Kept for the next append (text in order): nothing written is lost to one failure.
+          queue = [...chunks, ...queue];
+          o.logger.debug({ err: errorMessage(err), failures }, "stream append failed");
+          if (failures >= MAX_FAILED_APPENDS) state = "broken";
+        },
+      )
+      .finally(() => {
+        inFlight = undefined;
+        if (!closed) schedule();
+      });
+  };
+
+  function schedule() {
+    if (state !== "open" || timer || inFlight || queue.length === 0 || closed) return;
+    timer = setTimeout(flush, Math.max(0, last + min - Date.now()));
+  }
+
+  return {
+    /** Takes a trace event; false when the stream does not show it (the working message may). */
+    show(e: TraceEvent): boolean {
+      if (state === "idle" && recipientMissing) {
+        state = "unavailable";
+        o.logger.info({ channel: o.channel }, "answer not streamed: no recipient for a channel stream");
+      }
+      if (state === "unavailable" || closed) return false;
+      if (state === "starting") latest = e;
+      let chunk: Chunk | undefined = taskChunkOf(e);
+      if (e.event === "model.text" && typeof e.delta === "string") {
+        const added = text.add(e.delta);
+        chunk = added ? { type: "markdown_text", text: added } : undefined;
+      } else if (e.event === "model.retry") text.freeze();
+      else if (e.event === "model.response" && Array.isArray(e.toolCalls) && e.toolCalls.length > 0)
+        text.endStep();
+      if (!chunk) return state !== "idle";
+      enqueue(chunk);
+      if (state === "idle") {
+        latest = e;
+        state = "starting";
+        started = start();
+      } else schedule();
+      return true;
+    },
+    /** The streamed message, once started (undefined while not streaming). */
+    get ts(): string | undefined {
+      return state === "open" || state === "broken" ? ts : undefined;
+    },
+    /**
+     * Ends the stream: waits for a start or an append under way, sends the task cards still queued
+     * (not the text: the final answer replaces it), then stops it with `blocks` at its bottom. Returns
+     * the message's ts, or undefined when nothing was streamed.
+     */
+    async stop(blocks: unknown[] | undefined): Promise<string | undefined> {
+      await started;
+      closed = true;
+      if (timer) clearTimeout(timer);
+      timer = undefined;
+      await inFlight;
+      if (!ts || (state !== "open" && state !== "broken")) return undefined;
+      const chunks = queue.filter((c) => c.type === "task_update");
+      queue = [];
+      const stopArgs = { channel: o.channel, ts, ...(chunks.length > 0 ? { chunks } : {}) };
+      const withBlocks = blocks && blocks.length > 0 ? { ...stopArgs, blocks } : undefined;
+      for (const args of withBlocks ? [withBlocks, stopArgs] : [stopArgs]) {
+        try {
+          await o.client.apiCall("chat.stopStream", args);
+          break;
+        } catch (err) {
+          // Blocks a workspace refuses must not leave the message streaming: stopped without them.
+          o.logger.warn({ err: errorMessage(err), channel: o.channel }, "could not stop the answer stream");
+        }
+      }
+      return ts;
+    },
+  };
+}
+
+export type AnswerStream = ReturnType<typeof createAnswerStream>;

@@ -1,0 +1,162 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
+import { planAnswer } from "../../src/slack/answer-blocks.ts";
+import { feedbackBlock } from "../../src/slack/feedback-block.ts";
+import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
+import { botReplies, cardsIn } from "../helpers/slack-thread.ts";
+import { completionChunks, randomCutter } from "../helpers/sse-completion.ts";
+
+/**
+ * Native streaming in the running app (HERMES_STREAMING=auto): Bolt over real HTTP, the Slack
+ * emulator's chat.startStream / appendStream / stopStream, Postgres, and a scripted model that
+ * streams its answers as SSE. The final message must be exactly what the post-and-update path posts.
+ */
+describe("answers stream into Slack, end to end", () => {
+  const model = new ScriptedModelServer();
+  let t: TestHermes;
+  beforeAll(async () => {
+    await model.start();
+    t = await startTestHermes({ model, env: { HERMES_STREAMING: "auto" } });
+    // The model's first answer tells whether its template opens reasoning: until then none is shown.
+    model.enqueue(answer("Hello, I am Hermes."));
+    const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> hi" });
+    await waitFor(() => botReplies(t, "C0OPS", d.message!.ts).find((m) => m.text.includes("Hermes")), 30_000);
+  }, 120_000);
+  afterEach(() => {
+    t.emulator.faults.clear();
+    model.reset();
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await model.stop();
+  });
+
+  const ANSWER =
+    "It is **noon** in Berlin right now. The office is open until six, and the VPN team is on call all afternoon.";
+
+  const finalMessage = (channel: string, ts: string, text: string) =>
+    waitFor(
+      () =>
+        botReplies(t, channel, ts).find(
+          (m) => m.text.includes(text) && (m.stream === undefined || m.stream.state === "stopped"),
+        ),
+      60_000,
+      "the final answer",
+    );
+
+  it("a streamed answer with a tool call: task cards in order, text appended, final message as unstreamed", async () => {
+    model.toChunks = (c) => completionChunks(c, randomCutter(11));
+    model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), answer(ANSWER));
+    const d = await t.sender.appMention({
+      user: "U0USER1",
+      channel: "C0OPS",
+      text: "<@U0HERMES> what time is it?",
+    });
+    const ts = d.message!.ts;
+    const final = (await finalMessage("C0OPS", ts, "noon")) as SandboxMessage;
+    await waitFor(
+      () => t.emulator.callsTo("chat.update").some((c) => c.args.ts === final.ts && c.response?.ok),
+      30_000,
+    );
+    const settled = t.ws.getMessage("C0OPS", final.ts)!;
+
+    // Started in the thread, for the requester (a channel needs the recipient).
+    const [start] = t.emulator.callsTo("chat.startStream");
+    expect(start!.args).toMatchObject({
+      channel: "C0OPS",
+      thread_ts: ts,
+      recipient_user_id: "U0USER1",
+      recipient_team_id: "T0001",
+    });
+    const streamCalls = t.emulator.calls.filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method));
+    const chunks = streamCalls.flatMap((c) => {
+      const raw = c.args.chunks;
+      return (typeof raw === "string" ? JSON.parse(raw) : (raw ?? [])) as Array<Record<string, unknown>>;
+    });
+    const tasks = chunks.filter((c) => c.type === "task_update");
+    expect(tasks.map((c) => c.status)).toEqual(["in_progress", "complete"]);
+    expect(new Set(tasks.map((c) => c.id)).size).toBe(1);
+    expect(tasks[0]!.title).toBe("`get_current_time`");
+    const streamedText = chunks
+      .filter((c) => c.type === "markdown_text")
+      .map((c) => c.text)
+      .join("");
+    expect(streamedText.length).toBeGreaterThan(20);
+    expect(ANSWER.startsWith(streamedText)).toBe(true);
+    expect(t.emulator.callsTo("chat.appendStream").length).toBeGreaterThan(0);
+    expect(t.emulator.callsTo("chat.stopStream").filter((c) => c.response?.ok)).toHaveLength(1);
+
+    // Stopped with the feedback buttons of the run at its bottom.
+    const stops = t.emulator.callsTo("chat.stopStream");
+    const stopBlocks = JSON.parse(String(stops[0]!.args.blocks)) as Array<{ block_id?: string }>;
+    const runId = String(stopBlocks[0]?.block_id ?? "").replace("hermes.feedback.", "");
+    expect(stopBlocks).toEqual([feedbackBlock(runId)]);
+    // The final message is the unstreamed answer: same mrkdwn text and blocks (the feedback buttons
+    // under them where the workspace takes them).
+    const plan = planAnswer(ANSWER);
+    if (plan.kind !== "messages") throw new Error("expected one message");
+    expect(settled.text).toBe(plan.messages[0]!.text);
+    const feedbackTaken = stops.length === 1;
+    expect(settled.blocks).toEqual([
+      ...plan.messages[0]!.blocks,
+      ...(feedbackTaken ? [feedbackBlock(runId)] : []),
+    ]);
+    expect(settled.stream).toMatchObject({ state: "stopped", tasks: [{ status: "complete" }] });
+    // One answer in the thread: the working message was removed.
+    const replies = botReplies(t, "C0OPS", ts);
+    expect(replies.map((m) => m.ts)).toEqual([final.ts]);
+  });
+
+  it("a workspace without the streaming methods (unknown_method): the answer is posted once, the usual way", async () => {
+    const appendsBefore = t.emulator.callsTo("chat.appendStream").length;
+    t.emulator.faults.withoutMethods("chat.startStream", "chat.appendStream", "chat.stopStream");
+    model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), answer(ANSWER));
+    const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> time?" });
+    const ts = d.message!.ts;
+    const final = await finalMessage("C0OPS", ts, "noon");
+    expect(final.stream).toBeUndefined();
+    const replies = botReplies(t, "C0OPS", ts);
+    expect(replies.filter((m) => m.text.includes("noon"))).toHaveLength(1);
+    expect(replies).toHaveLength(1);
+    const plan = planAnswer(ANSWER);
+    if (plan.kind !== "messages") throw new Error("expected one message");
+    expect(final.text).toBe(plan.messages[0]!.text);
+    expect(t.emulator.callsTo("chat.appendStream")).toHaveLength(appendsBefore);
+  });
+
+  it("a call waiting for approval: its task card is pending, the stream ends with the waiting line, the card is a message of its own", async () => {
+    model.enqueue(
+      toolCalls([{ name: "send_message", args: { to: "<@U0WANGLEI>", text: "streamed hello" } }]),
+    );
+    const d = await t.sender.appMention({
+      user: "U0USER1",
+      channel: "C0OPS",
+      text: "<@U0HERMES> tell Wang Lei hello",
+    });
+    const ts = d.message!.ts;
+    const [card] = await waitFor(() => {
+      const cards = cardsIn(t, "C0OPS", ts);
+      return cards.length > 0 ? cards : undefined;
+    }, 30_000);
+    const streamed = await waitFor(
+      () =>
+        botReplies(t, "C0OPS", ts).find(
+          (m) => m.stream?.state === "stopped" && m.text.includes("Waiting for approval"),
+        ),
+      30_000,
+      "the stream, stopped with the waiting line",
+    );
+    expect(streamed.stream!.tasks).toEqual([
+      expect.objectContaining({ title: "`send_message`", status: "pending" }),
+    ]);
+    expect(card!.ts).not.toBe(streamed.ts);
+    expect(card!.stream).toBeUndefined();
+    // The working message is gone: the streamed message and the card are the bot's only replies.
+    expect(
+      botReplies(t, "C0OPS", ts)
+        .map((m) => m.ts)
+        .sort(),
+    ).toEqual([streamed.ts, card!.ts].sort());
+  });
+});

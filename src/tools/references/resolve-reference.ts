@@ -19,6 +19,10 @@ const MAX_REFERENCE = 200;
  * workspace (`users.list` / `conversations.list`, cached). An unknown or ambiguous name is refused
  * with a sentence naming up to three close matches. Whether the target may be used is not decided
  * here: policy does that with the resolved id.
+ *
+ * A private channel the bot is in is listed too, but the requester may not be: its name is never
+ * offered as a suggestion or in an ambiguity list, and a name finds it only when written exactly
+ * (`#exec-layoffs`, not `#exec-layoff` or `exec layoffs`).
  */
 export async function resolveReference(
   directory: Directory,
@@ -74,7 +78,9 @@ async function lookUp(
   const keyed = wantsUser ? keyedPeople(users) : [];
   const userHits =
     byHandle.length === 1 ? byHandle : keyed.filter((k) => k.keys.includes(key)).map((k) => k.user);
-  const channelHits = wantsChannel ? channels.filter((c) => nameKey(c.name) === key) : [];
+  const channelHits = wantsChannel
+    ? channels.filter((c) => (c.isPrivate ? c.name === handle : nameKey(c.name) === key))
+    : [];
   if (userHits.length + channelHits.length === 1) {
     return userHits[0] ? { type: "user", id: userHits[0].id } : { type: "channel", id: channelHits[0]!.id };
   }
@@ -131,7 +137,14 @@ function wrongKind(written: string, kind: ReferenceKind): HermesError {
 }
 
 function ambiguous(name: string, users: SlackUser[], channels: SlackChannel[]): HermesError {
-  const options = [...users.map(person), ...channels.map(channelName)];
+  // A private channel is matched only by its exact name, so it is not named here: "a channel" is
+  // all a person who wrote that name learns.
+  const unnamed = channels.filter((c) => c.isPrivate).length;
+  const options = [
+    ...users.map(person),
+    ...channels.filter((c) => !c.isPrivate).map(channelName),
+    ...(unnamed ? [unnamed === 1 ? "a channel" : `${unnamed} channels`] : []),
+  ];
   const shown =
     options.slice(0, 3).join(", ") + (options.length > 3 ? ` and ${options.length - 3} more` : "");
   const how =
@@ -156,7 +169,10 @@ function unknown(
     ...(wantsUser
       ? users.flatMap(({ user, keys }) => keys.map((k) => ({ key: k, item: person(user) })))
       : []),
-    ...(wantsChannel ? channels.map((c) => ({ key: nameKey(c.name), item: channelName(c) })) : []),
+    // Never a private channel: the requester may not be in it, and its name is not theirs to learn.
+    ...(wantsChannel
+      ? channels.filter((c) => !c.isPrivate).map((c) => ({ key: nameKey(c.name), item: channelName(c) }))
+      : []),
   ];
   const near = closeMatches(key, candidates);
   const what =

@@ -114,7 +114,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     retryConfig: { retries: 0 },
   });
   const bot = sandbox?.bot ?? (await authTest(client));
-  const slack = redactingSlackPort(createWebSlackPort(client), redactor);
+  const slack = redactingSlackPort(createWebSlackPort(client, { logger }), redactor);
 
   // One cap on model calls in flight for the whole process: the primary and the fallback share it.
   const modelLimit = modelCallLimit(env.HERMES_MODEL_CONCURRENCY);

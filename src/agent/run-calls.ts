@@ -196,7 +196,7 @@ async function decide(
   written: Record<string, unknown>,
   env: CallEnv,
 ): Promise<CallOutcome> {
-  const resolved = await resolveCallArgs(tool, written, env.run);
+  const resolved = await resolveCallArgs(tool, written, env.run, { signal: env.signal });
   if (!resolved.ok) return unresolved(call, tool, written, resolved.error, env);
   const args = resolved.args;
   const hash = argsSha256(tool.name, args);

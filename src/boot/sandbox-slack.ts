@@ -60,6 +60,7 @@ export async function prepareSandboxSlack(options: {
       modelInfo: string;
       auditFeed?: (read: { reader: string; opened: boolean }) => Promise<AuditFeed>;
       runQuery?: RunQuery;
+      isAdmin?: (userId: string) => Promise<boolean>;
     }) {
       sender = createEventsSender({ url: `${origin}/slack/events`, signingSecret, slack: emulator });
       web = createSandboxWeb({
@@ -69,6 +70,7 @@ export async function prepareSandboxSlack(options: {
         modelInfo: page.modelInfo,
         auditFeed: page.auditFeed,
         runQuery: page.runQuery,
+        ...(page.isAdmin ? { isAdmin: page.isAdmin } : {}),
         logger: options.logger,
       });
       return sender;

@@ -7,6 +7,7 @@ import { preloadTokenizer } from "../agent/token-count.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { loadMcpConfig } from "../mcp/mcp-config.ts";
+import { createIsAdmin } from "../policy/is-admin.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { addGeneratedAuditKey, loadSecretValues, type SecretValues } from "../policy/secret-values.ts";
 import { createDurableTurnQueue, type DurableTurnQueue } from "../queue/durable-turn-queue.ts";
@@ -113,7 +114,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     retryConfig: { retries: 0 },
   });
   const bot = sandbox?.bot ?? (await authTest(client));
-  const slack = redactingSlackPort(createWebSlackPort(client), redactor);
+  const slack = redactingSlackPort(createWebSlackPort(client, { logger }), redactor);
 
   // One cap on model calls in flight for the whole process: the primary and the fallback share it.
   const modelLimit = modelCallLimit(env.HERMES_MODEL_CONCURRENCY);
@@ -244,6 +245,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     sandbox.attachPage({
       modelInfo,
       runQuery: storage.runQuery,
+      isAdmin: createIsAdmin({ users: storage.users, admins: config.env.HERMES_ADMINS }),
       auditFeed: async ({ reader, opened }) => {
         if (opened) {
           await recordAuditRead(storage.audit, {

@@ -22,8 +22,8 @@ export function redactingSlackPort(port: SlackPort, redactor: Redactor): SlackPo
       }),
     isMember: (channelId, userId) => port.isMember(channelId, userId),
     getUser: (userId, options) => port.getUser(userId, options),
-    listUsers: () => port.listUsers(),
-    listChannels: () => port.listChannels(),
+    listUsers: (read) => port.listUsers(read),
+    listChannels: (read) => port.listChannels(read),
   };
 }
 

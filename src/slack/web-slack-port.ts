@@ -1,5 +1,6 @@
 import type { WebClient } from "@slack/web-api";
 import { HermesError } from "../errors.ts";
+import type { Logger } from "../logger.ts";
 import type { SlackPort, SlackUser } from "../tools/slack-port.ts";
 import { createWorkspaceDirectory } from "./references/workspace-directory.ts";
 
@@ -11,11 +12,14 @@ import { createWorkspaceDirectory } from "./references/workspace-directory.ts";
  */
 export function createWebSlackPort(
   client: WebClient,
-  options: { cacheMs?: number; directoryTtlMs?: number } = {},
+  options: { cacheMs?: number; directoryTtlMs?: number; logger?: Logger } = {},
 ): SlackPort {
   const cacheMs = options.cacheMs ?? 60_000;
   const users = new Map<string, { at: number; user: SlackUser | undefined }>();
-  const directory = createWorkspaceDirectory(client, { ttlMs: options.directoryTtlMs ?? 60_000 });
+  const directory = createWorkspaceDirectory(client, {
+    ttlMs: options.directoryTtlMs ?? 60_000,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
 
   async function dmChannel(userId: string): Promise<string> {
     const r = await client.conversations.open({ users: userId });

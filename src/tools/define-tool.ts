@@ -64,7 +64,7 @@ export interface ToolOptions<S extends z.ZodObject> {
    * policy sees the call, so policy, the approval and the audit log all see the resolved ids. Throws a
    * `HermesError` a person can read when a name is unknown or ambiguous; the call then fails unrun.
    */
-  resolveArgs?(args: z.output<S>, run: RunIdentity): Promise<z.output<S>>;
+  resolveArgs?(args: z.output<S>, run: RunIdentity, signal: AbortSignal): Promise<z.output<S>>;
   execute(args: z.output<S>, ctx: ToolContext): unknown;
 }
 

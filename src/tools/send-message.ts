@@ -27,7 +27,10 @@ export const sendMessage = (slack: SlackPort) =>
     input,
     examples: [{ to: "#general", text: "hello" }],
     // Names become ids before policy: the membership guard and the audit log see the real channel.
-    resolveArgs: async (args) => ({ ...args, to: (await resolveReference(slack, args.to, "recipient")).id }),
+    resolveArgs: async (args, _run, signal) => ({
+      ...args,
+      to: (await resolveReference(slack, args.to, "recipient", { signal })).id,
+    }),
     execute: async ({ to, text }, ctx) => {
       const target = parseUserRef(to) ?? parseChannelRef(to);
       if (!target)

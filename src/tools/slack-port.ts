@@ -42,11 +42,12 @@ export interface SlackPort {
   getUser(userId: string, options?: { fresh?: boolean }): Promise<SlackUser | undefined>;
   /**
    * Everyone in the workspace (`users.list`, every page), for turning a name into an id. Cached for a
-   * short while, one fetch shared by concurrent callers; never used to decide a permission.
+   * short while, one fetch shared by concurrent callers; never used to decide a permission. A stale
+   * list is served while one refresh runs; `fresh` (after a miss) waits for that refresh instead.
    */
-  listUsers(): Promise<SlackUser[]>;
+  listUsers(read?: { fresh?: boolean }): Promise<SlackUser[]>;
   /** The channels names can refer to (`conversations.list`, every page, archived ones left out); cached likewise. */
-  listChannels(): Promise<SlackChannel[]>;
+  listChannels(read?: { fresh?: boolean }): Promise<SlackChannel[]>;
 }
 
 /** `U…`, `W…`, `<@U…>` or `<@U…|name>` → the user id; undefined for anything else. */

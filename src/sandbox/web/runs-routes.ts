@@ -41,7 +41,12 @@ const runId = z.string().regex(/^[A-Za-z0-9_-]{1,80}$/);
  * `status`, `user`, `since` and `limit` filters, and `GET /sandbox/api/runs/<id>` with its timeline,
  * answered 404 alike for a run that does not exist and one the reader may not see.
  */
-export function createRunsRoutes(o: { runQuery?: RunQuery; admins: readonly string[]; logger: Logger }) {
+export function createRunsRoutes(o: {
+  runQuery?: RunQuery;
+  /** Whether the reader sees every run: the same rule as `/hermes runs` (HERMES_ADMINS or the `users` level). */
+  isAdmin: (userId: string) => Promise<boolean>;
+  logger: Logger;
+}) {
   async function read<T>(what: () => Promise<T>): Promise<T> {
     try {
       return await what();
@@ -55,7 +60,7 @@ export function createRunsRoutes(o: { runQuery?: RunQuery; admins: readonly stri
     const parsed = listQuery.safeParse(Object.fromEntries(url.searchParams));
     if (!parsed.success) throw new PageApiError(400, "invalid_input", describeIssues(parsed.error));
     const { status, user, since: from, limit } = parsed.data;
-    const admin = o.admins.includes(me);
+    const admin = await read(() => o.isAdmin(me));
     if (!admin && user && user !== me)
       throw new PageApiError(403, "own_runs_only", "You can see only your own runs; admins see everyone's.");
     const filter: RunFilter = {
@@ -72,7 +77,7 @@ export function createRunsRoutes(o: { runQuery?: RunQuery; admins: readonly stri
     const notFound = new PageApiError(404, "run_not_found", "No such run, or it is not yours to see.");
     if (!o.runQuery || !runId.safeParse(id).success) throw notFound;
     const run = await read(() => o.runQuery!.get(id));
-    if (!run || (!o.admins.includes(me) && run.userId !== me)) throw notFound;
+    if (!run || (run.userId !== me && !(await read(() => o.isAdmin(me))))) throw notFound;
     sendOk(res, { run });
   }
 

@@ -52,6 +52,11 @@ export interface SandboxWebOptions {
   /** Recent audit rows, newest first, and the chain's verify result; no panel data without it. */
   /** `opened`: the panel was just opened by `reader`, a read the audit log records (`audit.queried`). */
   auditFeed?: (read: { reader: string; opened: boolean }) => Promise<AuditFeed>;
+  /**
+   * Whether a reader is an admin for the Runs panel, by the rule `/hermes runs` uses (HERMES_ADMINS
+   * or a level stored in `users`); without it, `admins` alone decides.
+   */
+  isAdmin?: (userId: string) => Promise<boolean>;
   /** Run records for the Runs panel (admins: every run; others: their own); empty without it. */
   runQuery?: RunQuery;
   /** The banner line: which model answers, or that Hermes runs in command mode. */
@@ -85,7 +90,8 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
   const assistant = createAssistantActions({ workspace, sender: options.sender, logger });
   const assets = new Map<string, Asset>([...publicAssets(), ...vendorAssets()]);
   const streams = new Set<() => void>();
-  const runs = createRunsRoutes({ runQuery: options.runQuery, admins, logger });
+  const isAdmin = options.isAdmin ?? (async (userId: string) => admins.includes(userId));
+  const runs = createRunsRoutes({ runQuery: options.runQuery, isAdmin, logger });
 
   function asParam(url: URL): string {
     const parsed = asQuerySchema.safeParse({ as: url.searchParams.get("as") ?? "" });

@@ -1,10 +1,11 @@
 import type { WebClient } from "@slack/web-api";
+import type { Logger } from "../../logger.ts";
 import type { SlackChannel, SlackUser } from "../../tools/slack-port.ts";
-import { cachedList } from "./cached-list.ts";
+import { type CachedList, cachedList } from "./cached-list.ts";
 
 export interface WorkspaceDirectory {
-  listUsers(): Promise<SlackUser[]>;
-  listChannels(): Promise<SlackChannel[]>;
+  listUsers: CachedList<SlackUser>;
+  listChannels: CachedList<SlackChannel>;
 }
 
 /** Slack's most per page for both lists; fewer requests for big workspaces. */
@@ -14,16 +15,23 @@ const PAGE = 200;
  * Who and what names can refer to, from the Web API: `users.list` and `conversations.list` (public
  * and private channels the bot sees, archived ones left out), every page followed by its cursor.
  * Each list is cached for `ttlMs` with one fetch in flight at a time, so a burst of look-ups costs
- * one request per page, not one per look-up.
+ * one request per page, not one per look-up; only the first fetch is waited for: afterwards a stale
+ * list is served while one refresh (every page, at Slack's pace) runs behind it, and a refresh
+ * that fails keeps the list it was replacing.
  */
 export function createWorkspaceDirectory(
   client: WebClient,
-  options: { ttlMs?: number; now?: () => number } = {},
+  options: { ttlMs?: number; now?: () => number; logger?: Logger } = {},
 ): WorkspaceDirectory {
-  const cache = { ttlMs: options.ttlMs ?? 60_000, ...(options.now ? { now: options.now } : {}) };
+  const cache = (list: string) => ({
+    ttlMs: options.ttlMs ?? 60_000,
+    ...(options.now ? { now: options.now } : {}),
+    onRefreshError: (err: unknown) =>
+      options.logger?.warn({ err, list }, "workspace directory: refresh failed; the previous list stays"),
+  });
   return {
-    listUsers: cachedList(() => fetchUsers(client), cache),
-    listChannels: cachedList(() => fetchChannels(client), cache),
+    listUsers: cachedList(() => fetchUsers(client), cache("users.list")),
+    listChannels: cachedList(() => fetchChannels(client), cache("conversations.list")),
   };
 }
 

@@ -3,6 +3,7 @@ import type { SlackChannel, SlackPort, SlackUser } from "../slack-port.ts";
 import { closeMatches } from "./close-matches.ts";
 import { nameKey } from "./name-key.ts";
 import { type ParsedReference, parseReference } from "./parse-reference.ts";
+import { untilAborted } from "./until-aborted.ts";
 
 export type Directory = Pick<SlackPort, "listUsers" | "listChannels">;
 /** What the argument may name: a person, a channel, or either (a message's destination). */
@@ -19,11 +20,20 @@ const MAX_REFERENCE = 200;
  * workspace (`users.list` / `conversations.list`, cached). An unknown or ambiguous name is refused
  * with a sentence naming up to three close matches. Whether the target may be used is not decided
  * here: policy does that with the resolved id.
+ *
+ * A private channel the bot is in is listed too, but the requester may not be: its name is never
+ * offered as a suggestion or in an ambiguity list, and a name finds it only when written exactly
+ * (`#exec-layoffs`, not `#exec-layoff` or `exec layoffs`).
+ *
+ * A name missing from a stale list waits for that list's one refresh and is looked up again once.
+ * `signal` (the run's, with a timeout) stops the wait: a timeout is refused with a sentence, a
+ * cancelled run's abort reason is thrown as it is.
  */
 export async function resolveReference(
   directory: Directory,
   written: string,
   kind: ReferenceKind,
+  { signal }: { signal?: AbortSignal } = {},
 ): Promise<Resolved> {
   if (written.length > MAX_REFERENCE) {
     throw new HermesError(
@@ -35,9 +45,17 @@ export async function resolveReference(
   if (ref.kind === "user" || ref.kind === "channel")
     return expect(kind, { type: ref.kind, id: ref.id }, written);
   try {
-    return await lookUp(directory, ref, kind, written);
+    return await lookUp(directory, ref, kind, written, signal);
   } catch (err) {
     if (err instanceof HermesError) throw err;
+    if (signal?.aborted && err === signal.reason) {
+      if (!isTimeout(err)) throw err;
+      throw new HermesError(
+        "tool_failed",
+        `Looking up "${written.trim()}" in Slack took too long (its member and channel lists are still loading), so nothing was done. Try again in a minute, or give the id (U… for a person, C… for a channel).`,
+        { cause: err },
+      );
+    }
     throw new HermesError(
       "tool_failed",
       `Could not look up "${written.trim()}" in Slack just now (${errorMessage(err)}), so nothing was done. Try again, or give the id (U… for a person, C… for a channel).`,
@@ -51,15 +69,47 @@ async function lookUp(
   ref: Exclude<ParsedReference, { kind: "user" | "channel" }>,
   kind: ReferenceKind,
   written: string,
+  signal: AbortSignal | undefined,
 ): Promise<Resolved> {
   const wantsUser = kind !== "channel" && ref.kind !== "channel_name";
   const wantsChannel = kind !== "user" && ref.kind !== "user_name";
   if (ref.kind === "channel_name" && kind === "user") throw wrongKind(written, "user");
   if (ref.kind === "user_name" && kind === "channel") throw wrongKind(written, "channel");
-  const [users, channels] = await Promise.all([
-    wantsUser ? directory.listUsers() : Promise.resolve([]),
-    wantsChannel ? directory.listChannels() : Promise.resolve([]),
-  ]);
+  const lists = (read: { fresh?: boolean }) =>
+    untilAborted(
+      Promise.all([
+        wantsUser ? directory.listUsers(read) : Promise.resolve(NONE),
+        wantsChannel ? directory.listChannels(read) : Promise.resolve(NONE),
+      ]),
+      signal,
+    );
+  const [users, channels] = await lists({});
+  const found = match(ref, kind, written, users, channels);
+  if (found) return found;
+  // A miss: a stale list may be missing a new person or channel. Its one refresh is waited for and
+  // the name looked up once more; a list still within its time is not fetched again.
+  const [freshUsers, freshChannels] = await lists({ fresh: true });
+  if (freshUsers !== users || freshChannels !== channels) {
+    const again = match(ref, kind, written, freshUsers, freshChannels);
+    if (again) return again;
+  }
+  throw unknown(ref, kind, nameKey(ref.name), keyedPeople(freshUsers), freshChannels);
+}
+
+const NONE: never[] = [];
+
+const isTimeout = (err: unknown) => err instanceof DOMException && err.name === "TimeoutError";
+
+/** The id the name stands for, a refusal when it is ambiguous, or undefined when nothing matches. */
+function match(
+  ref: Exclude<ParsedReference, { kind: "user" | "channel" }>,
+  kind: ReferenceKind,
+  written: string,
+  users: SlackUser[],
+  channels: SlackChannel[],
+): Resolved | undefined {
+  const wantsUser = kind !== "channel" && ref.kind !== "channel_name";
+  const wantsChannel = kind !== "user" && ref.kind !== "user_name";
   const people = users.filter((u) => !u.deleted);
   if (ref.kind === "raw_id") {
     // An id Slack knows wins; an id-shaped word that is someone's name ("CEO") is then a name.
@@ -74,7 +124,9 @@ async function lookUp(
   const keyed = wantsUser ? keyedPeople(users) : [];
   const userHits =
     byHandle.length === 1 ? byHandle : keyed.filter((k) => k.keys.includes(key)).map((k) => k.user);
-  const channelHits = wantsChannel ? channels.filter((c) => nameKey(c.name) === key) : [];
+  const channelHits = wantsChannel
+    ? channels.filter((c) => (c.isPrivate ? c.name === handle : nameKey(c.name) === key))
+    : [];
   if (userHits.length + channelHits.length === 1) {
     return userHits[0] ? { type: "user", id: userHits[0].id } : { type: "channel", id: channelHits[0]!.id };
   }
@@ -85,7 +137,7 @@ async function lookUp(
     const type = /^[UW]/.test(ref.id) ? "user" : "channel";
     return expect(kind, { type, id: ref.id }, written);
   }
-  throw unknown(ref, kind, key, keyed, channels);
+  return undefined;
 }
 
 function expect(kind: ReferenceKind, resolved: Resolved, written: string): Resolved {
@@ -131,7 +183,14 @@ function wrongKind(written: string, kind: ReferenceKind): HermesError {
 }
 
 function ambiguous(name: string, users: SlackUser[], channels: SlackChannel[]): HermesError {
-  const options = [...users.map(person), ...channels.map(channelName)];
+  // A private channel is matched only by its exact name, so it is not named here: "a channel" is
+  // all a person who wrote that name learns.
+  const unnamed = channels.filter((c) => c.isPrivate).length;
+  const options = [
+    ...users.map(person),
+    ...channels.filter((c) => !c.isPrivate).map(channelName),
+    ...(unnamed ? [unnamed === 1 ? "a channel" : `${unnamed} channels`] : []),
+  ];
   const shown =
     options.slice(0, 3).join(", ") + (options.length > 3 ? ` and ${options.length - 3} more` : "");
   const how =
@@ -156,7 +215,10 @@ function unknown(
     ...(wantsUser
       ? users.flatMap(({ user, keys }) => keys.map((k) => ({ key: k, item: person(user) })))
       : []),
-    ...(wantsChannel ? channels.map((c) => ({ key: nameKey(c.name), item: channelName(c) })) : []),
+    // Never a private channel: the requester may not be in it, and its name is not theirs to learn.
+    ...(wantsChannel
+      ? channels.filter((c) => !c.isPrivate).map((c) => ({ key: nameKey(c.name), item: channelName(c) }))
+      : []),
   ];
   const near = closeMatches(key, candidates);
   const what =

@@ -21,7 +21,7 @@ export const createTicket = ({ db, slack }: Pick<TicketToolsOptions, "db" | "sla
       assignee: userRef.describe(`who should handle it: ${USER_REF_HINT}`).optional(),
     }),
     examples: [{ title: "VPN down on floor 3", priority: "high", assignee: "<@U012AB3CD>" }],
-    resolveArgs: (args) => resolveUserFields(slack, args, ["assignee"]),
+    resolveArgs: (args, _run, signal) => resolveUserFields(slack, args, ["assignee"], signal),
     execute: failClosed("ticket database", async ({ title, description, priority, assignee }, ctx) => {
       const assigneeId = assignee ? await resolveAssignee(slack, assignee, ctx.run.userId) : null;
       const [row] = await db

@@ -43,7 +43,7 @@ export const searchTickets = ({ db, slack }: Pick<TicketToolsOptions, "db" | "sl
       limit: z.number().int().min(1).max(50).describe("default 10, at most 50").optional(),
     }),
     examples: [{ query: "printer", status: "open" }, { assignee: "me" }],
-    resolveArgs: (args) => resolveUserFields(slack, args, ["assignee", "created_by"]),
+    resolveArgs: (args, _run, signal) => resolveUserFields(slack, args, ["assignee", "created_by"], signal),
     execute: failClosed(
       "ticket database",
       async ({ query, status, assignee, created_by, limit = 10 }, ctx) => {

@@ -33,7 +33,7 @@ export const updateTicket = ({ db, slack, isAdmin }: TicketToolsOptions) =>
       comment: z.string().trim().min(1).max(2000).describe("a note added to the ticket's history").optional(),
     }),
     examples: [{ id: 42, status: "closed", comment: "Replaced the toner." }],
-    resolveArgs: (args) => resolveUserFields(slack, args, ["assignee"]),
+    resolveArgs: (args, _run, signal) => resolveUserFields(slack, args, ["assignee"], signal),
     execute: failClosed("ticket database", async ({ id, status, priority, assignee, comment }, ctx) => {
       const me = ctx.run.userId;
       if (!status && !priority && assignee === undefined && !comment) {

@@ -17,12 +17,13 @@ export async function resolveUserFields<A extends Record<string, unknown>>(
   directory: Directory,
   args: A,
   fields: ReadonlyArray<keyof A & string>,
+  signal?: AbortSignal,
 ): Promise<A> {
   const out: Record<string, unknown> = { ...args };
   for (const field of fields) {
     const ref = args[field];
     if (typeof ref !== "string" || ref.trim().toLowerCase() === "me" || isNoUserRef(ref)) continue;
-    out[field] = (await resolveReference(directory, ref, "user")).id;
+    out[field] = (await resolveReference(directory, ref, "user", signal ? { signal } : {})).id;
   }
   return out as A;
 }

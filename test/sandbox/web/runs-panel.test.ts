@@ -192,6 +192,18 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
     expect(run.feedback).toEqual({ up: 0, down: 1 });
     expect(run.timeline.length).toBeGreaterThanOrEqual(3);
 
+    // An admin promoted in the `users` table (not in HERMES_ADMINS) sees every run, as in /hermes runs;
+    // demoted again, only their own.
+    await sql(`insert into users (id, level) values ('U0WANGLEI', 'admin')`);
+    const promoted = await api("/sandbox/api/runs?as=U0WANGLEI&user=U0USER1");
+    expect(promoted.status).toBe(200);
+    expect(promoted.body.scope).toBe("all");
+    expect((promoted.body.runs as Array<{ runId: string }>).map((r) => r.runId)).toEqual([runId]);
+    expect((await api(`/sandbox/api/runs/${runId}?as=U0WANGLEI`)).status).toBe(200);
+    await sql(`update users set level = 'user' where id = 'U0WANGLEI'`);
+    expect((await api("/sandbox/api/runs?as=U0WANGLEI")).body.scope).toBe("own");
+    expect((await api(`/sandbox/api/runs/${runId}?as=U0WANGLEI`)).status).toBe(404);
+
     const bad = await api("/sandbox/api/runs?as=U0ADMIN&since=yesterday");
     expect(bad.status).toBe(400);
     expect(bad.body.message).toMatch(/since: use 30m, 24h, 7d/);

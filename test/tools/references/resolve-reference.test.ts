@@ -29,6 +29,9 @@ beforeAll(async () => {
     ws.addChannel({ id: `C0FILL${i}`, name: `fill-${i}`, members: [] });
   ws.addChannel({ id: "C0RELEASE", name: "release-notes", members: [DEMO.bot] });
   ws.addChannel({ id: "C0SECRET", name: "secret-plans", members: [DEMO.admin], isPrivate: true });
+  // Private, and the bot is in it (so conversations.list shows it); Li Ming, the requester, is not.
+  ws.addChannel({ id: "C0EXEC", name: "exec-layoffs", members: [DEMO.bot, DEMO.admin], isPrivate: true });
+  ws.addUser({ id: "U0EXECL", name: "exec.layoffs", realName: "Exec Layoffs Bot" });
   slack = createWebSlackPort(sandboxWebClient(emulator));
 });
 
@@ -143,18 +146,48 @@ describe("names, mentions and ids resolve to Slack ids over the Web API", () => 
     expect(emulator.callsTo("users.list")).toHaveLength(2);
   });
 
-  it("the lists are fetched again once their time is up, and a failed fetch is not kept", async () => {
+  it("the lists are fetched again once their time is up, and a failed first fetch is not kept", async () => {
     let now = 1_000_000;
     const directory = createWorkspaceDirectory(sandboxWebClient(emulator), { ttlMs: 60_000, now: () => now });
-    await directory.listUsers();
-    now += 59_000;
-    await directory.listUsers();
-    expect(emulator.callsTo("users.list")).toHaveLength(2);
-    now += 2_000;
     emulator.faults.fail("users.list", "internal_error");
     await expect(directory.listUsers()).rejects.toThrow(/internal_error/);
-    const users = await directory.listUsers();
-    expect(users.some((u) => u.id === "U0ZHAOMIN" && u.displayName === "赵敏")).toBe(true);
+    const first = await directory.listUsers();
+    expect(first.some((u) => u.id === "U0ZHAOMIN" && u.displayName === "赵敏")).toBe(true);
+    now += 59_000;
+    expect(await directory.listUsers()).toBe(first);
+    expect(emulator.callsTo("users.list")).toHaveLength(3); // the failure, then two pages
+    now += 2_000;
+    // Stale: served as it is while one refresh (two pages) runs; a fresh read waits for it.
+    expect(await directory.listUsers()).toBe(first);
+    const refreshed = await directory.listUsers({ fresh: true });
+    expect(refreshed).not.toBe(first);
+    expect(emulator.callsTo("users.list")).toHaveLength(5);
+  });
+});
+
+describe("private channels are never named to someone who may not be in them", () => {
+  it("no suggestion, no ambiguity list; only the exact name finds one", async () => {
+    expect(emulator.workspace.isMember("C0EXEC", DEMO.user)).toBe(false);
+    for (const near of ["#exec-layoff", "#exec-layofs", "#exec"]) {
+      const said = await refusal(near, "channel");
+      expect(said, near).toBe(
+        `No channel named ${near}. Check the spelling, or pick the channel from the # menu.`,
+      );
+    }
+    expect(await refusal("exec layoff", "recipient")).not.toMatch(/#exec-layoffs/);
+    // Same key, not the exact name: refused, and the channel is not named.
+    expect(await refusal("#Exec Layoffs", "channel")).toBe(
+      "No channel named #Exec Layoffs. Check the spelling, or pick the channel from the # menu.",
+    );
+    // A name that also fits a person: the person is listed, the private channel is not named.
+    const both = await refusal("exec-layoffs", "recipient");
+    expect(both).toBe(
+      "\"exec-layoffs\" could mean @exec.layoffs (Exec Layoffs Bot), a channel. Write @ before a person's name or # before a channel's.",
+    );
+    // The exact name, an encoded reference or the id resolve: send_message's membership policy decides.
+    for (const ref of ["#exec-layoffs", "＃exec-layoffs", "<#C0EXEC|exec-layoffs>", "C0EXEC"]) {
+      expect(await resolveReference(slack, ref, "channel"), ref).toEqual({ type: "channel", id: "C0EXEC" });
+    }
   });
 });
 

@@ -287,6 +287,60 @@ describe("the budget guard around a run (postgres)", () => {
     expect(await scopeRow(store, "channel", "C0DEL")).toEqual({ used: 360, reserved: 0 });
   });
 
+  it("a sub-agent delegated from a DM is paid from its requester's budget only, as the DM itself is", async () => {
+    const model = testModel(server);
+    const { registry } = testRegistry(fixtureTools([]));
+    registry.register(
+      delegate({
+        model,
+        registry,
+        logger: silentLogger(),
+        budget: budgets,
+        access: () => ({ allowed, policy: hook }),
+      }),
+    );
+    const { hook, allowed } = createPolicy({ tools: registry.list(), level: "user" });
+    server.enqueue(
+      toolCalls([{ name: "delegate", args: { task: "what time is it?" } }]),
+      answer("It is 10:00."), // the sub-agent
+      answer("The sub-agent says 10:00."),
+    );
+    const r = await runTurn(
+      {
+        run: { ...testRun, userId: "U0DMDEL", channelId: "D0DMDEL" },
+        history: [],
+        userMessage: "ask a helper",
+      },
+      {
+        model: metered(model, budgets, { userId: "U0DMDEL", channelId: "D0DMDEL" }),
+        registry,
+        logger: silentLogger(),
+        policy: hook,
+      },
+    );
+    expect(r.status).toBe("completed");
+    expect(await scopeRow(store, "user", "U0DMDEL")).toEqual({ used: 360, reserved: 0 });
+    const dmRows = await execSql(store.handle.db, "SELECT 1 FROM token_usage WHERE scope_id = 'D0DMDEL'");
+    expect(dmRows).toEqual([]);
+  });
+
+  it("a settle that fails once is tried again, so the reservation does not stay held", async () => {
+    let failures = 0;
+    const flaky: TokenBudget = {
+      reserve: (r, n) => budgets.reserve(r, n),
+      settle: async (r, n) => {
+        if (failures++ === 0) throw new Error("connection terminated unexpectedly");
+        return budgets.settle(r, n);
+      },
+    };
+    server.enqueue(answer("Hi."));
+    const r = await run("U0FLAKY", "C0FLAKY", "hello", testModel(server), [], flaky);
+    expect(r.status).toBe("completed");
+    expect(failures).toBe(2);
+    expect(await scopeRow(store, "user", "U0FLAKY")).toEqual({ used: 120, reserved: 0 });
+    expect(await scopeRow(store, "channel", "C0FLAKY")).toEqual({ used: 120, reserved: 0 });
+  });
+
   it("no budget for a context summary: the run stops and the history is kept whole", async () => {
     await setLimit(budgets, { scope: "user", id: "U0LONG", tokensPerDay: 100, by: "U0ADMIN" });
     const long = (n: number) => `${"The VPN gateway log says the tunnel dropped again. ".repeat(40)}(${n})`;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createAuditLog } from "../../src/store/audit.ts";
+import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { type BudgetStore, createBudgetStore } from "../../src/store/budget-store.ts";
 import { execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 
@@ -98,6 +98,49 @@ describe("budget store on postgres", () => {
     expect(await budgets.limit("user", "U0D")).toEqual({ tokensPerDay: 1000, overridden: false });
     await setLimit(budgets, { scope: "channel", id: "C0FULL", tokensPerDay: null, by: "U0ADMIN" });
     expect(await budgets.limit("channel", "C0FULL")).toEqual({ tokensPerDay: 0, overridden: false });
+  });
+
+  it("a limit and its budget.changed audit row are written together, or neither is", async () => {
+    const audit = createAuditLog({ db: store.handle.db });
+    const failingAudit: AuditLog = {
+      ...audit,
+      append: async () => {
+        throw new Error("audit_log: could not obtain the chain lock");
+      },
+    };
+    const unaudited = createBudgetStore({
+      db: store.handle.db,
+      audit: failingAudit,
+      defaults: { userTokensPerDay: 1000, channelTokensPerDay: 0 },
+    });
+    const change = { scope: "user" as const, id: "U0AUD", tokensPerDay: 7000, by: "U0ADMIN" };
+    const event = {
+      action: "budget.changed" as const,
+      tool: "/hermes",
+      userId: "U0ADMIN",
+      actorId: "U0ADMIN",
+      args: { scope: "user", id: "U0AUD", tokens_per_day: 7000 },
+    };
+    await expect(unaudited.setLimit(change, event)).rejects.toThrow("could not reach its database");
+    expect(await budgets.limit("user", "U0AUD")).toEqual({ tokensPerDay: 1000, overridden: false });
+    await expect(unaudited.setLimit({ ...change, scope: "channel", id: "C0AUD" }, event)).rejects.toThrow();
+    expect(await budgets.limit("channel", "C0AUD")).toEqual({ tokensPerDay: 0, overridden: false });
+    expect(
+      await execSql(
+        store.handle.db,
+        "SELECT 1 FROM audit_log WHERE action = 'budget.changed' AND args->>'id' IN ('U0AUD', 'C0AUD')",
+      ),
+    ).toEqual([]);
+
+    await budgets.setLimit(change, event);
+    expect(await budgets.limit("user", "U0AUD")).toEqual({ tokensPerDay: 7000, overridden: true });
+    const rows = await execSql<{ user_id: string; args: unknown }>(
+      store.handle.db,
+      "SELECT user_id, args FROM audit_log WHERE action = 'budget.changed' AND args->>'id' IN ('U0AUD', 'C0AUD')",
+    );
+    expect(rows).toEqual([
+      { user_id: "U0ADMIN", args: { scope: "user", id: "U0AUD", tokens_per_day: 7000 } },
+    ]);
   });
 
   it("days are UTC dates: usage shows today and this month; a new day starts empty", async () => {

@@ -66,7 +66,7 @@ export const delegate = (deps: {
       const result = await runTurn(
         { run: { ...ctx.run, runId: `${ctx.run.runId}.${ctx.callId}` }, history: [], userMessage: task },
         {
-          // The sub-agent has no fallback model: it is the caller's run that switches.
+          // The primary only, as before: a sub-agent has no fallback model.
           model: meteredModels(deps, { userId: ctx.run.userId, channelId: ctx.run.channelId }).model,
           registry: deps.registry,
           logger: deps.logger,

@@ -2,9 +2,9 @@ import type { Logger } from "../logger.ts";
 import type { PolicyGuard } from "../policy/create-policy.ts";
 import type { Access } from "../policy/resolve-access.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { guardBudget } from "./budget-guard.ts";
 import type { ChatModel } from "./chat-model.ts";
 import type { ToolEventSink } from "./policy-hook.ts";
+import { type ModelSet, meteredModels } from "./run-models.ts";
 import type { Limits, RuntimeDeps } from "./runtime-types.ts";
 import type { TokenBudget } from "./token-budget.ts";
 
@@ -22,6 +22,11 @@ export interface AgentRuntime {
   limits: Partial<Limits>;
   /** Daily token budgets every model call of a run is paid from (absent: calls are not metered). */
   budget?: TokenBudget;
+  /**
+   * What `model` and `fallbackModel` are built from (`modelsForRun`): with budgets, each run rebuilds
+   * them with its own meter inside command mode and the concurrency limit. Absent: `model` is metered whole.
+   */
+  models?: ModelSet;
 }
 
 /**
@@ -34,12 +39,8 @@ export function runtimeDepsFor(
   signal: AbortSignal,
   channelId?: string,
 ): RuntimeDeps {
-  const { budget, logger } = s;
-  const metered = (model: ChatModel) =>
-    budget ? guardBudget(model, { budget, logger, requester: { userId: access.userId, channelId } }) : model;
   return {
-    model: metered(s.model),
-    ...(s.fallbackModel ? { fallbackModel: metered(s.fallbackModel) } : {}),
+    ...meteredModels(s, { userId: access.userId, channelId }),
     registry: s.registry,
     logger: s.logger,
     policy: access.policy,

@@ -1,8 +1,9 @@
-import { errorMessage, HermesError } from "../errors.ts";
+import { errorMessage, HermesError, isHermesError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { budgetChannel } from "./budget-channel.ts";
 import type { ChatModel, ModelResponse } from "./chat-model.ts";
 import { stopMessage } from "./stop-messages.ts";
-import type { BudgetRefusal, BudgetRequester, TokenBudget } from "./token-budget.ts";
+import type { BudgetRefusal, BudgetRequester, TokenBudget, TokenReservation } from "./token-budget.ts";
 import { countTokens, historyTokens, specsTokens } from "./token-count.ts";
 
 /** A model call the requester's or the channel's daily budget has no room for; the loop stops the run. */
@@ -15,23 +16,60 @@ export class BudgetExceededError extends HermesError {
 }
 
 /**
- * `model` whose every call is paid for from the daily budgets of one turn's requester and channel:
- * before the call its worst case (the request's prompt tokens plus the most it may write) is reserved
- * in both, atomically, and the call is refused with `BudgetExceededError` when either has no room;
- * after it the reservation is settled with the tokens the server reports (an estimate when it reports
- * none; nothing when the call failed or no model was asked, as in command mode).
+ * The budgets could not be read (their database is down), so the call was not made: not a model
+ * failure, so the loop ends the run with the storage sentence instead of trying the fallback model.
+ */
+export class BudgetUnavailableError extends HermesError {
+  constructor(cause: unknown) {
+    super(
+      "storage_unavailable",
+      isHermesError(cause, "storage_unavailable")
+        ? cause.message
+        : "Hermes could not reach its database (token budgets), so this was not done. Try again in a moment.",
+      { cause },
+    );
+  }
+}
+
+/**
+ * `model` whose every call is paid for from the daily budgets of one turn's requester and channel
+ * (none for a DM: `budgetChannel`): before the call its worst case (the request's prompt tokens plus
+ * the most it may write) is reserved in both, atomically, and the call is refused with
+ * `BudgetExceededError` when either has no room (`BudgetUnavailableError` when the budgets cannot be
+ * read); after it the reservation is settled with the tokens the server reports (an estimate when it
+ * reports none; nothing when the call failed). Wrap only a real model: command mode's own answers
+ * (`command-model.ts`) cost nothing, so the guard goes around its fallback (`run-models.ts`).
  */
 export function guardBudget(
   model: ChatModel,
   o: { budget: TokenBudget; requester: BudgetRequester; logger: Logger },
 ): ChatModel {
+  const requester = { userId: o.requester.userId, channelId: budgetChannel(o.requester.channelId) };
+  const settle = async (held: TokenReservation, used: number) => {
+    try {
+      await o.budget.settle(held, used);
+    } catch (first) {
+      // Once more (a dropped connection, a failover); then the answer stands and the reservation holds
+      // until the day ends (fail safe: never under-counts). docs/architecture.md, "Token budgets".
+      await o.budget
+        .settle(held, used)
+        .catch((err: unknown) =>
+          o.logger.error(
+            { err: errorMessage(err), first: errorMessage(first), ...requester, tokens: held.tokens },
+            "could not settle a token reservation",
+          ),
+        );
+    }
+  };
   return {
     name: model.name,
     maxOutputTokens: model.maxOutputTokens,
     async complete(request) {
       const prompt = historyTokens(request.messages) + specsTokens(request.tools);
       const worstCase = prompt + (request.maxOutputTokens ?? model.maxOutputTokens);
-      const held = await o.budget.reserve(o.requester, worstCase);
+      const held = await o.budget.reserve(requester, worstCase).catch((err: unknown) => {
+        throw new BudgetUnavailableError(err);
+      });
       if (!held.ok) throw new BudgetExceededError(held.refusal);
       let used = 0;
       try {
@@ -39,13 +77,7 @@ export function guardBudget(
         used = tokensUsed(response, prompt);
         return response;
       } finally {
-        await o.budget.settle(held.reservation, used).catch((err: unknown) =>
-          // The answer stands; the reservation then holds until the day ends (fail safe: never under-counts).
-          o.logger.error(
-            { err: errorMessage(err), userId: o.requester.userId, channelId: o.requester.channelId },
-            "could not settle a token reservation",
-          ),
-        );
+        await settle(held.reservation, used);
       }
     },
   };
@@ -54,7 +86,7 @@ export function guardBudget(
 /** What a call cost: the server's prompt + completion tokens, else an estimate from what was sent and received. */
 function tokensUsed(response: ModelResponse, promptEstimate: number): number {
   const u = response.usage;
-  if (u.requests === 0) return 0; // answered without asking a model (command mode)
+  if (u.requests === 0) return 0; // answered without asking a model
   const reported = u.promptTokens + u.completionTokens || u.totalTokens;
   if (reported > 0) return reported;
   let completion = countTokens(response.content);

@@ -2,10 +2,10 @@ import { z } from "zod";
 import type { Logger } from "../logger.ts";
 import { defineTool, type RunIdentity } from "../tools/define-tool.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { guardBudget } from "./budget-guard.ts";
 import type { ChatModel } from "./chat-model.ts";
 import { runTurn } from "./loop.ts";
 import type { PolicyHook, ToolEventSink } from "./policy-hook.ts";
+import { type ModelSet, meteredModels } from "./run-models.ts";
 import type { TokenBudget } from "./token-budget.ts";
 
 export interface DelegateAccess {
@@ -31,6 +31,8 @@ export const delegate = (deps: {
   maxSteps?: number;
   /** The daily token budgets: the sub-agent's calls are paid from its caller's (requester and channel). */
   budget?: TokenBudget;
+  /** What `model` is built from, so only calls that reach a real model are metered (`meteredModels`). */
+  models?: ModelSet;
 }) =>
   defineTool({
     name: "delegate",
@@ -64,13 +66,8 @@ export const delegate = (deps: {
       const result = await runTurn(
         { run: { ...ctx.run, runId: `${ctx.run.runId}.${ctx.callId}` }, history: [], userMessage: task },
         {
-          model: deps.budget
-            ? guardBudget(deps.model, {
-                budget: deps.budget,
-                logger: deps.logger,
-                requester: { userId: ctx.run.userId, channelId: ctx.run.channelId },
-              })
-            : deps.model,
+          // The primary only, as before: a sub-agent has no fallback model.
+          model: meteredModels(deps, { userId: ctx.run.userId, channelId: ctx.run.channelId }).model,
           registry: deps.registry,
           logger: deps.logger,
           toolNames: usable,

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { errorMessage } from "../errors.ts";
 import type { RunIdentity } from "../tools/define-tool.ts";
-import { BudgetExceededError } from "./budget-guard.ts";
+import { BudgetExceededError, BudgetUnavailableError } from "./budget-guard.ts";
 import type { ModelResponse } from "./chat-model.ts";
 import { fitToBudget } from "./context-budget.ts";
 import { type ChatMessage, emptyUsage } from "./messages.ts";
@@ -126,7 +126,7 @@ export async function loop(
   const model = () => (state.fallback && deps.fallbackModel ? deps.fallbackModel : deps.model);
   let retryHint = false;
   let unreadableHint: string | undefined;
-  let summaryRefused: BudgetExceededError | undefined;
+  let summaryRefused: BudgetExceededError | BudgetUnavailableError | undefined;
   try {
     for (;;) {
       if (state.step >= limits.maxSteps) {
@@ -148,7 +148,8 @@ export async function loop(
           textTokensUpperBound(systemPrompt) + specsTokensUpperBound(specs) + model().maxOutputTokens,
         summarize: (i) =>
           summarizeWithModel(model(), i, signal, (u) => countModelCall(state, u)).catch((err: unknown) => {
-            if (err instanceof BudgetExceededError) summaryRefused = err;
+            if (err instanceof BudgetExceededError || err instanceof BudgetUnavailableError)
+              summaryRefused = err;
             throw err;
           }),
       });
@@ -211,7 +212,8 @@ export async function loop(
       } catch (err) {
         if (signal.aborted) return aborted(state, tracer, deps, limits);
         // Refused before the model was asked: no reply, so no call of this step runs.
-        if (err instanceof BudgetExceededError) return stopForBudget(state, tracer, err);
+        if (err instanceof BudgetExceededError || err instanceof BudgetUnavailableError)
+          return stopForBudget(state, tracer, err);
         tracer.emit("model.error", { error: errorMessage(err) });
         if (
           switchToFallback({ state, deps, tracer, reason: "primary_unavailable", detail: errorMessage(err) })
@@ -371,9 +373,26 @@ function switchToFallback({
   return true;
 }
 
-/** The step's model call had no room in a daily token budget: the step did not happen. */
-function stopForBudget(state: State, tracer: Tracer, err: BudgetExceededError): TurnResult {
+/**
+ * The step's model call had no room in a daily token budget, or the budgets could not be read (their
+ * database is down: not the model's fault, so no fallback): the step did not happen.
+ */
+function stopForBudget(
+  state: State,
+  tracer: Tracer,
+  err: BudgetExceededError | BudgetUnavailableError,
+): TurnResult {
   state.step--;
+  if (err instanceof BudgetUnavailableError) {
+    tracer.emit("model.budget_unavailable", { error: errorMessage(err.cause ?? err) });
+    return finish({
+      state,
+      tracer,
+      status: "failed",
+      answer: stopMessage("storage_unavailable", { error: err.message }),
+      stopReason: "storage_unavailable",
+    });
+  }
   tracer.emit("model.budget_exceeded", { ...err.refusal });
   return finish({ state, tracer, status: "stopped", answer: err.message, stopReason: "budget" });
 }

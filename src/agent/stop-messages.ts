@@ -9,7 +9,9 @@ export type StopReason =
   | "model_error"
   | "unreadable_calls"
   | "cancelled"
-  | "budget";
+  | "budget"
+  /** The daily token budgets could not be read (their database is down); the sentence is the error's. */
+  | "storage_unavailable";
 
 /** The sentence the user reads when a run ends without a normal answer. One place, so tests pin them. */
 export function stopMessage(
@@ -42,6 +44,8 @@ export function stopMessage(
       return "The request was cancelled before it finished.";
     case "budget":
       return budgetMessage(d.budget!);
+    case "storage_unavailable":
+      return d.error ?? "Hermes could not reach its database, so this was not done. Try again in a moment.";
   }
 }
 

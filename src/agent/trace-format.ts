@@ -25,6 +25,8 @@ export function formatTraceEvent(e: TraceEvent): string | undefined {
     }
     case "model.budget_exceeded":
       return `${s}  ✗ not sent: the ${e.scope} ${e.id}'s daily token budget (${e.limit}) has no room for ${e.requested} tokens`;
+    case "model.budget_unavailable":
+      return `${s}  ✗ not sent: the token budgets could not be read (${e.error})`;
     case "model.retry":
       return `${s}  ↻ model retry ${e.attempt} after ${e.status ?? "error"}, waiting ${e.delayMs} ms`;
     case "model.error":

@@ -15,6 +15,7 @@ export type TraceEventType =
   | "model.unrecovered"
   | "model.fallback"
   | "model.budget_exceeded"
+  | "model.budget_unavailable"
   | "context.trimmed"
   | "history.sanitized"
   | "tool.repair"

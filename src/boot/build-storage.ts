@@ -88,6 +88,7 @@ export async function buildStorage(
     feedback: createFeedbackStore({ db, audit }),
     budgets: createBudgetStore({
       db,
+      audit,
       defaults: {
         userTokensPerDay: env.HERMES_BUDGET_USER_TOKENS_PER_DAY,
         channelTokensPerDay: env.HERMES_BUDGET_CHANNEL_TOKENS_PER_DAY,

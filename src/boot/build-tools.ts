@@ -1,6 +1,7 @@
 import type { ChatModel } from "../agent/chat-model.ts";
 import { delegate } from "../agent/delegate.ts";
 import type { ToolEventSink } from "../agent/policy-hook.ts";
+import type { ModelSet } from "../agent/run-models.ts";
 import type { TokenBudget } from "../agent/token-budget.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
@@ -35,6 +36,8 @@ export interface BuildToolsOptions {
   model: ChatModel;
   /** The daily token budgets `delegate`'s sub-agent pays its model calls from (absent: not metered). */
   budget?: TokenBudget;
+  /** What `model` is built from (`modelsForRun`), for `delegate` to meter inside command mode. */
+  models?: ModelSet;
   /** Where `delegate`'s sub-agent reports its tool events (the audit log). */
   auditSink: ToolEventSink;
   /** The raw environment, only for `${VAR}` secrets in HTTP tool headers. */
@@ -83,6 +86,7 @@ export async function buildTools(
       logger: o.logger,
       access,
       ...(o.budget ? { budget: o.budget } : {}),
+      ...(o.models ? { models: o.models } : {}),
     }),
   );
   const taken = namedSources(registry.list(), "built-in");

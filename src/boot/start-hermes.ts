@@ -1,8 +1,8 @@
 import type { WebClient } from "@slack/web-api";
 import type { AgentRuntime } from "../agent/agent-runtime.ts";
-import { createCommandModel } from "../agent/command-model.ts";
-import { limitModelCalls, modelCallLimit } from "../agent/limit-model-calls.ts";
+import { modelCallLimit } from "../agent/limit-model-calls.ts";
 import { createOpenAIModel } from "../agent/openai-model.ts";
+import { type ModelSet, modelsForRun } from "../agent/run-models.ts";
 import { preloadTokenizer } from "../agent/token-count.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
@@ -117,12 +117,14 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const slack = redactingSlackPort(createWebSlackPort(client, { logger }), redactor);
 
   // One cap on model calls in flight for the whole process: the primary and the fallback share it.
-  const modelLimit = modelCallLimit(env.HERMES_MODEL_CONCURRENCY);
-  const realModel = config.model ? limitModelCalls(createOpenAIModel(config.model), modelLimit) : undefined;
-  const model = createCommandModel({ fallback: realModel });
-  const fallbackModel = config.fallbackModel
-    ? limitModelCalls(createOpenAIModel(config.fallbackModel), modelLimit)
-    : undefined;
+  // Each run rebuilds these with its budget meter inside the limit and command mode (`modelsForRun`).
+  const models: ModelSet = {
+    ...(config.model ? { primary: createOpenAIModel(config.model) } : {}),
+    ...(config.fallbackModel ? { fallback: createOpenAIModel(config.fallbackModel) } : {}),
+    limit: modelCallLimit(env.HERMES_MODEL_CONCURRENCY),
+  };
+  const realModel = models.primary;
+  const { model, fallbackModel } = modelsForRun(models);
   const auditSink = createAuditSink({ audit: storage.audit, redact: redactor.redact });
   // Every role connects to the MCP servers: workers call their tools, and a receiver's `/hermes tools`,
   // access checks and approval cards need the same tool list (and its servers' state) as the workers.
@@ -135,6 +137,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     slack,
     model,
     ...(realModel ? { budget: storage.budgets } : {}),
+    models,
     auditSink,
     rawEnv: o.rawEnv,
     mcpServers,
@@ -159,6 +162,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     auditSink,
     // Only a real model's calls are paid from the daily token budgets (command mode costs nothing).
     ...(realModel ? { budget: storage.budgets } : {}),
+    models,
     limits: {
       maxSteps: env.HERMES_MAX_STEPS,
       contextBudgetTokens: env.HERMES_CONTEXT_BUDGET_TOKENS,

@@ -8,7 +8,6 @@ import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { RunDecisions } from "../policy/approval-store.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
-import { budgetChannel } from "./budget-channel.ts";
 import { deliverOutcome } from "./deliver-outcome.ts";
 import type { ResumeJob } from "./jobs.ts";
 import { openRunRecorder, withRunRecorder } from "./record-run.ts";
@@ -61,12 +60,7 @@ export async function handleResumeJob(
       const access = await resolveAccess(s, run.userId);
       const workingTs = await s.output.postContinuing(target);
       // The same requester and channel as the turn that paused: a resumed run is paid from the same budgets.
-      const base = runtimeDepsFor(
-        s,
-        access,
-        AbortSignal.any([ctx.signal, lockSignal]),
-        budgetChannel(run.channelId),
-      );
+      const base = runtimeDepsFor(s, access, AbortSignal.any([ctx.signal, lockSignal]), run.channelId);
       recorder = await openRunRecorder(s, { runId: job.runId, logger: log, reopen: true });
       const deps = withRunRecorder(
         {

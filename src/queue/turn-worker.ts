@@ -11,7 +11,6 @@ import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
 import type { RunRecord } from "../store/run-store.ts";
-import { budgetChannel } from "./budget-channel.ts";
 import { deliverOutcome } from "./deliver-outcome.ts";
 import type { TurnJob } from "./jobs.ts";
 import { openRunRecorder, withRunRecorder } from "./record-run.ts";
@@ -92,7 +91,7 @@ export async function handleTurnJob(
       const keep = runCheckpoint(s, job.eventId);
       let kept: RunSnapshot | undefined;
       if (earlier && earlier.snapshot.step > 0) mayHaveActed = true;
-      const base = runtimeDepsFor(s, access, signal, budgetChannel(job.channelId));
+      const base = runtimeDepsFor(s, access, signal, job.channelId);
       recorder = await openRunRecorder(s, {
         runId,
         logger: log,

@@ -7,6 +7,7 @@ import type {
   TokenBudget,
   TokenReservation,
 } from "../agent/token-budget.ts";
+import type { AuditEvent, AuditLog } from "./audit.ts";
 import {
   type DefaultBudgets,
   listOverrides,
@@ -32,13 +33,19 @@ export interface BudgetStore extends TokenBudget {
   limit(scope: BudgetScopeKind, id: string): Promise<ScopeLimit>;
   /** Limits admins set (not defaults), users then channels, at most `max` of each. */
   overrides(max: number): Promise<Array<{ scope: BudgetScopeKind; id: string; tokensPerDay: number }>>;
-  /** Sets a scope's daily limit (0 = no limit), or clears it back to the default (null). */
-  setLimit(change: {
-    scope: BudgetScopeKind;
-    id: string;
-    tokensPerDay: number | null;
-    by: string;
-  }): Promise<void>;
+  /**
+   * Sets a scope's daily limit (0 = no limit), or clears it back to the default (null), and appends
+   * `audit` (its `budget.changed` row) in the same transaction: both are written, or neither.
+   */
+  setLimit(
+    change: {
+      scope: BudgetScopeKind;
+      id: string;
+      tokensPerDay: number | null;
+      by: string;
+    },
+    audit: AuditEvent,
+  ): Promise<void>;
 }
 
 /** Thrown inside the reservation's transaction to roll it back: a scope had no room. */
@@ -64,6 +71,8 @@ export function utcDay(now: Date): string {
 export function createBudgetStore(o: {
   db: Database;
   defaults: DefaultBudgets;
+  /** Where `setLimit` writes its audit row, inside its transaction. */
+  audit: AuditLog;
   now?: () => Date;
 }): BudgetStore {
   const { db, defaults } = o;
@@ -165,7 +174,11 @@ export function createBudgetStore(o: {
       usage,
       top,
       limit: (scope: BudgetScopeKind, id: string) => scopeLimit(db, defaults, scope, id),
-      setLimit: (change: Parameters<BudgetStore["setLimit"]>[0]) => setScopeLimit(db, change),
+      setLimit: (change: Parameters<BudgetStore["setLimit"]>[0], event: AuditEvent) =>
+        db.transaction(async (tx) => {
+          await setScopeLimit(tx, change);
+          await o.audit.append(event, tx);
+        }),
       overrides: (max: number) => listOverrides(db, max),
     },
     "token budgets",

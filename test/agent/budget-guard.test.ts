@@ -7,10 +7,25 @@ import { runTurn } from "../../src/agent/loop.ts";
 import type { BudgetRequester, TokenBudget } from "../../src/agent/token-budget.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createPolicy } from "../../src/policy/create-policy.ts";
+import { createAuditLog } from "../../src/store/audit.ts";
 import { type BudgetStore, createBudgetStore, utcDay } from "../../src/store/budget-store.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 import { type Execution, fixtureTools, testModel, testRegistry, testRun } from "../helpers/runtime.ts";
 import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../helpers/scripted-model.ts";
+
+/** Sets a limit the way `/hermes budget` does: with its `budget.changed` audit row. */
+function setLimit(
+  budgets: BudgetStore,
+  change: { scope: "user" | "channel"; id: string; tokensPerDay: number | null; by: string },
+) {
+  return budgets.setLimit(change, {
+    action: "budget.changed",
+    tool: "/hermes",
+    userId: change.by,
+    actorId: change.by,
+    args: { scope: change.scope, id: change.id, tokens_per_day: change.tokensPerDay },
+  });
+}
 
 const MAX_OUTPUT = 400;
 
@@ -68,6 +83,7 @@ describe.each(DRIVERS)("20 concurrent turns against a channel budget worth 10 (%
   it("never holds or uses more than the limit, and exactly 10 turns are paid for", async () => {
     const budgets = createBudgetStore({
       db: store.handle.db,
+      audit: createAuditLog({ db: store.handle.db }),
       defaults: { userTokensPerDay: 0, channelTokensPerDay: 0 },
     });
     const { budget, sizes } = noting(budgets);
@@ -85,7 +101,7 @@ describe.each(DRIVERS)("20 concurrent turns against a channel budget worth 10 (%
     const perTurn = sizes[0]!;
     expect(perTurn).toBeGreaterThan(MAX_OUTPUT);
     const limit = perTurn * 10;
-    await budgets.setLimit({ scope: "channel", id: "C0BURST", tokensPerDay: limit, by: "U0ADMIN" });
+    await setLimit(budgets, { scope: "channel", id: "C0BURST", tokensPerDay: limit, by: "U0ADMIN" });
     server.fallback = answerCosting(perTurn, 30);
 
     let running = true;
@@ -131,6 +147,7 @@ describe("the budget guard around a run (postgres)", () => {
     store = await openTestStore("postgres");
     budgets = createBudgetStore({
       db: store.handle.db,
+      audit: createAuditLog({ db: store.handle.db }),
       defaults: { userTokensPerDay: 0, channelTokensPerDay: 0 },
     });
   });
@@ -197,7 +214,7 @@ describe("the budget guard around a run (postgres)", () => {
   });
 
   it("over budget before the first call: the model is not asked, no tool runs, one sentence", async () => {
-    await budgets.setLimit({ scope: "user", id: "U0TINY", tokensPerDay: 100, by: "U0ADMIN" });
+    await setLimit(budgets, { scope: "user", id: "U0TINY", tokensPerDay: 100, by: "U0ADMIN" });
     server.enqueue(toolCalls([{ name: "create_ticket", args: { title: "VPN down" } }]));
     const executions: Execution[] = [];
     const r = await run("U0TINY", "C0OPS", "open a ticket: VPN down", testModel(server), executions);
@@ -218,7 +235,7 @@ describe("the budget guard around a run (postgres)", () => {
     // for the next (each call reports 120 tokens).
     server.enqueue(answer("probe"));
     await run("U0PROBE2", "C0MID", "what time is it?", model, [], budget);
-    await budgets.setLimit({ scope: "user", id: "U0MID", tokensPerDay: sizes[0]! + 100, by: "U0ADMIN" });
+    await setLimit(budgets, { scope: "user", id: "U0MID", tokensPerDay: sizes[0]! + 100, by: "U0ADMIN" });
     server.enqueue(toolCalls([{ name: "get_current_time" }]), answer("It is 10:00."));
     const executions: Execution[] = [];
     const r = await run("U0MID", "C0MID", "what time is it?", model, executions, budget);
@@ -270,8 +287,62 @@ describe("the budget guard around a run (postgres)", () => {
     expect(await scopeRow(store, "channel", "C0DEL")).toEqual({ used: 360, reserved: 0 });
   });
 
+  it("a sub-agent delegated from a DM is paid from its requester's budget only, as the DM itself is", async () => {
+    const model = testModel(server);
+    const { registry } = testRegistry(fixtureTools([]));
+    registry.register(
+      delegate({
+        model,
+        registry,
+        logger: silentLogger(),
+        budget: budgets,
+        access: () => ({ allowed, policy: hook }),
+      }),
+    );
+    const { hook, allowed } = createPolicy({ tools: registry.list(), level: "user" });
+    server.enqueue(
+      toolCalls([{ name: "delegate", args: { task: "what time is it?" } }]),
+      answer("It is 10:00."), // the sub-agent
+      answer("The sub-agent says 10:00."),
+    );
+    const r = await runTurn(
+      {
+        run: { ...testRun, userId: "U0DMDEL", channelId: "D0DMDEL" },
+        history: [],
+        userMessage: "ask a helper",
+      },
+      {
+        model: metered(model, budgets, { userId: "U0DMDEL", channelId: "D0DMDEL" }),
+        registry,
+        logger: silentLogger(),
+        policy: hook,
+      },
+    );
+    expect(r.status).toBe("completed");
+    expect(await scopeRow(store, "user", "U0DMDEL")).toEqual({ used: 360, reserved: 0 });
+    const dmRows = await execSql(store.handle.db, "SELECT 1 FROM token_usage WHERE scope_id = 'D0DMDEL'");
+    expect(dmRows).toEqual([]);
+  });
+
+  it("a settle that fails once is tried again, so the reservation does not stay held", async () => {
+    let failures = 0;
+    const flaky: TokenBudget = {
+      reserve: (r, n) => budgets.reserve(r, n),
+      settle: async (r, n) => {
+        if (failures++ === 0) throw new Error("connection terminated unexpectedly");
+        return budgets.settle(r, n);
+      },
+    };
+    server.enqueue(answer("Hi."));
+    const r = await run("U0FLAKY", "C0FLAKY", "hello", testModel(server), [], flaky);
+    expect(r.status).toBe("completed");
+    expect(failures).toBe(2);
+    expect(await scopeRow(store, "user", "U0FLAKY")).toEqual({ used: 120, reserved: 0 });
+    expect(await scopeRow(store, "channel", "C0FLAKY")).toEqual({ used: 120, reserved: 0 });
+  });
+
   it("no budget for a context summary: the run stops and the history is kept whole", async () => {
-    await budgets.setLimit({ scope: "user", id: "U0LONG", tokensPerDay: 100, by: "U0ADMIN" });
+    await setLimit(budgets, { scope: "user", id: "U0LONG", tokensPerDay: 100, by: "U0ADMIN" });
     const long = (n: number) => `${"The VPN gateway log says the tunnel dropped again. ".repeat(40)}(${n})`;
     const history = Array.from({ length: 8 }, (_, i) =>
       i % 2 === 0

@@ -221,4 +221,54 @@ describe("token budgets through Slack", () => {
     expect(model.remaining).toBe(1);
     expect(await usedToday("user", "U0USER1")).toBe(5000);
   });
+  it("out of budget, commands still work: `help` and an approved `run …` answer as usual and cost nothing", async () => {
+    // Wang Lei used his whole 10,000 today (above); command mode asks no model, so it is not charged.
+    const asked = await t.sender.appMention({
+      user: "U0WANGLEI",
+      channel: "C0GENERAL",
+      text: "<@U0HERMES> help",
+    });
+    const help = await waitFor(
+      () =>
+        botReplies(t, "C0GENERAL", asked.message!.ts).find((m) =>
+          messageText(m).includes("Tools you may use:"),
+        ),
+      30_000,
+      "the tool list",
+    );
+    expect(messageText(help)).not.toContain("daily token budget");
+
+    const d = await t.sender.appMention({
+      user: "U0WANGLEI",
+      channel: "C0GENERAL",
+      text: '<@U0HERMES> run send_message to=<@U0USER1> text="Standup moved to ten"',
+    });
+    const ts = d.message!.ts;
+    const card = await waitFor(() => cardsIn(t, "C0GENERAL", ts)[0], 30_000, "approval card");
+    await t.sender.blockAction({
+      user: "U0WANGLEI",
+      actionId: "hermes.approve",
+      value: approvalIdOf(card),
+      channel: "C0GENERAL",
+      messageTs: card.ts,
+    });
+    await waitFor(
+      () => t.ws.history("D0USER1").find((m) => m.text.includes("Standup moved to ten")),
+      30_000,
+      "the message sent",
+    );
+    const runs = () =>
+      sq<{ status: string }>(
+        "SELECT status FROM runs WHERE snapshot->'run'->>'userId' = 'U0WANGLEI' AND snapshot->'run'->>'sessionKey' LIKE $1",
+        [`%${ts}`],
+      );
+    await waitFor(async () => (await runs())[0]?.status === "completed", 30_000, "the run completed");
+    expect(
+      botReplies(t, "C0GENERAL", ts)
+        .map((m) => messageText(m))
+        .join("\n"),
+    ).not.toContain("daily token budget");
+    expect(model.requests).toHaveLength(0);
+    expect(await usedToday("user", "U0WANGLEI")).toBe(10_000);
+  });
 });

@@ -1,6 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { type BudgetStore, createBudgetStore } from "../../src/store/budget-store.ts";
 import { execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
+
+/** Sets a limit the way `/hermes budget` does: with its `budget.changed` audit row. */
+function setLimit(
+  budgets: BudgetStore,
+  change: { scope: "user" | "channel"; id: string; tokensPerDay: number | null; by: string },
+) {
+  return budgets.setLimit(change, {
+    action: "budget.changed",
+    tool: "/hermes",
+    userId: change.by,
+    actorId: change.by,
+    args: { scope: change.scope, id: change.id, tokens_per_day: change.tokensPerDay },
+  });
+}
 
 const DAY = "2026-12-01";
 let clock = new Date(`${DAY}T10:00:00Z`);
@@ -21,6 +36,7 @@ describe("budget store on postgres", () => {
     store = await openTestStore("postgres");
     budgets = createBudgetStore({
       db: store.handle.db,
+      audit: createAuditLog({ db: store.handle.db }),
       defaults: { userTokensPerDay: 1000, channelTokensPerDay: 0 },
       now: () => clock,
     });
@@ -51,7 +67,7 @@ describe("budget store on postgres", () => {
   });
 
   it("holds nothing anywhere when the channel refuses after the user had room", async () => {
-    await budgets.setLimit({ scope: "channel", id: "C0FULL", tokensPerDay: 500, by: "U0ADMIN" });
+    await setLimit(budgets, { scope: "channel", id: "C0FULL", tokensPerDay: 500, by: "U0ADMIN" });
     const refused = await budgets.reserve({ userId: "U0B", channelId: "C0FULL" }, 501);
     expect(refused.ok).toBe(false);
     if (!refused.ok) expect(refused.refusal).toMatchObject({ scope: "channel", id: "C0FULL", limit: 500 });
@@ -73,15 +89,58 @@ describe("budget store on postgres", () => {
 
   it("an override wins over the default; 0 means no limit; clearing goes back to the default", async () => {
     expect(await budgets.limit("user", "U0D")).toEqual({ tokensPerDay: 1000, overridden: false });
-    await budgets.setLimit({ scope: "user", id: "U0D", tokensPerDay: 5000, by: "U0ADMIN" });
+    await setLimit(budgets, { scope: "user", id: "U0D", tokensPerDay: 5000, by: "U0ADMIN" });
     expect(await budgets.limit("user", "U0D")).toEqual({ tokensPerDay: 5000, overridden: true });
     expect((await budgets.reserve({ userId: "U0D" }, 4000)).ok).toBe(true);
-    await budgets.setLimit({ scope: "user", id: "U0D", tokensPerDay: 0, by: "U0ADMIN" });
+    await setLimit(budgets, { scope: "user", id: "U0D", tokensPerDay: 0, by: "U0ADMIN" });
     expect((await budgets.reserve({ userId: "U0D" }, 1_000_000)).ok).toBe(true);
-    await budgets.setLimit({ scope: "user", id: "U0D", tokensPerDay: null, by: "U0ADMIN" });
+    await setLimit(budgets, { scope: "user", id: "U0D", tokensPerDay: null, by: "U0ADMIN" });
     expect(await budgets.limit("user", "U0D")).toEqual({ tokensPerDay: 1000, overridden: false });
-    await budgets.setLimit({ scope: "channel", id: "C0FULL", tokensPerDay: null, by: "U0ADMIN" });
+    await setLimit(budgets, { scope: "channel", id: "C0FULL", tokensPerDay: null, by: "U0ADMIN" });
     expect(await budgets.limit("channel", "C0FULL")).toEqual({ tokensPerDay: 0, overridden: false });
+  });
+
+  it("a limit and its budget.changed audit row are written together, or neither is", async () => {
+    const audit = createAuditLog({ db: store.handle.db });
+    const failingAudit: AuditLog = {
+      ...audit,
+      append: async () => {
+        throw new Error("audit_log: could not obtain the chain lock");
+      },
+    };
+    const unaudited = createBudgetStore({
+      db: store.handle.db,
+      audit: failingAudit,
+      defaults: { userTokensPerDay: 1000, channelTokensPerDay: 0 },
+    });
+    const change = { scope: "user" as const, id: "U0AUD", tokensPerDay: 7000, by: "U0ADMIN" };
+    const event = {
+      action: "budget.changed" as const,
+      tool: "/hermes",
+      userId: "U0ADMIN",
+      actorId: "U0ADMIN",
+      args: { scope: "user", id: "U0AUD", tokens_per_day: 7000 },
+    };
+    await expect(unaudited.setLimit(change, event)).rejects.toThrow("could not reach its database");
+    expect(await budgets.limit("user", "U0AUD")).toEqual({ tokensPerDay: 1000, overridden: false });
+    await expect(unaudited.setLimit({ ...change, scope: "channel", id: "C0AUD" }, event)).rejects.toThrow();
+    expect(await budgets.limit("channel", "C0AUD")).toEqual({ tokensPerDay: 0, overridden: false });
+    expect(
+      await execSql(
+        store.handle.db,
+        "SELECT 1 FROM audit_log WHERE action = 'budget.changed' AND args->>'id' IN ('U0AUD', 'C0AUD')",
+      ),
+    ).toEqual([]);
+
+    await budgets.setLimit(change, event);
+    expect(await budgets.limit("user", "U0AUD")).toEqual({ tokensPerDay: 7000, overridden: true });
+    const rows = await execSql<{ user_id: string; args: unknown }>(
+      store.handle.db,
+      "SELECT user_id, args FROM audit_log WHERE action = 'budget.changed' AND args->>'id' IN ('U0AUD', 'C0AUD')",
+    );
+    expect(rows).toEqual([
+      { user_id: "U0ADMIN", args: { scope: "user", id: "U0AUD", tokens_per_day: 7000 } },
+    ]);
   });
 
   it("days are UTC dates: usage shows today and this month; a new day starts empty", async () => {

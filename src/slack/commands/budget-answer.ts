@@ -38,16 +38,19 @@ export async function budgetAnswer(s: BudgetServices, input: BudgetInput, args: 
   const { command } = parsed;
   if (command.kind === "show") return showLimits(budgets, input, true);
   const { scope, id, tokensPerDay } = command;
-  await budgets.setLimit({ scope, id, tokensPerDay, by: input.userId });
-  await s.audit.append({
-    action: "budget.changed",
-    tool: COMMAND_AUDIT_TOOL,
-    userId: input.userId,
-    actorId: input.userId,
-    teamId: input.teamId ?? null,
-    channelId: input.channelId ?? null,
-    args: { scope, id, tokens_per_day: tokensPerDay },
-  });
+  // The limit and its audit row are one transaction: a change is never made unaudited.
+  await budgets.setLimit(
+    { scope, id, tokensPerDay, by: input.userId },
+    {
+      action: "budget.changed",
+      tool: COMMAND_AUDIT_TOOL,
+      userId: input.userId,
+      actorId: input.userId,
+      teamId: input.teamId ?? null,
+      channelId: input.channelId ?? null,
+      args: { scope, id, tokens_per_day: tokensPerDay },
+    },
+  );
   s.logger.info({ userId: input.userId, scope, id, tokensPerDay }, "token budget changed");
   const now = await budgets.limit(scope, id);
   const whose = scope === "user" ? `<@${id}>'s` : `<#${id}>'s`;

@@ -56,6 +56,7 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
   let step = 0;
   let requestText = o.requestText;
   let stopReason: string | undefined;
+  let stopReasonChanged = false;
   const dirty = new Set<Row>();
   const toolRows = new Map<string, Row>();
   const modelsSeen = new Set<string>();
@@ -176,7 +177,10 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
         if (policy?.reason) wait.data.reason = policy.reason;
       }
     } else {
-      if (typeof e.stopReason === "string") stopReason = e.stopReason;
+      if (typeof e.stopReason === "string") {
+        stopReason = e.stopReason;
+        stopReasonChanged = true;
+      }
       const usage = e.usage as { promptTokens?: number; completionTokens?: number } | undefined;
       if (typeof e.modelCalls === "number" && usage)
         totals.final = {
@@ -335,6 +339,8 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
 
     flush() {
       const at = now();
+      // Nothing new since the last write (e.g. a checkpoint right after one): no round trip.
+      if (dirty.size === 0 && requestText === undefined && !stopReasonChanged && quiet(totals)) return;
       const rows = [...dirty].map(({ startMs: _, ...r }) => ({ ...r, data: { ...r.data } }));
       dirty.clear();
       const delta = totals;
@@ -351,6 +357,7 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
         ...(stopReason !== undefined ? { stopReason } : {}),
       };
       requestText = undefined;
+      stopReasonChanged = false;
       chain = chain.then(() =>
         o.port.write(write).catch((err: unknown) => {
           o.logger.warn({ runId: o.runId, err: errorMessage(err) }, "run record not written");
@@ -360,6 +367,7 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
 
     fail(reason, error) {
       stopReason = reason;
+      stopReasonChanged = true;
       const row = addRow("note", "error", "error");
       row.data.error = error;
       recorder.flush();
@@ -370,4 +378,11 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
     },
   };
   return recorder;
+}
+
+/** No counts and no time to add (the time since the last write alone is not worth a write). */
+function quiet(t: RunTotalsDraft): boolean {
+  return (
+    t.modelCalls === 0 && t.modelMs === 0 && t.toolMs === 0 && t.models.length === 0 && t.final === undefined
+  );
 }

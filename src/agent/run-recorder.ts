@@ -5,6 +5,7 @@ import type { ToolEvent } from "./policy-hook.ts";
 import type {
   DecidedApproval,
   RunRecordPort,
+  RunRecordWrite,
   RunStepDraft,
   RunStepKindDraft,
   RunTotalsDraft,
@@ -25,8 +26,11 @@ export interface RunRecorder {
   flush(): void;
   /** The run broke outside the loop (the worker's catch): a note with the error, then a write. */
   fail(reason: string, error: string): void;
-  /** Resolves once every write asked for so far has landed (or failed and was logged). */
-  settled(): Promise<void>;
+  /**
+   * Resolves once every write asked for so far has landed (or failed and was logged), or after
+   * `maxMs` (default 5 s): an unreachable database never holds up the user's answer for long.
+   */
+  settled(maxMs?: number): Promise<void>;
 }
 
 export interface RunRecorderOptions {
@@ -43,6 +47,9 @@ export interface RunRecorderOptions {
   now?: () => number;
 }
 
+/** Longest a worker waits for the record's last write before it goes on (see `settled`). */
+const SETTLE_MS = 5000;
+
 /** Longest result text kept in memory for a preview (the store redacts, then caps it shorter). */
 const RESULT_TEXT = 2000;
 
@@ -56,6 +63,7 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
   let step = 0;
   let requestText = o.requestText;
   let stopReason: string | undefined;
+  let stopReasonChanged = false;
   const dirty = new Set<Row>();
   const toolRows = new Map<string, Row>();
   const modelsSeen = new Set<string>();
@@ -68,7 +76,44 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
   let lastWriteAt = now();
   let totals = emptyTotals();
   let costUnknown = false;
-  let chain: Promise<void> = Promise.resolve();
+  let inFlight: Promise<void> | undefined;
+  let wanted = false;
+
+  /** What changed since the last write, taken out of the buffers (and how to put it back on failure). */
+  function takeBatch(): { batch: RunRecordWrite; putBack(): void } | undefined {
+    const at = now();
+    // Nothing new since the last write (e.g. a checkpoint right after one): no round trip.
+    if (dirty.size === 0 && requestText === undefined && !stopReasonChanged && quiet(totals))
+      return undefined;
+    const taken = [...dirty];
+    dirty.clear();
+    const delta = totals;
+    delta.step = step;
+    delta.ownMs = Math.max(0, at - lastWriteAt - delta.modelMs - delta.toolMs);
+    if (costUnknown) delta.costUsd = null;
+    lastWriteAt = at;
+    totals = emptyTotals();
+    const sentRequest = requestText;
+    const batch: RunRecordWrite = {
+      runId: o.runId,
+      steps: taken.map(({ startMs: _, ...r }) => ({ ...r, data: { ...r.data } })),
+      totals: delta,
+      ...(sentRequest !== undefined ? { requestText: sentRequest } : {}),
+      ...(stopReason !== undefined ? { stopReason } : {}),
+    };
+    requestText = undefined;
+    const sentStop = stopReasonChanged;
+    stopReasonChanged = false;
+    return {
+      batch,
+      putBack() {
+        for (const row of taken) dirty.add(row);
+        addTotals(totals, delta);
+        requestText ??= sentRequest;
+        stopReasonChanged ||= sentStop;
+      },
+    };
+  }
 
   function emptyTotals(): RunTotalsDraft {
     return {
@@ -176,7 +221,10 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
         if (policy?.reason) wait.data.reason = policy.reason;
       }
     } else {
-      if (typeof e.stopReason === "string") stopReason = e.stopReason;
+      if (typeof e.stopReason === "string") {
+        stopReason = e.stopReason;
+        stopReasonChanged = true;
+      }
       const usage = e.usage as { promptTokens?: number; completionTokens?: number } | undefined;
       if (typeof e.modelCalls === "number" && usage)
         totals.final = {
@@ -334,40 +382,86 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
     },
 
     flush() {
-      const at = now();
-      const rows = [...dirty].map(({ startMs: _, ...r }) => ({ ...r, data: { ...r.data } }));
-      dirty.clear();
-      const delta = totals;
-      delta.step = step;
-      delta.ownMs = Math.max(0, at - lastWriteAt - delta.modelMs - delta.toolMs);
-      if (costUnknown) delta.costUsd = null;
-      lastWriteAt = at;
-      totals = emptyTotals();
-      const write = {
-        runId: o.runId,
-        steps: rows,
-        totals: delta,
-        ...(requestText !== undefined ? { requestText } : {}),
-        ...(stopReason !== undefined ? { stopReason } : {}),
-      };
-      requestText = undefined;
-      chain = chain.then(() =>
-        o.port.write(write).catch((err: unknown) => {
-          o.logger.warn({ runId: o.runId, err: errorMessage(err) }, "run record not written");
-        }),
-      );
+      // One write in flight at a time: flushes meanwhile coalesce into the next one, so a slow or
+      // unreachable database holds at most one write and one batch, never a queue of them.
+      if (inFlight) {
+        wanted = true;
+        return;
+      }
+      const write = takeBatch();
+      if (!write) return;
+      inFlight = o.port
+        .write(write.batch)
+        .catch((err: unknown) => {
+          o.logger.warn(
+            { runId: o.runId, err: errorMessage(err) },
+            "run record not written; kept for the next write",
+          );
+          write.putBack();
+        })
+        .then(() => {
+          inFlight = undefined;
+          if (wanted) {
+            wanted = false;
+            recorder.flush();
+          }
+        });
     },
 
     fail(reason, error) {
       stopReason = reason;
+      stopReasonChanged = true;
       const row = addRow("note", "error", "error");
       row.data.error = error;
       recorder.flush();
     },
 
-    settled() {
-      return chain;
+    async settled(maxMs = SETTLE_MS) {
+      let timer: NodeJS.Timeout | undefined;
+      const waited = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, maxMs);
+        timer.unref();
+      });
+      const idle = (async () => {
+        while (inFlight) await inFlight;
+      })();
+      await Promise.race([idle, waited]);
+      clearTimeout(timer);
     },
   };
-  return recorder;
+  // A fault in recording never fails the run: the event is logged as not recorded and the run goes on.
+  const guarded =
+    <E>(handle: (e: E) => void) =>
+    (e: E) => {
+      try {
+        handle(e);
+      } catch (err) {
+        o.logger.warn({ runId: o.runId, err: errorMessage(err) }, "run record event not recorded");
+      }
+    };
+  return {
+    ...recorder,
+    onTraceEvent: guarded(recorder.onTraceEvent),
+    onToolEvent: guarded(recorder.onToolEvent),
+  };
+}
+
+/** No counts and no time to add (the time since the last write alone is not worth a write). */
+function quiet(t: RunTotalsDraft): boolean {
+  return (
+    t.modelCalls === 0 && t.modelMs === 0 && t.toolMs === 0 && t.models.length === 0 && t.final === undefined
+  );
+}
+
+/** Adds a write's totals that did not land back into the next one. */
+function addTotals(into: RunTotalsDraft, back: RunTotalsDraft) {
+  into.modelCalls += back.modelCalls;
+  into.promptTokens += back.promptTokens;
+  into.completionTokens += back.completionTokens;
+  into.costUsd = into.costUsd === null || back.costUsd === null ? null : into.costUsd + back.costUsd;
+  into.models = [...back.models, ...into.models.filter((m) => !back.models.includes(m))];
+  into.modelMs += back.modelMs;
+  into.toolMs += back.toolMs;
+  into.ownMs += back.ownMs;
+  into.final ??= back.final;
 }

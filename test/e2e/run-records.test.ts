@@ -267,6 +267,10 @@ describe("runs as records, through Bolt", () => {
       const all = shown(await slash("U0ADMIN", "runs user:<@U0USER1> status:answered"));
       expect(all).toContain("*answered*");
       expect(all).not.toContain("*failed*");
+      // A name works as it does for /hermes audit: looked up in the workspace.
+      const byName = shown(await slash("U0ADMIN", 'runs user:"Li Ming" status:answered'));
+      expect(byName).toBe(all);
+      expect(shown(await slash("U0ADMIN", "runs user:@li.mnig"))).toContain("li.ming");
       expect(shown(await slash("U0ADMIN", "runs status:weird"))).toContain(
         "is not a run status; use one of answered",
       );

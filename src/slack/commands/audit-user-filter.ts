@@ -1,6 +1,5 @@
 import { isHermesError } from "../../errors.ts";
 import { type Directory, resolveReference } from "../../tools/references/resolve-reference.ts";
-import type { AuditFilters } from "./parse-audit-filters.ts";
 
 /** As long as a tool call's look-up may take (src/agent/resolve-call-args.ts). */
 const RESOLVE_TIMEOUT_MS = 20_000;
@@ -12,11 +11,11 @@ const isTimeout = (err: unknown) => err instanceof DOMException && err.name === 
  * A look-up that takes longer than `RESOLVE_TIMEOUT_MS` (the directory still loading) is that
  * sentence too; any other failure to reach Slack is thrown (the command's failure path logs it).
  */
-export async function resolveAuditUser(
+export async function resolveAuditUser<F extends { user?: string }>(
   directory: Directory,
-  filters: AuditFilters,
+  filters: F,
   userName: string | undefined,
-): Promise<{ ok: true; filters: AuditFilters } | { ok: false; error: string }> {
+): Promise<{ ok: true; filters: F } | { ok: false; error: string }> {
   if (!userName) return { ok: true, filters };
   try {
     const signal = AbortSignal.timeout(RESOLVE_TIMEOUT_MS);

@@ -11,7 +11,10 @@ export interface RunFilters {
   since?: Date;
 }
 
-export type ParsedRunFilters = { ok: true; filters: RunFilters } | { ok: false; error: string };
+/** `userName`: `user:` written as a name (`@li.ming`, `"Li Ming"`), for the caller to look up. */
+export type ParsedRunFilters =
+  | { ok: true; filters: RunFilters; userName?: string }
+  | { ok: false; error: string };
 
 /** People read a completed run as "answered"; both words work. */
 const STATUS_WORDS = new Map<string, RunStatus>([
@@ -21,12 +24,14 @@ const STATUS_WORDS = new Map<string, RunStatus>([
 export const STATUS_LIST = ["answered", ...RUN_STATUSES.filter((s) => s !== "completed")].join(", ");
 
 /**
- * Parses the filters after `/hermes runs`: `user:<@U…>` or `user:U…`, `status:failed` (answered,
+ * Parses the filters after `/hermes runs`: `user:<@U…>`, `user:U…` or a name (returned as `userName`
+ * for the caller to look up, as `/hermes audit` does), `status:failed` (answered,
  * running, paused, failed, stopped), `since:24h` or a date (UTC). A bad filter gives one line naming it.
  */
 export function parseRunFilters(text: string, now: Date = new Date()): ParsedRunFilters {
   const filters: RunFilters = {};
   const seen = new Set<string>();
+  let userName: string | undefined;
   for (const token of text.trim().match(TOKEN) ?? []) {
     const at = token.search(/[:=]/);
     if (at <= 0)
@@ -42,11 +47,8 @@ export function parseRunFilters(text: string, now: Date = new Date()): ParsedRun
     seen.add(key);
     if (key === "user") {
       const id = parseUserRef(value);
-      if (!id)
-        return fail(
-          `\`user:${value}\` is not a user: pick them from the @ menu or give their id, e.g. \`user:U0123ABCD\`.`,
-        );
-      filters.user = id;
+      if (id) filters.user = id;
+      else userName = value.replace(/^"(.*)"$/, "$1");
     } else if (key === "status") {
       const status = STATUS_WORDS.get(value.toLowerCase());
       if (!status) return fail(`\`status:${value}\` is not a run status; use one of ${STATUS_LIST}.`);
@@ -59,7 +61,7 @@ export function parseRunFilters(text: string, now: Date = new Date()): ParsedRun
       }
     }
   }
-  return { ok: true, filters };
+  return { ok: true, filters, ...(userName ? { userName } : {}) };
 }
 
 const EXAMPLES: Record<string, string> = { user: "@li.ming", status: "failed", since: "24h" };

@@ -2,8 +2,10 @@ import type { Logger } from "../../logger.ts";
 import { type AccessSources, resolveAccess } from "../../policy/resolve-access.ts";
 import type { Storage } from "../../store/storage.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
+import type { SlackOutput } from "../slack-output.ts";
 import { recordRefusal } from "./admin-refusal.ts";
 import { clean } from "./audit-row-line.ts";
+import { resolveAuditUser } from "./audit-user-filter.ts";
 import { textMessage } from "./block-builders.ts";
 import { parseRunFilters } from "./parse-run-filters.ts";
 import { runListMessage } from "./run-list-blocks.ts";
@@ -13,7 +15,9 @@ export const RUN_REFUSAL = "Only admins and the person who made the request can 
 export const RUNS_REFUSAL =
   "Only admins can list other people's runs; `/hermes runs` without `user:` lists yours.";
 
-export type RunsServices = AccessSources & Pick<Storage, "runQuery" | "audit"> & { logger: Logger };
+export type RunsServices = AccessSources &
+  Pick<Storage, "runQuery" | "audit"> &
+  Pick<SlackOutput, "slack"> & { logger: Logger };
 
 interface Caller {
   userId: string;
@@ -63,7 +67,10 @@ export async function runsAnswer(
 ): Promise<SlackMessagePayload> {
   const parsed = parseRunFilters(args, now);
   if (!parsed.ok) return textMessage(`:warning: ${parsed.error}`);
-  const filters = parsed.filters;
+  // A name (`user:@li.ming`) is looked up in the workspace as /hermes audit and the tools do.
+  const named = await resolveAuditUser(s.slack, parsed.filters, parsed.userName);
+  if (!named.ok) return textMessage(`:warning: ${named.error}`);
+  const filters = named.filters;
   const access = await resolveAccess(s, caller.userId);
   const admin = access.level === "admin";
   if (!admin && filters.user && filters.user !== caller.userId) {

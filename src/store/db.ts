@@ -82,6 +82,14 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
     });
     // An idle client losing its connection emits here; unhandled, it would crash the process.
     pool.on("error", (err) => logger.warn({ err }, "postgres connection lost"));
+    // A checked-out client (a transaction between statements, a query in flight) has no pool listener:
+    // pg-pool removes its idle one at checkout, and pg emits `error` on the client when the socket dies,
+    // besides failing its queries. Unheard, that event is an uncaught exception that kills the process
+    // in the middle of an outage the callers already handle (their queries reject). So every client
+    // gets a listener for its whole life.
+    pool.on("connect", (client) => {
+      client.on("error", (err) => logger.debug({ err }, "postgres connection lost while checked out"));
+    });
     const db: Database = drizzleNodePg({ client: pool, schema });
     let closed = false;
     return {

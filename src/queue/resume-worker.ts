@@ -4,14 +4,17 @@ import { resumeRun } from "../agent/loop.ts";
 import type { RunRecorder } from "../agent/run-recorder.ts";
 import type { RunSnapshot } from "../agent/run-snapshot.ts";
 import type { TurnResult } from "../agent/runtime-types.ts";
+import type { TraceEvent } from "../agent/trace.ts";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { RunDecisions } from "../policy/approval-store.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
+import type { RunIdentity } from "../tools/define-tool.ts";
 import { deliverOutcome } from "./deliver-outcome.ts";
 import type { ResumeJob } from "./jobs.ts";
 import { openRunRecorder, withRunRecorder } from "./record-run.ts";
 import { runCheckpoint, settleOpenCalls } from "./recover-run.ts";
+import type { ProgressDisplay, ReplyTarget } from "./turn-output.ts";
 import { failureSentence, trackActions } from "./turn-worker.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
 
@@ -52,13 +55,21 @@ export async function handleResumeJob(
       snapshot = await s.runs.claimForResume(job.runId);
     }
     if (!snapshot) return;
+    // Shown as the turn was: an assistant thread's status line, else a "Continuing…" message that
+    // may stream the answer. The run identity kept in the snapshot says which.
+    const status = snapshot.run.assistantThread
+      ? s.output.assistantStatus?.({ ...target, logger: log })
+      : undefined;
+    let reply: ReplyTarget = target;
     let result: TurnResult | undefined;
     // Approved calls run in a resume: a failure after one started must not say nothing was done.
     let mayHaveActed = recovering;
     let recorder: RunRecorder | undefined;
     try {
       const access = await resolveAccess(s, run.userId);
-      const workingTs = await s.output.postContinuing(target);
+      const working = status ? undefined : await continuing(s, target, snapshot.run, log);
+      const progress: ProgressDisplay | undefined = status ?? working?.display;
+      reply = { ...target, placeholderTs: working?.placeholderTs };
       // The same requester and channel as the turn that paused: a resumed run is paid from the same budgets.
       const base = runtimeDepsFor(s, access, AbortSignal.any([ctx.signal, lockSignal]), run.channelId);
       recorder = await openRunRecorder(s, { runId: job.runId, logger: log, reopen: true });
@@ -69,6 +80,7 @@ export async function handleResumeJob(
             mayHaveActed = true;
           }),
           checkpoint: runCheckpoint(s),
+          onTraceEvent: (e: TraceEvent) => progress?.show(e),
         },
         recorder,
       );
@@ -77,11 +89,12 @@ export async function handleResumeJob(
       result = recovering
         ? await continueRun(snapshot, await settleOpenCalls(s, snapshot, log), deps)
         : await resumeRun(snapshot, decisions, deps);
+      await progress?.close();
       await s.sessions.save(record.sessionKey, result.messages);
       await recorder?.settled();
       if (result.status !== "paused") await s.runs.finish(job.runId, result.status);
       await reportOutcomes(s, job.runId, result);
-      await deliverOutcome(s, result, { ...target, placeholderTs: workingTs });
+      await deliverOutcome(s, result, reply);
     } catch (err) {
       log.error({ err: errorMessage(err) }, "resume failed");
       if (!result) {
@@ -90,10 +103,35 @@ export async function handleResumeJob(
         await s.runs.finish(job.runId, "failed").catch(() => undefined);
       }
       await s.output
-        .postAnswer(failureSentence(job.runId, err, { mayHaveActed }), target)
+        .postAnswer(failureSentence(job.runId, err, { mayHaveActed }), reply)
         .catch(() => undefined);
+    } finally {
+      await status?.clear();
     }
   });
+}
+
+/**
+ * The "Continuing…" message a resume's answer replaces, showing the run's progress; with the
+ * thread and requester, the answer streams as a first turn's does (same fallback rules).
+ */
+async function continuing(
+  s: Pick<WorkerDeps, "output">,
+  target: { channel: string; threadTs: string },
+  run: RunIdentity,
+  logger: Logger,
+): Promise<{ display: ProgressDisplay; placeholderTs: string } | undefined> {
+  const ts = await s.output.postContinuing(target);
+  if (!ts) return undefined;
+  const thread = {
+    threadTs: target.threadTs,
+    userId: run.userId,
+    ...(run.teamId ? { teamId: run.teamId } : {}),
+  };
+  return {
+    display: s.output.progress({ channel: target.channel, ts, logger, thread }),
+    placeholderTs: ts,
+  };
 }
 
 /** Each decided card of the run says what became of its call: the tool result or why it did not run. */

@@ -50,8 +50,11 @@ export interface TurnOutput {
     currentTs: string;
     logger: Logger;
   }): Promise<string | undefined>;
-  /** Posts Markdown as the answer (credentials cut out), replacing the working message. */
-  postAnswer(markdown: string, target: ReplyTarget): Promise<void>;
+  /**
+   * Posts Markdown as the answer (credentials cut out), replacing the working message. With
+   * `feedbackRunId` (a completed run's answer) it ends with the 👍/👎 buttons rating that run.
+   */
+  postAnswer(markdown: string, target: ReplyTarget, options?: { feedbackRunId?: string }): Promise<void>;
   /** A finished (not paused) run's answer, or its failure sentence, with the fallback note. */
   showResult(result: TurnResult, target: ReplyTarget): Promise<void>;
   /** A paused run's approvals, already stored: the waiting line, then one card per approval. */

@@ -148,6 +148,7 @@ export async function handleTurnJob(
               channelId: job.channelId,
               threadTs: job.threadTs,
               ...(timezone ? { timezone } : {}),
+              ...(meta.assistantThread ? { assistantThread: true } : {}),
             },
             history: loaded.messages,
             userMessage,
@@ -210,9 +211,11 @@ async function settleFinishedRun(
   log.info({ status: run.status }, "this event's run already ended; not run again");
   if (run.status === "paused") return;
   const last = run.snapshot.messages.at(-1);
+  // Rated as when it was first shown: only a completed run's answer carries the 👍/👎 buttons.
+  const rated = run.status === "completed" ? { feedbackRunId: run.runId } : {};
   if (last?.role === "assistant" && last.content)
     await s.output
-      .postAnswer(last.content, target)
+      .postAnswer(last.content, target, rated)
       .catch((e: unknown) => log.warn({ err: errorMessage(e) }, "could not show the stored answer"));
 }
 

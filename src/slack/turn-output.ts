@@ -53,8 +53,8 @@ export function createSlackTurnOutput(
         botUserId: s.bot.userId,
         logger: o.logger,
       }),
-    postAnswer: async (markdown, target) =>
-      postAnswer(s, markdown, (await streamed?.settle(target)) ?? target),
+    postAnswer: async (markdown, target, options) =>
+      postAnswer(s, markdown, (await streamed?.settle(target)) ?? target, options),
     showResult: async (result, target) => {
       if (!(await streamed?.showResult(result, target))) await showResult(s, result, target);
     },

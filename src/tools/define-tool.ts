@@ -19,6 +19,8 @@ export interface RunIdentity {
   threadTs?: string;
   /** IANA time zone of the requester (Slack profile), when known. */
   timezone?: string;
+  /** Asked in a Slack assistant thread: a resume shows progress in its status line, as the turn did. */
+  assistantThread?: boolean;
 }
 
 export interface ToolContext {

@@ -4,7 +4,7 @@ import { planAnswer } from "../../src/slack/answer-blocks.ts";
 import { feedbackBlock } from "../../src/slack/feedback-block.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
-import { botReplies, cardsIn } from "../helpers/slack-thread.ts";
+import { approvalIdOf, botReplies, cardsIn } from "../helpers/slack-thread.ts";
 import { completionChunks, randomCutter } from "../helpers/sse-completion.ts";
 
 /**
@@ -158,5 +158,65 @@ describe("answers stream into Slack, end to end", () => {
         .map((m) => m.ts)
         .sort(),
     ).toEqual([streamed.ts, card!.ts].sort());
+  });
+
+  it("a run resumed after approval streams like a first turn: task cards, then the final message as unstreamed", async () => {
+    model.enqueue(toolCalls([{ name: "send_message", args: { to: "<@U0WANGLEI>", text: "resumed hello" } }]));
+    const d = await t.sender.appMention({
+      user: "U0USER1",
+      channel: "C0OPS",
+      text: "<@U0HERMES> tell Wang Lei hello, then the time",
+    });
+    const ts = d.message!.ts;
+    const [card] = await waitFor(() => {
+      const cards = cardsIn(t, "C0OPS", ts);
+      return cards.length > 0 ? cards : undefined;
+    }, 30_000);
+    t.emulator.clearCalls();
+    model.toChunks = (c) => completionChunks(c, randomCutter(7));
+    model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), answer(ANSWER));
+    await t.sender.blockAction({
+      user: "U0USER1",
+      actionId: "hermes.approve",
+      value: approvalIdOf(card!),
+      channel: "C0OPS",
+      messageTs: card!.ts,
+    });
+    const final = (await finalMessage("C0OPS", ts, "noon")) as SandboxMessage;
+    await waitFor(
+      () => t.emulator.callsTo("chat.update").some((c) => c.args.ts === final.ts && c.response?.ok),
+      30_000,
+    );
+    expect(t.ws.history("D0WANGLEI").some((m) => m.text.includes("resumed hello"))).toBe(true);
+
+    // The resume streamed, in the thread, for the requester.
+    const [start] = t.emulator.callsTo("chat.startStream");
+    expect(start!.args).toMatchObject({ channel: "C0OPS", thread_ts: ts, recipient_user_id: "U0USER1" });
+    const chunks = t.emulator.calls
+      .filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method))
+      .flatMap((c) => {
+        const raw = c.args.chunks;
+        return (typeof raw === "string" ? JSON.parse(raw) : (raw ?? [])) as Array<Record<string, unknown>>;
+      });
+    const tasks = chunks.filter((c) => c.type === "task_update");
+    expect(tasks.length).toBeGreaterThan(0);
+    expect(tasks.some((c) => c.title === "`get_current_time`" && c.status === "complete")).toBe(true);
+    expect(t.emulator.callsTo("chat.stopStream").filter((c) => c.response?.ok)).toHaveLength(1);
+
+    // The final message is exactly the unstreamed answer, rated by the run.
+    const settled = t.ws.getMessage("C0OPS", final.ts)!;
+    const plan = planAnswer(ANSWER);
+    if (plan.kind !== "messages") throw new Error("expected one message");
+    expect(settled.text).toBe(plan.messages[0]!.text);
+    const stopBlocks = JSON.parse(String(t.emulator.callsTo("chat.stopStream")[0]!.args.blocks)) as Array<{
+      block_id?: string;
+    }>;
+    const runId = String(stopBlocks[0]?.block_id ?? "").replace("hermes.feedback.", "");
+    expect(settled.blocks).toEqual([...plan.messages[0]!.blocks, feedbackBlock(runId)]);
+    expect(settled.stream).toMatchObject({ state: "stopped" });
+    // The "Continuing…" message was replaced by the stream: no other new reply in the thread.
+    const replies = botReplies(t, "C0OPS", ts);
+    expect(replies.some((m) => m.text.includes("Continuing"))).toBe(false);
+    expect(replies.filter((m) => m.text.includes("noon"))).toHaveLength(1);
   });
 });

@@ -87,4 +87,23 @@ describe.each(DRIVERS)("durable turn queue on %s", (kind) => {
     expect(rows).toEqual([{ payload: null }]);
     await q.stop({ timeoutMs: 100 });
   });
+
+  it("a kept turn from an assistant thread comes back with its meta, so it shows the status line again", async () => {
+    const meta = { assistantThread: true, inThread: false, untrustedContext: "<untrusted>x</untrusted>" };
+    const job = { ...turnJob({ text: "in the split view" }), meta };
+    const first = open();
+    await first.enqueue(job, { jobId: `turn:${job.eventId}` });
+    await first.stop({ timeoutMs: 100 });
+
+    const ran: QueueJob[] = [];
+    const next = open();
+    await next.process(async (j) => {
+      if (j.type === "turn") await events.finish(j.eventId, "done");
+      ran.push(j);
+    });
+    expect(await next.recoverPending()).toEqual([job.eventId]);
+    await waitFor("the kept turn ran", () => ran.length === 1);
+    expect(ran[0]).toMatchObject({ type: "turn", eventId: job.eventId, meta });
+    await next.stop({ timeoutMs: 100 });
+  });
 });

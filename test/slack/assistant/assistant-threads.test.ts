@@ -185,7 +185,7 @@ describe("assistant threads through Bolt's Assistant", () => {
     expect(threads().get(thread.channel, thread.threadTs)!.status).toBe("");
   });
 
-  it("an approval card in the thread clears the status; approving runs the call and answers", async () => {
+  it("an approval card in the thread clears the status; approving runs the call in the status line and answers", async () => {
     const thread = await openThread("U0USER1");
     t.emulator.clearCalls();
     model.enqueue(
@@ -209,6 +209,13 @@ describe("assistant threads through Bolt's Assistant", () => {
     expect(threads().get(thread.channel, thread.threadTs)!.status).toBe("");
     const approvalId = ((card.blocks as Block[]).find((b) => b.type === "actions")!.elements![0]!.value ??
       "") as string;
+    // The paused run remembers it belongs to an assistant thread (its snapshot's run identity).
+    const kept = await execSql<{ assistant: string | null }>(
+      t.hermes.services.db.db,
+      `select snapshot->'run'->>'assistantThread' as assistant from runs where status = 'paused' and session_key like '%:${thread.threadTs}'`,
+    );
+    expect(kept).toEqual([{ assistant: "true" }]);
+    const statusesBefore = statusCalls(thread.threadTs).length;
     model.enqueue(answer("Told Wang Lei."));
     await t.sender.blockAction({
       user: "U0USER1",
@@ -223,6 +230,19 @@ describe("assistant threads through Bolt's Assistant", () => {
       "answer after approval",
     );
     expect(t.ws.history("D0WANGLEI").some((m) => m.text.includes("Standup moved to 10:30"))).toBe(true);
+
+    // The resume shows the status line as the turn did: naming the running tool, then cleared; no
+    // "Continuing…" message and no working message updated.
+    await waitFor(() => statusCalls(thread.threadTs).at(-1)?.status === "", 30_000, "status cleared");
+    const resumed = statusCalls(thread.threadTs).slice(statusesBefore);
+    expect(resumed.every((x) => x.ok)).toBe(true);
+    const running = resumed.find((x) => x.status === "is running send_message…");
+    expect(running?.loading).toEqual(["Running send_message…"]);
+    expect(resumed.indexOf(running!)).toBeLessThan(resumed.length - 1);
+    expect(threads().get(thread.channel, thread.threadTs)!.status).toBe("");
+    const texts = botReplies(thread.channel, thread.threadTs).map((m) => m.text);
+    expect(texts.some((x) => x.includes("Continuing"))).toBe(false);
+    expect(texts.some((x) => x.includes("Working on it"))).toBe(false);
   });
 
   it("the channel the user views reaches the turn fenced as untrusted data, and follows context changes", async () => {

@@ -242,6 +242,18 @@ describe("Postgres down under a running Hermes", () => {
         [callId],
       );
       expect(reconciled.rows).toEqual([{ action: "tool.failed", error: "interrupted" }]);
+      // Turns whose end could not be recorded during the outage (their event still `received`) are
+      // continued by this start, each from its last checkpoint: they settle before the next test, and
+      // none of them runs its call again.
+      model.fallback = answer("That was interrupted by an outage; check before trying again.");
+      await waitFor(
+        async () =>
+          (await direct.query("select 1 from slack_events where status = 'received'")).rowCount === 0 &&
+          (await direct.query("select 1 from runs where status = 'running'")).rowCount === 0,
+        60_000,
+        "the turns interrupted by the outage have settled",
+      );
+      model.fallback = undefined;
     } else {
       expect(outcomes.rows).toHaveLength(1);
     }

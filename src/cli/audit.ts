@@ -1,8 +1,7 @@
 import { userInfo } from "node:os";
 import { parseArgs } from "node:util";
 import pino from "pino";
-import { ConfigError, loadConfig } from "../config.ts";
-import { errorMessage, isHermesError } from "../errors.ts";
+import { loadConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
 import { createAuditLog } from "../store/audit.ts";
 import { appendCheckpoint, checkpointFilePath } from "../store/audit-checkpoint-file.ts";
@@ -13,6 +12,7 @@ import { recordAuditRead } from "../store/audit-query.ts";
 import { parseTimeBound } from "../store/audit-time.ts";
 import { openDatabase } from "../store/db.ts";
 import { AUDIT_ACTIONS, type AuditAction } from "../store/schema.ts";
+import { runCli, UsageError } from "./run-cli.ts";
 
 const USAGE = `Usage: npm run audit -- <command>
 
@@ -167,32 +167,9 @@ function osUser(): string | null {
   }
 }
 
-class UsageError extends Error {}
-
 function usageError(message: string): number {
   process.stderr.write(`${message}\n\n${USAGE}`);
   return 2;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    const code = (err as { code?: unknown }).code;
-    if (err instanceof UsageError || (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"))) {
-      process.exitCode = usageError(errorMessage(err));
-      return;
-    }
-    // drizzle wraps driver errors ("Failed query: <sql>"); the driver's own message is the useful one.
-    const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
-    const message =
-      err instanceof ConfigError || isHermesError(err)
-        ? err.message
-        : cause?.code === "42P01"
-          ? "The audit_log table does not exist here; run `npm run db:migrate` first."
-          : `audit failed: ${errorMessage(cause ?? err)}`;
-    process.stderr.write(`${message}\n`);
-    process.exitCode = 2;
-  },
-);
+runCli(() => main(process.argv.slice(2)), { name: "audit", table: "audit_log", usage: USAGE });

@@ -1,7 +1,6 @@
 import { parseArgs } from "node:util";
 import pino from "pino";
-import { ConfigError, loadConfig } from "../config.ts";
-import { errorMessage, isHermesError } from "../errors.ts";
+import { loadConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
 import { parseTimeBound } from "../store/audit-time.ts";
 import { openDatabase } from "../store/db.ts";
@@ -15,6 +14,7 @@ import {
 } from "../store/run-format.ts";
 import { createRunQuery, MAX_RUN_PAGE, type RunDetail, type RunSummary } from "../store/run-query.ts";
 import { RUN_STATUSES, type RunStatus } from "../store/schema.ts";
+import { runCli, UsageError } from "./run-cli.ts";
 
 const USAGE = `Usage: npm run runs -- <command>
 
@@ -28,8 +28,6 @@ const USAGE = `Usage: npm run runs -- <command>
 
 Reads DATABASE_URL (else PGlite under HERMES_DATA_DIR/pg). Texts are stored redacted.
 `;
-
-class UsageError extends Error {}
 
 /** Exit codes: 0 ok, 1 no such run, 2 usage or storage error. */
 async function main(argv: string[]): Promise<number> {
@@ -147,25 +145,4 @@ function showText(r: RunDetail): string {
   return `${[...head, ...(steps.length ? steps : ["  (no steps recorded)"])].join("\n")}\n`;
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err: unknown) => {
-    const code = (err as { code?: unknown }).code;
-    if (err instanceof UsageError || (typeof code === "string" && code.startsWith("ERR_PARSE_ARGS"))) {
-      process.stderr.write(`${errorMessage(err)}\n\n${USAGE}`);
-      process.exitCode = 2;
-      return;
-    }
-    const cause = (err as { cause?: { code?: unknown; message?: unknown } }).cause;
-    const message =
-      err instanceof ConfigError || isHermesError(err)
-        ? err.message
-        : cause?.code === "42P01"
-          ? "The runs table does not exist here; run `npm run db:migrate` first."
-          : `runs failed: ${errorMessage(cause ?? err)}`;
-    process.stderr.write(`${message}\n`);
-    process.exitCode = 2;
-  },
-);
+runCli(() => main(process.argv.slice(2)), { name: "runs", table: "runs", usage: USAGE });

@@ -1,5 +1,7 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { sql } from "drizzle-orm";
 import type { DecidedApproval, RunRecordPort, RunRecordWrite } from "../agent/run-record-port.ts";
+import { boundForRecord } from "./bound-for-record.ts";
 import type { Database } from "./db.ts";
 import { approvals, runSteps, runs } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
@@ -31,10 +33,10 @@ export function createRunRecordStore({
   db: Database;
   redact: (value: unknown) => unknown;
 }): RunRecordPort {
-  const redactText = (text: string) => String(redact(text));
+  const redactText = (text: string) => String(redact(boundForRecord(text)));
 
   function stepData(data: Record<string, unknown>): Record<string, unknown> {
-    const out = redact(data) as Record<string, unknown>;
+    const out = redact(boundForRecord(data)) as Record<string, unknown>;
     if (typeof out.resultPreview === "string")
       out.resultPreview = capText(out.resultPreview, MAX_RESULT_PREVIEW);
     if (out.args !== undefined) {
@@ -44,22 +46,32 @@ export function createRunRecordStore({
     return out;
   }
 
+  function stepRow(s: RunRecordWrite["steps"][number]): Record<string, unknown> {
+    return {
+      seq: s.seq,
+      step: s.step,
+      kind: s.kind,
+      name: s.name,
+      status: s.status,
+      started_at: s.startedAt.toISOString(),
+      duration_ms: Math.max(0, Math.round(s.durationMs)),
+      prompt_tokens: s.promptTokens,
+      completion_tokens: s.completionTokens,
+      cost_usd: s.costUsd,
+      data: stepData(s.data),
+    };
+  }
+
   return withStorageErrors(
     {
       async write(w: RunRecordWrite) {
-        const rows = w.steps.map((s) => ({
-          seq: s.seq,
-          step: s.step,
-          kind: s.kind,
-          name: s.name,
-          status: s.status,
-          started_at: s.startedAt.toISOString(),
-          duration_ms: Math.max(0, Math.round(s.durationMs)),
-          prompt_tokens: s.promptTokens,
-          completion_tokens: s.completionTokens,
-          cost_usd: s.costUsd,
-          data: stepData(s.data),
-        }));
+        // Redacting is linear but not free: a step of 40 parallel calls yields to the event loop between
+        // groups of rows, so /healthz and acks are never held behind one record write.
+        const rows: Array<Record<string, unknown>> = [];
+        for (const [i, s] of w.steps.entries()) {
+          if (i > 0 && i % 8 === 0) await yieldToLoop();
+          rows.push(stepRow(s));
+        }
         const t = w.totals;
         const request =
           w.requestText === undefined ? null : capText(redactText(w.requestText), MAX_REQUEST_TEXT);

@@ -14,6 +14,7 @@ import { createDurableTurnQueue, type DurableTurnQueue } from "../queue/durable-
 import { handleJob } from "../queue/job-handler.ts";
 import { recoverUnfinishedWork } from "../queue/recover-run.ts";
 import { createScheduler, type Scheduler } from "../schedules/scheduler.ts";
+import { preloadMrkdwn } from "../slack/mrkdwn.ts";
 import { CallScheduler } from "../slack/rate-limit/call-scheduler.ts";
 import { PacedWebClient } from "../slack/rate-limit/paced-web-client.ts";
 import { redactingSlackPort } from "../slack/redacting-slack-port.ts";
@@ -305,6 +306,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
 async function startWorker(parts: HermesParts, durableQueue: DurableTurnQueue, scheduler: Scheduler) {
   const { config, logger } = parts;
   preloadTokenizer();
+  preloadMrkdwn();
   await durableQueue.process((job, ctx) => handleJob(parts, job, ctx), {
     concurrency: config.env.HERMES_WORKER_CONCURRENCY,
   });

@@ -50,6 +50,14 @@ function convert(markdown: string): string {
   return converter(markdown);
 }
 
+/**
+ * Builds the converter now (loading remark and its plugins costs ~100 ms of synchronous work): a
+ * process that answers turns calls it at start-up, so its first answer does not hold the event loop.
+ */
+export function preloadMrkdwn(): void {
+  convert("*warm*");
+}
+
 function buildConverter(): (markdown: string) => string {
   const load = createRequire(createRequire(import.meta.url).resolve("slackify-markdown"));
   const slackifyMarkdown = load("./index.js") as (markdown: string) => string;

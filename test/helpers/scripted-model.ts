@@ -57,9 +57,16 @@ export class ScriptedModelServer {
 
   /** Appends steps to the script. */
   enqueue(...steps: ScriptStep[]): this {
+    // A completion is serialized here, not while Hermes waits for it: the server shares the test's
+    // thread, and stringifying megabytes of scripted arguments then would count as Hermes' own time
+    // in the tests that measure its event loop.
+    for (const step of steps)
+      if (typeof step === "object" && "completion" in step)
+        this.serialized.set(step, JSON.stringify(step.completion));
     this.script.push(...steps);
     return this;
   }
+  private readonly serialized = new WeakMap<object, string>();
 
   reset(): void {
     this.script = [];
@@ -102,7 +109,7 @@ export class ScriptedModelServer {
           res.end(sseBody(this.toChunks(step.completion)));
         } else if ("completion" in step) {
           res.writeHead(200, { "content-type": "application/json" });
-          res.end(JSON.stringify(step.completion));
+          res.end(this.serialized.get(step) ?? JSON.stringify(step.completion));
         } else {
           res.writeHead(step.status, { "content-type": "application/json", ...step.headers });
           res.end(

@@ -144,11 +144,11 @@ describe("approval attacks over real HTTP (Bolt receiver, Postgres, Slack emulat
     for (const m of ephemerals(OUTSIDER).slice(seen)) {
       expect(m.text).toBe("You can't decide this: only the requester or an admin may decide this.");
     }
-    expect(await actions(approvalId)).toEqual([
-      "tool.approval_requested",
-      `tool.denied by ${OUTSIDER}`,
-      `tool.denied by ${OUTSIDER}`,
-    ]);
+    // Each refusal is told and audited; the two clicks race, so the second row may land just after
+    // the second sentence.
+    await expect
+      .poll(() => actions(approvalId), { timeout: 30_000 })
+      .toEqual(["tool.approval_requested", `tool.denied by ${OUTSIDER}`, `tool.denied by ${OUTSIDER}`]);
     const rows = await approvalAuditRows(db(), approvalId);
     expect(rows.slice(1).map((r) => r.error)).toEqual([
       "refused to approve: only the requester or an admin may decide this",

@@ -90,6 +90,9 @@ function tokensUsed(response: ModelResponse, promptEstimate: number): number {
   const reported = u.promptTokens + u.completionTokens || u.totalTokens;
   if (reported > 0) return reported;
   let completion = countTokens(response.content);
-  for (const c of response.toolCalls) completion += countTokens(c.name) + countTokens(c.arguments);
+  for (const c of response.toolCalls) {
+    // An oversize argument text was cut to a preview: count it at its length (≥ its tokens) instead.
+    completion += countTokens(c.name) + (c.oversize ?? countTokens(c.arguments));
+  }
   return promptEstimate + completion;
 }

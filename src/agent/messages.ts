@@ -16,6 +16,7 @@ const toolCallSchema: z.ZodType<ToolCall> = z.object({
   id: z.string(),
   name: z.string(),
   arguments: z.string(),
+  oversize: z.number().int().optional(),
 });
 
 export const systemMessageSchema = z.object({

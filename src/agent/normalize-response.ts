@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { MAX_JSON_DEPTH, valueTooDeep } from "../json/json-limits.ts";
+import { argumentPreview, MAX_ARGUMENT_CHARS, MAX_JSON_DEPTH, valueTooDeep } from "../json/json-limits.ts";
 import type { FinishReason } from "./chat-model.ts";
 import type { ToolCall } from "./messages.ts";
 import { reasoningField, splitReasoning } from "./reasoning.ts";
@@ -176,13 +176,22 @@ export function normalizeAssistantMessage(
   if (calls.length === 0 && finishReason === "tool_calls") finishReason = "stop";
   return {
     content,
-    toolCalls: calls,
+    toolCalls: calls.map(capOversize),
     finishReason,
     repairs,
     reasoning,
     ...(textFormat ? { textFormat, textCallsFrom } : {}),
     ...(unrecovered ? { unrecovered } : {}),
   };
+}
+
+/**
+ * A call whose argument text is longer than any call may carry keeps only a preview and its length:
+ * the registry refuses it for its size, and the megabytes never reach history, checkpoints or logs.
+ */
+function capOversize(call: ToolCall): ToolCall {
+  if (call.arguments.length <= MAX_ARGUMENT_CHARS) return call;
+  return { ...call, arguments: argumentPreview(call.arguments), oversize: call.arguments.length };
 }
 
 /** Harmony's channel tokens, or what is left of them when the server strips special tokens. */

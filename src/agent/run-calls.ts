@@ -1,3 +1,4 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import { errorMessage } from "../errors.ts";
 import { argumentPreview } from "../json/json-limits.ts";
 import type { LenientParse } from "../json/lenient-json.ts";
@@ -64,7 +65,15 @@ export async function runCalls(
   const sent: ToolCall[] = [];
   const decided: Array<Promise<CallOutcome>> = [];
 
+  let parsedChars = 0;
   for (const written of calls) {
+    // Parsing and repairing is synchronous: between calls whose texts add up to a lot, other
+    // requests get their turn (a step of 40 calls with hostile arguments would hold the loop).
+    if (parsedChars >= YIELD_EVERY_CHARS) {
+      parsedChars = 0;
+      await yieldToLoop();
+    }
+    parsedChars += written.arguments.length;
     const prepared = env.registry.prepare(written, env.allowed);
     // The call as the registry resolved it: a normalized name (`functions.x` → `x`) from here on.
     const call = prepared.call;
@@ -78,7 +87,11 @@ export async function runCalls(
     }
     if (!prepared.ok) {
       const parsed = prepared.parsed;
-      sent.push({ ...call, arguments: parsed && argsObject(parsed) ? JSON.stringify(parsed.value) : "{}" });
+      sent.push({
+        id: call.id,
+        name: call.name,
+        arguments: parsed && argsObject(parsed) ? JSON.stringify(parsed.value) : "{}",
+      });
       if (prepared.kind === "not_permitted") {
         decided.push(notPermitted(call, prepared.tool, prepared.parsed, env));
         continue;
@@ -92,7 +105,7 @@ export async function runCalls(
       continue;
     }
     const { tool, args, notes } = prepared;
-    sent.push({ ...call, arguments: JSON.stringify(args) });
+    sent.push({ id: call.id, name: call.name, arguments: JSON.stringify(args) });
     if (notes.coerced.length)
       tracer.emit("tool.coerced", { tool: tool.name, callId: call.id, coerced: notes.coerced });
     if (notes.dropped.length || notes.nulls.length) {
@@ -107,6 +120,9 @@ export async function runCalls(
   }
   return { outcomes: await Promise.all(decided), sent };
 }
+
+/** Argument text parsed between two yields to the event loop. */
+const YIELD_EVERY_CHARS = 32 * 1024;
 
 /** The parsed arguments when they are one plain object (what a tool takes and history keeps). */
 function argsObject(
@@ -123,7 +139,9 @@ function argsObject(
  */
 function unrunCall(call: ToolCall, tool: string, parsed: LenientParse | undefined, env: CallEnv) {
   const args = !parsed?.ok
-    ? argumentPreview(call.arguments)
+    ? call.oversize !== undefined
+      ? call.arguments // already the preview of an oversize text
+      : argumentPreview(call.arguments)
     : typeof parsed.value === "string"
       ? argumentPreview(parsed.value)
       : parsed.value;

@@ -6,6 +6,11 @@
 /** Longest argument text a call may carry; tool arguments are small records, not documents. */
 export const MAX_ARGUMENT_CHARS = 256 * 1024;
 
+/** Why argument text of `length` characters is refused (the same words wherever the size is checked). */
+export function tooLongError(length: number): string {
+  return `the arguments are ${length} characters long; at most ${MAX_ARGUMENT_CHARS} are accepted`;
+}
+
 /** Deepest nesting of arrays/objects accepted: far above any tool schema, far below the stack's limit. */
 export const MAX_JSON_DEPTH = 64;
 

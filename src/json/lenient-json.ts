@@ -1,5 +1,5 @@
 import { jsonrepair } from "jsonrepair";
-import { MAX_ARGUMENT_CHARS, MAX_JSON_DEPTH, textNestingDepth } from "./json-limits.ts";
+import { MAX_ARGUMENT_CHARS, MAX_JSON_DEPTH, textNestingDepth, tooLongError } from "./json-limits.ts";
 
 export type LenientParse = { ok: true; value: unknown; repaired: string[] } | { ok: false; error: string };
 
@@ -24,10 +24,7 @@ export function parseLenientJson(text: string): LenientParse {
 
 function parseLevel(text: string, unwrapped: number): LenientParse {
   if (text.length > MAX_ARGUMENT_CHARS) {
-    return {
-      ok: false,
-      error: `the arguments are ${text.length} characters long; at most ${MAX_ARGUMENT_CHARS} are accepted`,
-    };
+    return { ok: false, error: tooLongError(text.length) };
   }
   const repaired: string[] = [];
   if (text.trim() === "") return { ok: true, value: {}, repaired: ["empty_arguments"] };

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import pLimit, { type LimitFunction } from "p-limit";
 import { z } from "zod";
 import { errorMessage, HermesError } from "../errors.ts";
+import { tooLongError } from "../json/json-limits.ts";
 import { type LenientParse, parseLenientJson } from "../json/lenient-json.ts";
 import type { Logger } from "../logger.ts";
 import { capResult, serializeResult } from "./cap-result.ts";
@@ -164,7 +165,11 @@ export class ToolRegistry {
     const entry = this.entries.get(named.name)!;
     const call = named.name === written.name ? written : { ...written, name: named.name };
     const nameRepairs = call === written ? [] : ["tool_name_normalized"];
-    const parsed = parseLenientJson(call.arguments);
+    // Text too long to accept was cut to a preview when the reply was read (normalize-response).
+    const parsed: LenientParse =
+      call.oversize === undefined
+        ? parseLenientJson(call.arguments)
+        : { ok: false, error: tooLongError(call.oversize) };
     if (allowed && !allowed.has(call.name)) {
       return {
         ok: false,

@@ -5,7 +5,8 @@ import { runTurn } from "../../src/agent/loop.ts";
 import { emptyUsage, type ToolCall } from "../../src/agent/messages.ts";
 import type { RunSnapshot } from "../../src/agent/run-snapshot.ts";
 import { silentLogger } from "../../src/logger.ts";
-import { type Execution, fixtureTools, testRegistry, testRun } from "../helpers/runtime.ts";
+import { type Execution, fixtureTools, testModel, testRegistry, testRun } from "../helpers/runtime.ts";
+import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 
 /** An in-process model answering from a script; records what it was sent. */
 function scriptedModel(script: Array<Partial<ModelResponse>>) {
@@ -139,5 +140,49 @@ describe("run checkpoints in the runtime", () => {
     expect(ids).toHaveLength(2);
     expect(new Set(ids).size).toBe(2);
     expect(ids[0]).toBe("call_0");
+  });
+
+  it("an argument text over the size cap is kept only as a preview: refused for its size, never checkpointed, audited or resent whole", async () => {
+    const server = await new ScriptedModelServer().start();
+    try {
+      const executions: Execution[] = [];
+      const { registry } = testRegistry(fixtureTools(executions));
+      const huge = JSON.stringify({ title: "x".repeat(1024 * 1024) });
+      server.enqueue(
+        toolCalls([
+          { name: "create_ticket", args: huge },
+          { name: "create_ticket", args: JSON.stringify({ title: "small" }) },
+        ]),
+        answer("One of them was too long."),
+      );
+      const kept: string[] = [];
+      const audited: unknown[] = [];
+      const result = await runTurn(
+        { run: testRun, history: [], userMessage: "two tickets" },
+        {
+          model: testModel(server),
+          registry,
+          logger: silentLogger(),
+          checkpoint: async (s) => void kept.push(JSON.stringify(s)),
+          onToolEvent: async (e) => void audited.push(e),
+        },
+      );
+      expect(result.status).toBe("completed");
+      expect(executions.map((e) => e.args.title)).toEqual(["small"]);
+      // The model is told why, with the length it wrote.
+      const second = server.requests[1]!.body.messages as Array<{ role: string; content: string }>;
+      const refusal = second.filter((m) => m.role === "tool")[0]!.content;
+      expect(refusal).toContain(`the arguments are ${huge.length} characters long; at most 262144 are accepted`);
+      // Not one checkpoint, audit event or resent request carries the megabyte.
+      expect(Math.max(...kept.map((k) => k.length))).toBeLessThan(20_000);
+      expect(JSON.stringify(audited).length).toBeLessThan(20_000);
+      expect(JSON.stringify(second).length).toBeLessThan(20_000);
+      const resent = second.find((m) => m.role === "assistant") as unknown as {
+        tool_calls: Array<{ function: { arguments: string } }>;
+      };
+      expect(resent.tool_calls.map((c) => c.function.arguments)).toEqual(["{}", '{"title":"small"}']);
+    } finally {
+      await server.stop();
+    }
   });
 });

@@ -21,6 +21,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function ownRedis(dir: string) {
   const port = await freePort();
   let child: ChildProcess | undefined;
+  // Every server started, so that none outlives the test: a start while one still runs spawns a
+  // second one that fails to bind, and `child` then names that one, not the one serving the port.
+  const started = new Set<ChildProcess>();
   const url = `redis://127.0.0.1:${port}`;
   const start = async () => {
     const c = spawn(
@@ -29,6 +32,8 @@ async function ownRedis(dir: string) {
       { stdio: "ignore" },
     );
     child = c;
+    started.add(c);
+    c.once("exit", () => started.delete(c));
     // Never outlive the test worker (a crash or timeout that skipped afterAll).
     const killOnExit = () => c.kill("SIGKILL");
     process.once("exit", killOnExit);
@@ -53,11 +58,14 @@ async function ownRedis(dir: string) {
     );
   };
   const kill9 = async () => {
-    const c = child;
-    if (!c || c.exitCode !== null || c.signalCode !== null) return;
-    const exited = new Promise((r) => c.once("exit", r));
-    if (c.pid) process.kill(c.pid, "SIGKILL");
-    await exited;
+    const live = [...started].filter((c) => c.exitCode === null && c.signalCode === null);
+    await Promise.all(
+      live.map((c) => {
+        const exited = new Promise((r) => c.once("exit", r));
+        if (c.pid) process.kill(c.pid, "SIGKILL");
+        return exited;
+      }),
+    );
   };
   await start();
   return { url, port, start, kill9, pid: () => child?.pid };

@@ -1,7 +1,7 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { startHermes } from "../../src/boot/start-hermes.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/logger.ts";
@@ -22,6 +22,8 @@ describe("Socket Mode", () => {
   });
 
   it("SLACK_APP_TOKEN selects Socket Mode, whose connection is opened at SLACK_API_URL too", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "hermes-socket-"));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
     const env = {
       SLACK_BOT_TOKEN: "xoxb-test",
       SLACK_APP_TOKEN: "xapp-1-test",
@@ -29,7 +31,7 @@ describe("Socket Mode", () => {
       PORT: "0",
       DATABASE_URL: db.url,
       HERMES_AUDIT_KEY: "socket-mode-test-audit-key-32-chars!",
-      HERMES_DATA_DIR: mkdtempSync(join(tmpdir(), "hermes-socket-")),
+      HERMES_DATA_DIR: dataDir,
       HERMES_LOG_LEVEL: "silent",
     };
     const config = loadConfig(env);

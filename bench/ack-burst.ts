@@ -1,6 +1,7 @@
 /**
  * Ack latency under a burst: `size` people mention Hermes at the same moment, each in a thread of
- * their own (signed `app_mention`s over HTTP, all sent at once). An ack is the receiver's HTTP answer
+ * their own (signed `app_mention`s over plain HTTP, prepared first and then sent all at once, with
+ * the same client as the floor in lib/ack-floor.ts). An ack is the receiver's HTTP answer
  * to the event; the turns behind them (one tool call, the scripted model at 50 ms per call) run on
  * whatever works turns for that receiver. Bursts of growing size show whether acks stay flat.
  */
@@ -21,12 +22,11 @@ export async function measureAckBursts(
   receiver: HermesProcess,
   o: { sizes: number[]; modelDelayMs: number },
 ): Promise<BurstResult[]> {
-  const driver = stack.driver(receiver);
   stack.state.modelDelayMs = o.modelDelayMs;
   const results: BurstResult[] = [];
   for (const size of o.sizes) {
     const t0 = performance.now();
-    const sent = await Promise.all(Array.from({ length: size }, () => driver.send("tool")));
+    const sent = await stack.burst(receiver, "tool", size);
     // Bounds a hang only: a minute plus half a second a turn on a busy machine.
     await within(60_000 + size * 500, `answers to a burst of ${size}`, Promise.all(sent.map((s) => s.done)));
     results.push({

@@ -13,6 +13,7 @@ import {
 } from "../../test/helpers/scripted-model.ts";
 import { startSlackEmulator } from "../../test/helpers/slack.ts";
 import { type HermesProcess, type Role, startHermesProcess } from "./hermes-processes.ts";
+import { fireAtOnce, prepareMentions } from "./signed-burst.ts";
 import { tempDir } from "./temp-dir.ts";
 
 const SIGNING_SECRET = "bench-signing-secret";
@@ -129,6 +130,35 @@ export async function createBenchStack() {
           waiters,
         );
       },
+      /**
+       * `size` mentions, each a new thread, prepared (posted, signed) first and then delivered all at
+       * once over plain HTTP, as the ack floor's are: `ackMs` is the receiver's answer alone.
+       */
+      async burst(receiver: HermesProcess, kind: TurnKind, size: number): Promise<SentTurn[]> {
+        const tokens = Array.from({ length: size }, () => nextToken());
+        const answered = tokens.map((token) => waiters.wait(token));
+        const prepared = prepareMentions(emulator.workspace, {
+          signingSecret: SIGNING_SECRET,
+          channel: CHANNEL,
+          user: USER,
+          texts: tokens.map((token) => `<@U0HERMES> bench ${token} ${kind}`),
+        });
+        const t0 = performance.now();
+        const { latencies, statuses } = await fireAtOnce(
+          `http://127.0.0.1:${receiver.port}/slack/events`,
+          prepared,
+        );
+        return tokens.map((token, i) => {
+          if (statuses[i] !== 200) throw new Error(`event ${token}: HTTP ${statuses[i]}`);
+          return {
+            token,
+            ackMs: latencies[i]!,
+            status: statuses[i]!,
+            ts: prepared[i]!.ts,
+            done: answered[i]!.then((at) => at - t0),
+          };
+        });
+      },
       close,
     };
   } catch (err) {
@@ -226,12 +256,13 @@ function createAnswerWaiters(emulator: SlackApiEmulator) {
 }
 
 let sequence = 0;
+const nextToken = () => `t${(++sequence).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
 /** Sends `app_mention`s (a new thread, or a reply in `threadTs`) and tracks their answers. */
 function createTurnDriver(sender: EventsSender, waiters: ReturnType<typeof createAnswerWaiters>) {
   return {
     async send(kind: TurnKind, options: { threadTs?: string; padding?: string } = {}): Promise<SentTurn> {
-      const token = `t${(++sequence).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+      const token = nextToken();
       const answered = waiters.wait(token);
       const t0 = performance.now();
       const d = await sender.appMention({

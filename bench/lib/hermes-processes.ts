@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -21,8 +21,19 @@ const OUTPUT_TAIL = 16_000;
  */
 export const APP_DIR = process.env.HERMES_BENCH_APP_DIR ?? fileURLToPath(new URL("../..", import.meta.url));
 
-/** Whether this build of `src/main.ts` can run a receiver alone (`npm start -- --receiver`). */
-export const RECEIVER_FLAG = readFileSync(join(APP_DIR, "src/main.ts"), "utf8").includes('"--receiver"');
+/**
+ * Whether the build in `appDir` can run a receiver alone (`npm start -- --receiver`): its command
+ * line is read in `src/boot/process-role.ts` (in `src/main.ts` in older builds).
+ */
+export function hasReceiverFlag(appDir: string): boolean {
+  return ["src/boot/process-role.ts", "src/main.ts"].some((file) => {
+    const path = join(appDir, file);
+    return existsSync(path) && readFileSync(path, "utf8").includes('"--receiver"');
+  });
+}
+
+/** Whether this build can run a receiver alone. */
+export const RECEIVER_FLAG = hasReceiverFlag(APP_DIR);
 
 export interface HermesProcess {
   role: Role;
@@ -51,10 +62,7 @@ export async function startHermesProcess(
   options: { nodeArgs?: string[]; appDir?: string } = {},
 ): Promise<HermesProcess> {
   const appDir = options.appDir ?? APP_DIR;
-  const receiverFlag =
-    appDir === APP_DIR
-      ? RECEIVER_FLAG
-      : readFileSync(join(appDir, "src/main.ts"), "utf8").includes('"--receiver"');
+  const receiverFlag = appDir === APP_DIR ? RECEIVER_FLAG : hasReceiverFlag(appDir);
   const roleArgs =
     role === "worker" ? ["--worker"] : role === "receiver" && receiverFlag ? ["--receiver"] : [];
   const base = Object.fromEntries(

@@ -172,7 +172,9 @@ describe("run checkpoints in the runtime", () => {
       // The model is told why, with the length it wrote.
       const second = server.requests[1]!.body.messages as Array<{ role: string; content: string }>;
       const refusal = second.filter((m) => m.role === "tool")[0]!.content;
-      expect(refusal).toContain(`the arguments are ${huge.length} characters long; at most 262144 are accepted`);
+      expect(refusal).toContain(
+        `the arguments are ${huge.length} characters long; at most 262144 are accepted`,
+      );
       // Not one checkpoint, audit event or resent request carries the megabyte.
       expect(Math.max(...kept.map((k) => k.length))).toBeLessThan(20_000);
       expect(JSON.stringify(audited).length).toBeLessThan(20_000);

@@ -148,7 +148,6 @@ describe("channel and person names in command mode, end to end through Bolt", ()
   });
 
   it("arguments it cannot read are refused with a sentence; nothing is asked, run or audited", async () => {
-    const before = (await auditOf(undefined)).length;
     const ts = await ask("run send_message to=#general text=please mode=loud");
     const answer = await reply(ts, "the refusal", (text) => text.startsWith("I did not run"));
     expect(answer.text).toBe(
@@ -159,7 +158,9 @@ describe("channel and person names in command mode, end to end through Bolt", ()
     expect(second.text).toContain("The quote that starts the value of `text=` is never closed");
     expect(cardOf(t, "C0OPS", ts)).toBeUndefined();
     expect(cardOf(t, "C0OPS", unclosed)).toBeUndefined();
-    expect(await auditOf(undefined)).toHaveLength(before);
+    // Not a single audit row for either thread: no call was made.
+    const rows = (await t.hermes.services.audit.query({ limit: 200 })).rows;
+    expect(rows.filter((r) => r.threadTs === ts || r.threadTs === unclosed)).toEqual([]);
     expect(t.ws.history("C0GENERAL").some((m) => m.text.startsWith("please"))).toBe(false);
   });
 
@@ -178,6 +179,7 @@ describe("channel and person names in command mode, end to end through Bolt", ()
     expect(sent.map((r) => r.action).sort()).toEqual(
       ["tool.approval_requested", "tool.approved", "tool.executed", "tool.requested"].sort(),
     );
+    expect(sent.every((r) => r.threadTs === ts)).toBe(true); // rows of a thread carry its ts
     for (const row of sent.filter((r) => r.args)) {
       expect(row.args).toMatchObject({ to: "C0GENERAL", text: "Quarterly review: slides are up" });
     }

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { ChatModel, ModelResponse, ToolSpec } from "./chat-model.ts";
-import { commandReply } from "./command-reply.ts";
+import { parseKeyValues } from "./command-args.ts";
+import { commandReply, withTry } from "./command-reply.ts";
 import { emptyUsage } from "./messages.ts";
 
 /**
@@ -17,12 +18,16 @@ export function createCommandModel(options: { fallback?: ChatModel; noModelHelp?
       const lastUser = request.messages.findLastIndex((m) => m.role === "user");
       const after = request.messages.slice(lastUser + 1);
       const userText = lastUser >= 0 ? request.messages[lastUser]!.content : "";
-      const command = parseCommand(stripQuotedContext(userText));
+      const command = parseCommand(stripQuotedContext(userText), request.tools);
       if (!command) {
         if (options.fallback) return options.fallback.complete(request);
         return reply(options.noModelHelp ?? NO_MODEL_HELP);
       }
       if (command.kind === "help") return reply(toolHelp(request.tools));
+      if (command.kind === "invalid") {
+        const spec = request.tools.find((t) => t.name === command.tool);
+        return reply(withTry(`I did not run \`${command.tool}\`: ${command.problem}`, spec));
+      }
       const results = after.filter((m) => m.role === "tool");
       if (after.some((m) => m.role === "assistant" && m.toolCalls?.length)) {
         // The call was made: its result (or rejection) is the answer.
@@ -57,28 +62,39 @@ export const NO_MODEL_HELP = [
   "To chat normally, set `OPENAI_BASE_URL` and `HERMES_MODEL` (e.g. Ollama at http://localhost:11434/v1 with HERMES_MODEL=qwen2.5:7b-instruct) or `OPENAI_API_KEY`, and restart.",
 ].join("\n");
 
-type Command = { kind: "help" } | { kind: "run"; tool: string; args: string };
+type Command =
+  | { kind: "help" }
+  | { kind: "run"; tool: string; args: string }
+  /** `run <tool> …` whose arguments cannot be read as written: `problem` says what to fix. */
+  | { kind: "invalid"; tool: string; problem: string };
 
-/** `help`, or `run <tool> …` at the start of the message (after a leading bot mention). */
-export function parseCommand(text: string): Command | undefined {
+/**
+ * `help`, or `run <tool> …` at the start of the message (after a leading bot mention). `tools` (the
+ * tools offered) lets `key=value` arguments be checked against the tool's own argument names.
+ */
+export function parseCommand(text: string, tools: readonly ToolSpec[] = []): Command | undefined {
   const t = text.replace(/^\s*(<@[A-Z0-9]+>\s*)+/, "").trim();
   if (/^help\s*$/i.test(t)) return { kind: "help" };
   const m = /^run\s+([a-z][a-z0-9_]*)\s*([\s\S]*)$/i.exec(t);
   if (!m) return undefined;
+  const tool = m[1]!;
   const rest = (m[2] ?? "").trim();
-  if (rest.startsWith("{")) return { kind: "run", tool: m[1]!, args: rest };
-  return { kind: "run", tool: m[1]!, args: JSON.stringify(parseKeyValues(rest)) };
+  if (rest.startsWith("{")) return { kind: "run", tool, args: rest };
+  const spec = tools.find((s) => s.name === tool);
+  const names = spec && argumentNames(spec);
+  const parsed = parseKeyValues(rest, names && { name: tool, args: names });
+  if (!parsed.ok) return { kind: "invalid", tool, problem: parsed.problem };
+  return { kind: "run", tool, args: JSON.stringify(parsed.values) };
 }
 
-/** `a=1 b="two words" c='x'` → { a: "1", b: "two words", c: "x" } (the registry coerces types). */
-export function parseKeyValues(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const re = /([A-Za-z_][\w.-]*)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'|“([^”]*)”|(\S+))/g;
-  for (const m of text.matchAll(re)) {
-    const value = m[2] ?? m[3] ?? m[4] ?? m[5] ?? "";
-    out[m[1]!] = m[2] !== undefined || m[3] !== undefined ? value.replace(/\\(.)/g, "$1") : value;
-  }
-  return out;
+/** The argument names a tool takes; undefined when its schema lists none or takes any (then none is refused). */
+function argumentNames(spec: ToolSpec): string[] | undefined {
+  const { properties, additionalProperties } = spec.parameters as {
+    properties?: Record<string, unknown>;
+    additionalProperties?: unknown;
+  };
+  if (!properties || (additionalProperties !== undefined && additionalProperties !== false)) return undefined;
+  return Object.keys(properties);
 }
 
 /** Quoted thread context (added by the Slack layer) is not part of the command. */

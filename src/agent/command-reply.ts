@@ -92,7 +92,7 @@ function deniedSentence(name: string, reason: string): string {
 }
 
 /** "Try: run send_message to=#general text=hello", from the tool's first example that has every required field. */
-function withTry(sentence: string, spec: ToolSpec | undefined): string {
+export function withTry(sentence: string, spec: ToolSpec | undefined): string {
   const example = spec && exampleCommand(spec);
   return example ? `${sentence}\nTry: \`${example}\`` : sentence;
 }

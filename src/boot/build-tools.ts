@@ -17,6 +17,7 @@ import { namedSources } from "../tools/custom/tool-names.ts";
 import type { RunIdentity } from "../tools/define-tool.ts";
 import { fetchResult } from "../tools/fetch-result.ts";
 import { getCurrentTime } from "../tools/get-current-time.ts";
+import { getViewedChannel } from "../tools/get-viewed-channel.ts";
 import { loadHttpTools } from "../tools/http/load-http-tools.ts";
 import { createMemoryTools } from "../tools/memory/memory-tools.ts";
 import { ToolRegistry } from "../tools/registry.ts";
@@ -75,6 +76,7 @@ export async function buildTools(
   });
   registry.register(
     getCurrentTime(),
+    getViewedChannel(o.slack),
     fetchResult(o.results),
     ...createTicketTools({ db: o.db, slack: o.slack, isAdmin }),
     ticketReport({ db: o.db, slack: o.slack }),

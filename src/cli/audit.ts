@@ -23,7 +23,7 @@ const USAGE = `Usage: npm run audit -- <command>
   head        print the newest row's id and hash (anchor it outside the database)
   checkpoint  print a signed checkpoint of the head now (JSON; also appended to the file)
   check-args  --row N --args JSON: do these arguments match row N's args_sha256? (needs the key)
-  query       [--user U…] [--tool NAME] [--action executed[,failed]|audit.queried]
+  query       [--user U…] [--channel C…|D…] [--tool NAME] [--action executed[,failed]|audit.queried]
               [--since 24h|7d|30m|2025-03-01] [--until …] [--limit 50] [--cursor C]
               [--format table|csv|json]   (the query itself is audited: audit.queried)
 
@@ -40,6 +40,7 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       user: { type: "string" },
+      channel: { type: "string" },
       tool: { type: "string" },
       action: { type: "string" },
       since: { type: "string" },
@@ -108,6 +109,7 @@ async function main(argv: string[]): Promise<number> {
     }
     const query = {
       user: values.user,
+      channel: values.channel,
       tool: values.tool,
       action: parseActions(values.action),
       since: values.since === undefined ? undefined : parseTimeBound(values.since),

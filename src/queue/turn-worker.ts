@@ -11,6 +11,7 @@ import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
 import type { RunRecord } from "../store/run-store.ts";
+import type { RunIdentity } from "../tools/define-tool.ts";
 import { deliverOutcome } from "./deliver-outcome.ts";
 import type { TurnJob } from "./jobs.ts";
 import { openRunRecorder, withRunRecorder } from "./record-run.ts";
@@ -27,6 +28,8 @@ export interface TurnJobMeta {
   assistantThread?: boolean;
   /** Context Slack gave (e.g. the channel the user is viewing), already fenced as untrusted data. */
   untrustedContext?: string;
+  /** The channel the user is viewing beside an assistant thread, for tools (untrusted: a hint only). */
+  viewing?: RunIdentity["viewing"];
 }
 
 /**
@@ -149,6 +152,7 @@ export async function handleTurnJob(
               threadTs: job.threadTs,
               ...(timezone ? { timezone } : {}),
               ...(meta.assistantThread ? { assistantThread: true } : {}),
+              ...(meta.viewing ? { viewing: meta.viewing } : {}),
             },
             history: loaded.messages,
             userMessage,

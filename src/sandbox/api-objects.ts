@@ -86,7 +86,7 @@ export function apiChannel(ctx: MethodContext, channel: SandboxChannel): Record<
     is_member: channel.members.includes(ctx.workspace.bot.userId),
     created: channel.created,
     num_members: channel.members.length,
-    topic: { value: "", creator: "", last_set: 0 },
-    purpose: { value: "", creator: "", last_set: 0 },
+    topic: { value: channel.topic ?? "", creator: "", last_set: 0 },
+    purpose: { value: channel.purpose ?? "", creator: "", last_set: 0 },
   };
 }

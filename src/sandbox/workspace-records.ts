@@ -26,6 +26,8 @@ export interface NewChannel {
   name: string;
   isPrivate?: boolean;
   members?: string[];
+  topic?: string;
+  purpose?: string;
 }
 
 export function buildUser(input: NewUser, team: SandboxTeam): SandboxUser {
@@ -58,6 +60,8 @@ export function buildChannel(input: NewChannel, created: number): SandboxChannel
     is_private: input.isPrivate ?? false,
     members: [...(input.members ?? [])],
     created,
+    ...(input.topic ? { topic: input.topic } : {}),
+    ...(input.purpose ? { purpose: input.purpose } : {}),
   };
 }
 

@@ -39,6 +39,9 @@ export interface SandboxChannel {
   user?: string;
   members: string[];
   created: number;
+  /** What the channel says about itself (`topic.value`, `purpose.value`); empty when unset. */
+  topic?: string;
+  purpose?: string;
 }
 
 /** A file as Slack lists it (in `files.info`, or in a message's `files`). */

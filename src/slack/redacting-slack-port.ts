@@ -24,6 +24,7 @@ export function redactingSlackPort(port: SlackPort, redactor: Redactor): SlackPo
     getUser: (userId, options) => port.getUser(userId, options),
     listUsers: (read) => port.listUsers(read),
     listChannels: (read) => port.listChannels(read),
+    getChannel: (channelId) => port.getChannel(channelId),
   };
 }
 

@@ -90,6 +90,23 @@ export function createWebSlackPort(
       return user;
     },
 
+    async getChannel(channelId) {
+      try {
+        const c = (await client.conversations.info({ channel: channelId })).channel;
+        if (!c?.id) return undefined;
+        return {
+          id: c.id,
+          name: c.name ?? "",
+          isPrivate: Boolean(c.is_private),
+          topic: c.topic?.value ?? "",
+          purpose: c.purpose?.value ?? "",
+        };
+      } catch (err) {
+        if ((err as { data?: { error?: string } }).data?.error === "channel_not_found") return undefined;
+        throw err;
+      }
+    },
+
     listUsers: directory.listUsers,
     listChannels: directory.listChannels,
   };

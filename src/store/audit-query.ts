@@ -11,6 +11,8 @@ export const MAX_AUDIT_PAGE = 1000;
 export const auditQuerySchema = z.object({
   /** Rows where this Slack user is the requester (`user_id`) or the decider (`actor_id`). */
   user: z.string().min(1).optional(),
+  /** Rows of turns in this conversation (`channel_id`: a channel or DM id). */
+  channel: z.string().min(1).optional(),
   tool: z.string().min(1).optional(),
   action: z.union([z.enum(AUDIT_ACTIONS), z.array(z.enum(AUDIT_ACTIONS)).min(1)]).optional(),
   /** Inclusive lower bound on `created_at`. */
@@ -54,6 +56,7 @@ export async function queryAudit(db: Database, input: AuditQuery): Promise<Audit
   const q = parsed.data;
   const where: (SQL | undefined)[] = [];
   if (q.user) where.push(or(eq(auditLog.userId, q.user), eq(auditLog.actorId, q.user)));
+  if (q.channel) where.push(eq(auditLog.channelId, q.channel));
   if (q.tool) where.push(eq(auditLog.tool, q.tool));
   if (typeof q.action === "string") where.push(eq(auditLog.action, q.action));
   else if (q.action) where.push(inArray(auditLog.action, q.action));
@@ -91,7 +94,7 @@ export interface AuditRead {
   actorId: string | null;
   teamId?: string | undefined;
   channelId?: string | undefined;
-  /** The filters as given (user, tool, action, since, until, page, cursor…): stored in `args`. */
+  /** The filters as given (user, channel, tool, action, since, until, page, cursor…): stored in `args`. */
   filters: Record<string, unknown>;
 }
 

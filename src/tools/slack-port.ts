@@ -20,6 +20,12 @@ export interface SlackChannel {
   isPrivate: boolean;
 }
 
+/** A channel as `conversations.info` describes it: what it says about itself is untrusted text. */
+export interface SlackChannelInfo extends SlackChannel {
+  topic: string;
+  purpose: string;
+}
+
 export interface SlackPort {
   /** Posts as the bot. `channel` is a channel id or a user id (then the DM with that user). Unfurling is off. */
   postMessage(input: {
@@ -48,6 +54,12 @@ export interface SlackPort {
   listUsers(read?: { fresh?: boolean }): Promise<SlackUser[]>;
   /** The channels names can refer to (`conversations.list`, every page, archived ones left out); cached likewise. */
   listChannels(read?: { fresh?: boolean }): Promise<SlackChannel[]>;
+  /**
+   * One channel's name, topic and purpose (`conversations.info`, asked each time); undefined when
+   * Slack does not show it to the bot (unknown, or private without the bot). Says nothing about
+   * whether the requester may see it: ask `isMember`.
+   */
+  getChannel(channelId: string): Promise<SlackChannelInfo | undefined>;
 }
 
 /** `U…`, `W…`, `<@U…>` or `<@U…|name>` → the user id; undefined for anything else. */

@@ -1,10 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  createCommandModel,
-  NO_MODEL_HELP,
-  parseCommand,
-  parseKeyValues,
-} from "../../src/agent/command-model.ts";
+import { parseKeyValues } from "../../src/agent/command-args.ts";
+import { createCommandModel, NO_MODEL_HELP, parseCommand } from "../../src/agent/command-model.ts";
 import { resumeRun, runTurn } from "../../src/agent/loop.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { type Execution, fixtureTools, testRegistry, testRun } from "../helpers/runtime.ts";
@@ -23,7 +19,10 @@ describe("command mode", () => {
     });
     expect(parseCommand("help")).toEqual({ kind: "help" });
     expect(parseCommand("please open a ticket")).toBeUndefined();
-    expect(parseKeyValues(`a=1 b='it\\'s' c=“中文 标题”`)).toEqual({ a: "1", b: "it's", c: "中文 标题" });
+    expect(parseKeyValues(`a=1 b='it\\'s' c=“中文 标题”`)).toEqual({
+      ok: true,
+      values: { a: "1", b: "it's", c: "中文 标题" },
+    });
   });
 
   it("runs the tool through the runtime (validation, coercion) and answers with its result", async () => {
@@ -43,6 +42,39 @@ describe("command mode", () => {
     expect(r.status).toBe("completed");
     expect(r.answer).toContain("`create_ticket` →");
     expect(r.answer).toContain('"id":42');
+  });
+
+  it("an unquoted message of several words reaches the tool whole; unreadable arguments run nothing", async () => {
+    const executions: Execution[] = [];
+    const { registry } = testRegistry(fixtureTools(executions));
+    const deps = { model: createCommandModel(), registry, logger: silentLogger() };
+    const r = await runTurn(
+      {
+        run: testRun,
+        history: [],
+        userMessage: "<@U0HERMES> run create_ticket title=Printer on 3F jammed again priority=high",
+      },
+      deps,
+    );
+    expect(executions).toEqual([
+      { name: "create_ticket", args: { title: "Printer on 3F jammed again", priority: "high" } },
+    ]);
+    expect(r.status).toBe("completed");
+
+    const typo = await runTurn(
+      { run: testRun, history: [], userMessage: "run create_ticket title=Printer jammed prio=high" },
+      deps,
+    );
+    expect(executions).toHaveLength(1);
+    expect(typo.answer).toBe(
+      'I did not run `create_ticket`: `create_ticket` has no argument `prio`: its arguments are `title`, `description`, `priority`. If `prio=` is part of the value of `title`, put that value in quotes: `title="…"`.\nTry: `run create_ticket title=…`',
+    );
+    const unclosed = await runTurn(
+      { run: testRun, history: [], userMessage: 'run create_ticket title="Printer jammed' },
+      deps,
+    );
+    expect(unclosed.answer).toContain("is never closed");
+    expect(executions).toHaveLength(1);
   });
 
   it("validation errors reach the user; help lists allowed tools with their arguments", async () => {

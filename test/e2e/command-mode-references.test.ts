@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+import { execSql } from "../helpers/pg.ts";
 
 type Block = { type: string; elements?: Array<{ action_id?: string; value?: string }> };
 
@@ -102,6 +103,102 @@ describe("channel and person names in command mode, end to end through Bolt", ()
     const dm = await ask('run send_message to="Wang Lei" text=hello');
     const card = await waitFor(() => cardOf(t, "C0OPS", dm), 30_000, "approval card for Wang Lei");
     expect(JSON.stringify(card.blocks)).toContain("U0WANGLEI");
+  });
+
+  /** Approves the card in thread `ts` as Li Ming. */
+  async function approve(ts: string) {
+    const card = await waitFor(() => cardOf(t, "C0OPS", ts), 30_000, "approval card");
+    const click = await t.sender.blockAction({
+      user: "U0USER1",
+      actionId: "hermes.approve",
+      value: approvalIdOf(card),
+      channel: "C0OPS",
+      messageTs: card.ts,
+    });
+    expect(click.status).toBe(200);
+    return card;
+  }
+
+  /** The audit rows of the one call of `tool` whose stored args satisfy `match`, once it ran. */
+  const rowsOfCall = (tool: string, match: (args: Record<string, unknown>) => boolean) =>
+    waitFor(
+      async () => {
+        const rows = (await t.hermes.services.audit.query({ tool, limit: 100 })).rows;
+        const executed = rows.find(
+          (r) => r.action === "tool.executed" && match((r.args ?? {}) as Record<string, unknown>),
+        );
+        return executed ? rows.filter((r) => r.toolCallId === executed.toolCallId) : undefined;
+      },
+      30_000,
+      `the executed ${tool} row`,
+    );
+
+  it("an unquoted message of several words is sent whole, not cut after its first word", async () => {
+    const ts = await ask("run send_message to=#general text=hello everyone, standup moved to 10:30");
+    const card = await approve(ts);
+    expect(JSON.stringify(card.blocks)).toContain("hello everyone, standup moved to 10:30");
+    const posted = await waitFor(
+      () => t.ws.history("C0GENERAL").find((m) => m.text.startsWith("hello everyone")),
+      30_000,
+      "the post in #general",
+    );
+    expect(posted.text).toBe(
+      "hello everyone, standup moved to 10:30\n_— sent by Hermes on behalf of <@U0USER1>_",
+    );
+  });
+
+  it("arguments it cannot read are refused with a sentence; nothing is asked, run or audited", async () => {
+    const ts = await ask("run send_message to=#general text=please mode=loud");
+    const answer = await reply(ts, "the refusal", (text) => text.startsWith("I did not run"));
+    expect(answer.text).toBe(
+      'I did not run `send_message`: `send_message` has no argument `mode`: its arguments are `to`, `text`. If `mode=` is part of the value of `text`, put that value in quotes: `text="…"`.\nTry: `run send_message to=#general text=hello`',
+    );
+    const unclosed = await ask('run send_message to=#general text="hello everyone');
+    const second = await reply(unclosed, "the refusal", (text) => text.startsWith("I did not run"));
+    expect(second.text).toContain("The quote that starts the value of `text=` is never closed");
+    expect(cardOf(t, "C0OPS", ts)).toBeUndefined();
+    expect(cardOf(t, "C0OPS", unclosed)).toBeUndefined();
+    // Not a single audit row for either thread: no call was made.
+    const rows = (await t.hermes.services.audit.query({ limit: 200 })).rows;
+    expect(rows.filter((r) => r.threadTs === ts || r.threadTs === unclosed)).toEqual([]);
+    expect(t.ws.history("C0GENERAL").some((m) => m.text.startsWith("please"))).toBe(false);
+  });
+
+  it("what the sandbox composer sends (<#C…|name>, <@U…>, a quoted text) lands by id; the audit rows hold ids", async () => {
+    // The composer turns `#general` and `@Li Ming` into Slack's encoded references, as Slack does.
+    const ts = await ask('run send_message to=<#C0GENERAL|general> text="Quarterly review: slides are up"');
+    const card = await approve(ts);
+    expect(JSON.stringify(card.blocks)).toContain("C0GENERAL");
+    const posted = await waitFor(
+      () => t.ws.history("C0GENERAL").find((m) => m.text.startsWith("Quarterly review")),
+      30_000,
+      "the post in #general",
+    );
+    expect(posted.text).toContain("sent by Hermes on behalf of <@U0USER1>");
+    const sent = await rowsOfCall("send_message", (a) => String(a.text).startsWith("Quarterly review"));
+    expect(sent.map((r) => r.action).sort()).toEqual(
+      ["tool.approval_requested", "tool.approved", "tool.executed", "tool.requested"].sort(),
+    );
+    expect(sent.every((r) => r.threadTs === ts)).toBe(true); // rows of a thread carry its ts
+    for (const row of sent.filter((r) => r.args)) {
+      expect(row.args).toMatchObject({ to: "C0GENERAL", text: "Quarterly review: slides are up" });
+    }
+
+    const ticket = await ask(
+      "run create_ticket title=Badge reader at the 2F door is dead assignee=<@U0USER1>",
+    );
+    const done = await reply(ticket, "the ticket", (text) => text.startsWith("`create_ticket` →"));
+    expect(done.text).toContain("Badge reader at the 2F door is dead");
+    const opened = await rowsOfCall("create_ticket", (a) => String(a.title).startsWith("Badge reader"));
+    expect(opened.map((r) => r.action).sort()).toEqual(["tool.executed", "tool.requested"]);
+    for (const row of opened.filter((r) => r.args)) {
+      expect(row.args).toMatchObject({ title: "Badge reader at the 2F door is dead", assignee: "U0USER1" });
+    }
+    const stored = await execSql<{ assignee: string | null; title: string }>(
+      t.hermes.services.db.db,
+      "select assignee, title from tickets where title like 'Badge reader%'",
+    );
+    expect(stored).toEqual([{ assignee: "U0USER1", title: "Badge reader at the 2F door is dead" }]);
   });
 
   it("a missing argument is a plain sentence with a command that works, not the model's instructions", async () => {

@@ -142,6 +142,8 @@ describe("reading the audit log is itself audited (audit.queried: who, where, th
         "query",
         "--user",
         DEMO.wangLei,
+        "--channel",
+        DEMO.ops,
         "--action",
         "requested",
         "--since",
@@ -162,7 +164,13 @@ describe("reading the audit log is itself audited (audit.queried: who, where, th
     expect(read).toMatchObject({
       tool: "npm run audit",
       actorId: null,
-      args: { user: DEMO.wangLei, action: ["tool.requested"], limit: 3, osUser: userInfo().username },
+      args: {
+        user: DEMO.wangLei,
+        channel: DEMO.ops,
+        action: ["tool.requested"],
+        limit: 3,
+        osUser: userInfo().username,
+      },
     });
     expect((read?.args as { since?: string } | undefined)?.since).toMatch(/^\d{4}-\d\d-\d\dT/);
   }, 120_000);

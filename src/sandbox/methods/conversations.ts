@@ -39,6 +39,9 @@ export const conversationsMethods: Record<string, MethodHandler> = {
 
   "conversations.info": (ctx) => {
     const channel = resolveChannel(ctx, stringArg(ctx.args, "channel"));
+    // As Slack: a private channel (or someone else's DM) the bot is not in is not found.
+    if ((channel.is_private || channel.is_im) && !channel.members.includes(ctx.workspace.bot.userId))
+      throw new SlackApiError("channel_not_found");
     return { channel: apiChannel(ctx, channel) };
   },
 

@@ -11,7 +11,7 @@ import { THINKING } from "./assistant-status.ts";
 import { suggestedPromptsFor } from "./suggested-prompts.ts";
 import { createThreadContextStore } from "./thread-context-store.ts";
 import { threadTitle } from "./thread-title.ts";
-import { type AssistantThreadContext, viewingContext } from "./viewing-context.ts";
+import { type AssistantThreadContext, viewedChannel, viewingContext } from "./viewing-context.ts";
 
 /** What the assistant handlers read: the user's level, the thread's history, redaction, the bot. */
 export type AssistantDeps = AccessSources &
@@ -34,7 +34,7 @@ interface ThreadPayload {
  * queued, run by a worker with the same sessions, policy, approvals and audit — except that the
  * thread's status line ("is thinking…", then the running tool) shows progress instead of a working
  * message, the first request titles the thread, and the channel the user is viewing reaches the turn
- * as untrusted data. Bolt's middleware stops such a message before the DM listener: it is handled once.
+ * as untrusted data (fenced in the prompt, and `viewing` in the run identity for tools). Bolt's middleware stops such a message before the DM listener: it is handled once.
  */
 export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake, "accept">): Assistant {
   const store = createThreadContextStore();
@@ -96,8 +96,15 @@ export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake
             log.warn({ err: errorMessage(err) }, "could not title the assistant thread"),
           );
         const untrustedContext = viewingContext(viewing);
+        const viewed = viewedChannel(viewing);
         // Not quoted as thread context: before the first request the thread holds only the greeting.
-        return { assistantThread: true, inThread: false, ...(untrustedContext ? { untrustedContext } : {}) };
+        // The viewed channel goes to the prompt (fenced) and to the run's tools (`RunIdentity.viewing`).
+        return {
+          assistantThread: true,
+          inThread: false,
+          ...(untrustedContext ? { untrustedContext } : {}),
+          ...(viewed ? { viewing: viewed } : {}),
+        };
       });
     },
   });

@@ -1,3 +1,5 @@
+import type { ViewedChannel } from "../../tools/define-tool.ts";
+
 /** What Slack says the user is viewing beside an assistant thread (`assistant_thread.context`). */
 export interface AssistantThreadContext {
   channel_id?: string;
@@ -7,6 +9,18 @@ export interface AssistantThreadContext {
 
 /** A Slack conversation id: nothing else from the client's context reaches the prompt. */
 const CONVERSATION_ID = /^[CGD][A-Z0-9]{2,20}$/;
+const TEAM_ID = /^[TE][A-Z0-9]{2,20}$/;
+
+/**
+ * The viewed channel as the run's tools get it (`RunIdentity.viewing`): a well-formed channel id,
+ * and the team when it is one, or nothing. Still untrusted: the client reports it.
+ */
+export function viewedChannel(context: AssistantThreadContext | undefined): ViewedChannel | undefined {
+  const channel = context?.channel_id;
+  if (typeof channel !== "string" || !CONVERSATION_ID.test(channel)) return undefined;
+  const team = context?.team_id;
+  return { channelId: channel, ...(typeof team === "string" && TEAM_ID.test(team) ? { teamId: team } : {}) };
+}
 
 /**
  * The channel the user is viewing beside the assistant thread (Slack's thread context), as the turn

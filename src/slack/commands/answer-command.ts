@@ -7,7 +7,7 @@ import type { SlackOutput } from "../slack-output.ts";
 import { type AccessServices, accessAnswer } from "./access-answer.ts";
 import { AUDIT_REFUSAL, recordRefusal, SCHEDULE_REFUSAL } from "./admin-refusal.ts";
 import { auditPageAnswer } from "./audit-answer.ts";
-import { resolveAuditUser } from "./audit-user-filter.ts";
+import { resolveAuditChannel, resolveAuditUser } from "./audit-user-filter.ts";
 import { textMessage } from "./block-builders.ts";
 import { type BudgetServices, budgetAnswer } from "./budget-answer.ts";
 import { helpText, shortHelp } from "./help-text.ts";
@@ -70,7 +70,9 @@ export async function answerHermesCommand(
         }
         const written = parseAuditFilters(parsed.args, options.now?.() ?? new Date());
         if (!written.ok) return textMessage(`:warning: ${written.error}`);
-        const filters = await resolveAuditUser(s.slack, written.filters, written.userName);
+        const byUser = await resolveAuditUser(s.slack, written.filters, written.userName);
+        if (!byUser.ok) return textMessage(`:warning: ${byUser.error}`);
+        const filters = await resolveAuditChannel(s.slack, byUser.filters, written.channelName);
         if (!filters.ok) return textMessage(`:warning: ${filters.error}`);
         return await auditPageAnswer(s, { filters: filters.filters, page: 1 }, options.auditPageSize, {
           actorId: input.userId,

@@ -18,6 +18,7 @@ export const BUTTON_VALUE_MAX = 2000;
 const stateSchema = z
   .object({
     u: z.string().max(40).optional(),
+    ch: z.string().max(40).optional(),
     t: z.string().max(100).optional(),
     a: z.array(z.enum(AUDIT_ACTIONS)).max(AUDIT_ACTIONS.length).optional(),
     s: z.iso.datetime().optional(),
@@ -31,6 +32,7 @@ const stateSchema = z
 export function encodeAuditState({ filters, cursor, page }: AuditPageState): string {
   const value = JSON.stringify({
     u: filters.user,
+    ch: filters.channel,
     t: filters.tool,
     a: filters.action,
     s: filters.since,
@@ -56,9 +58,10 @@ export function decodeAuditState(value: string): AuditPageState {
   if (!parsed.success || (parsed.data.c !== undefined && !isCursor(parsed.data.c))) {
     throw new HermesError("bad_request", "That audit button is out of date; run `/hermes audit` again.");
   }
-  const { u, t, a, s, e, c, p } = parsed.data;
+  const { u, ch, t, a, s, e, c, p } = parsed.data;
   const filters: AuditFilters = {
     ...(u ? { user: u } : {}),
+    ...(ch ? { channel: ch } : {}),
     ...(t ? { tool: t } : {}),
     ...(a ? { action: a } : {}),
     ...(s ? { since: s } : {}),
@@ -73,6 +76,7 @@ export function toAuditQuery(filters: AuditFilters, page: { limit: number; curso
     limit: page.limit,
     ...(page.cursor ? { cursor: page.cursor } : {}),
     ...(filters.user ? { user: filters.user } : {}),
+    ...(filters.channel ? { channel: filters.channel } : {}),
     ...(filters.tool ? { tool: filters.tool } : {}),
     ...(filters.action?.length ? { action: filters.action } : {}),
     ...(filters.since ? { since: filters.since } : {}),

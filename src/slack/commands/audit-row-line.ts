@@ -28,6 +28,7 @@ export function auditRowLine(row: AuditRow): string {
 export function describeAuditFilters(filters: AuditFilters): string {
   const parts: string[] = [];
   if (filters.user) parts.push(`user <@${filters.user}>`);
+  if (filters.channel) parts.push(`channel <#${filters.channel}>`);
   if (filters.tool) parts.push(`tool \`${clean(filters.tool, 100)}\``);
   if (filters.action?.length) parts.push(`action ${filters.action.map((a) => a.slice(5)).join(", ")}`);
   if (filters.since) parts.push(`since ${utc(filters.since)}`);

@@ -1,11 +1,14 @@
 import { errorMessage } from "../../errors.ts";
 import { parseTimeBound } from "../../store/audit-time.ts";
 import { AUDIT_ACTIONS, type AuditAction } from "../../store/schema.ts";
+import { parseReference } from "../../tools/references/parse-reference.ts";
 import { parseUserRef } from "../../tools/slack-port.ts";
 
 /** What `/hermes audit …` filters on. Times are absolute (ISO, UTC) so later pages see the same window. */
 export interface AuditFilters {
   user?: string;
+  /** The conversation the rows' turns were in: a channel (`C…`, `G…`) or DM (`D…`) id. */
+  channel?: string;
   tool?: string;
   action?: AuditAction[];
   since?: string;
@@ -18,13 +21,17 @@ export type ParsedAuditFilters =
       filters: AuditFilters;
       /** `user:` given as a name (`@li.ming`, `"Li Ming"`, `李明`): the caller looks it up in Slack. */
       userName?: string;
+      /** `channel:` given as a name (`#ops`, `ops`): the caller looks it up in Slack. */
+      channelName?: string;
     }
   | { ok: false; error: string };
 
-const KEYS = ["user", "tool", "action", "since", "until"] as const;
+const KEYS = ["user", "channel", "tool", "action", "since", "until"] as const;
 type Key = (typeof KEYS)[number];
 const KEY_LIST = KEYS.map((k) => `\`${k}:\``).join(", ");
 const SHORT_ACTIONS = AUDIT_ACTIONS.map((a) => a.replace(/^tool\./, ""));
+/** A conversation id as written bare: a channel (`C…`, `G…`) or a DM (`D…`). */
+const CONVERSATION_ID = /^[CGD][A-Z0-9]{2,}$/;
 /** Tool names in the audit log: registry names, plus `/hermes` for refused admin commands. */
 const TOOL_NAME = /^[\w./:-]{1,100}$/;
 // A token is a run of non-space text, where a Slack mention `<@U…|Li Ming>` or a quoted name
@@ -33,14 +40,15 @@ export const TOKEN = /(?:[^\s<"]|<[^>]*>|"[^"]*")+/g;
 
 /**
  * Parses the filters after `/hermes audit`: `user:<@U…|name>`, `user:U…` or a name (`user:@li.ming`,
- * `user:"Li Ming"`, returned as `userName` for the caller to look up), `tool:name`,
+ * `user:"Li Ming"`, returned as `userName` for the caller to look up), `channel:<#C…|name>`,
+ * `channel:C…` (or a DM's `D…`) or a name (`channel:#ops`, returned as `channelName`), `tool:name`,
  * `action:approved` or `action:tool.approved` (comma-separated for several), `since:` and `until:`
  * as a duration back from `now` (`24h`, `7d`) or a date (`2026-11-01`, UTC). A bad filter gives one
  * line naming it.
  */
 export function parseAuditFilters(text: string, now: Date = new Date()): ParsedAuditFilters {
   const filters: AuditFilters = {};
-  const named: { user?: string } = {};
+  const named: Named = {};
   const seen = new Set<Key>();
   for (const token of text.trim().match(TOKEN) ?? []) {
     const at = token.search(/[:=]/);
@@ -62,21 +70,33 @@ export function parseAuditFilters(text: string, now: Date = new Date()): ParsedA
   if (filters.since && filters.until && filters.since >= filters.until) {
     return fail("`since:` must be before `until:`.");
   }
-  return { ok: true, filters, ...(named.user ? { userName: named.user } : {}) };
+  return {
+    ok: true,
+    filters,
+    ...(named.user ? { userName: named.user } : {}),
+    ...(named.channel ? { channelName: named.channel } : {}),
+  };
 }
 
-function apply(
-  filters: AuditFilters,
-  named: { user?: string },
-  key: Key,
-  value: string,
-  now: Date,
-): string | undefined {
+/** Filters written as names, for the caller to look up in the workspace. */
+type Named = { user?: string; channel?: string };
+
+function apply(filters: AuditFilters, named: Named, key: Key, value: string, now: Date): string | undefined {
   switch (key) {
     case "user": {
       const id = parseUserRef(value);
       if (id) filters.user = id;
       else named.user = value;
+      return undefined;
+    }
+    case "channel": {
+      // `<#C…|name>` and a bare id are ids; `#name` (and `#C…`) is looked up, as the tools do.
+      const ref = parseReference(value);
+      if (ref.kind === "user")
+        return `\`channel:${value}\` is a person; \`channel:\` needs a channel, e.g. \`channel:#ops\`.`;
+      if (ref.kind === "channel") filters.channel = ref.id;
+      else if (CONVERSATION_ID.test(value)) filters.channel = value;
+      else named.channel = value;
       return undefined;
     }
     case "tool":
@@ -118,6 +138,7 @@ function isAuditAction(value: string): value is AuditAction {
 function example(key: Key): string {
   const examples: Record<Key, string> = {
     user: "`user:@li.ming`",
+    channel: "`channel:#ops`",
     tool: "`tool:create_ticket`",
     action: "`action:approved`",
     since: "`since:24h`",

@@ -176,6 +176,60 @@ describe("/hermes audit as an admin", () => {
   });
 });
 
+describe("/hermes audit channel:", () => {
+  it("filters by the conversation, written as Slack's reference, an id or a #name; an unknown name gets close matches", async () => {
+    // Three rows from turns in #general (the seeded ones are all in #ops).
+    const inGeneral: number[] = [];
+    for (const n of [1, 2, 3]) {
+      const row = await h.services.audit.append({
+        ...seededEvent(n),
+        tool: "get_ticket",
+        channelId: DEMO.general,
+        runId: `run_general_${n}`,
+        toolCallId: `call_general_${n}`,
+      });
+      inGeneral.push(row.id);
+    }
+    const newestFirst = [...inGeneral].reverse();
+    for (const written of [
+      `channel:<#${DEMO.general}|general>`,
+      `channel:${DEMO.general}`,
+      "channel:#general",
+      "channel:general",
+      `channel:#${DEMO.general}`,
+    ]) {
+      const message = await audit(DEMO.admin, `${written} since:24h`);
+      expectWithinLimits(message);
+      const text = blocksText(message.blocks);
+      expect(text).toContain(`Filters: channel <#${DEMO.general}>`);
+      expect(rowIds(message)).toEqual(newestFirst);
+    }
+    // The read itself is on record with the resolved id.
+    const { rows: reads } = await h.services.audit.query({ action: "audit.queried", limit: 1 });
+    expect(reads[0]?.args).toMatchObject({ channel: DEMO.general, page: 1 });
+    // Combined with the other filters.
+    const combined = await audit(DEMO.admin, `channel:#ops tool:get_ticket`);
+    expect(blocksText(combined.blocks)).toContain("No audit rows match these filters.");
+    // Kept by the buttons: the export holds the same three rows.
+    const page = await audit(DEMO.admin, "channel:#general tool:get_ticket");
+    h.emulator.clearCalls();
+    await click(DEMO.admin, page, AUDIT_CSV_ACTION);
+    const notice = await eventually(() =>
+      ephemerals(DEMO.admin).find((m) => m.text.includes("I sent") && m.text.includes("3 audit rows")),
+    );
+    expect(notice.text).toMatch(/with 3 audit rows to our DM/);
+
+    const typo = await audit(DEMO.admin, "channel:#genral");
+    expect(typo.text).toBe(":warning: `channel:` No channel named #genral. Did you mean #general?");
+    const person = await audit(DEMO.admin, `channel:<@${DEMO.user}>`);
+    expect(person.text).toBe(
+      ":warning: `channel:<@U0USER1>` is a person; `channel:` needs a channel, e.g. `channel:#ops`.",
+    );
+    const twice = await audit(DEMO.admin, "channel:#ops channel:#general");
+    expect(twice.text).toBe(":warning: `channel:` is given twice; give it once.");
+  });
+});
+
 describe("exportAuditCsv", () => {
   it("stops at maxRows, keeps the newest rows and says the export is cut", async () => {
     const sent = await exportAuditCsv(h.services, { userId: DEMO.admin, filters: {}, maxRows: 25 });

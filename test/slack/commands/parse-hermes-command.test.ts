@@ -44,6 +44,18 @@ describe("parseAuditFilters", () => {
     });
     expect(parseAuditFilters("user:<@U0USER1|Li Ming>", now)).toMatchObject({ filters: { user: "U0USER1" } });
     expect(parseAuditFilters("", now)).toEqual({ ok: true, filters: {} });
+    // channel: an encoded reference or a bare id is an id; a #name is left for the caller to look up.
+    expect(parseAuditFilters("channel:<#C0OPS|ops> user:U0USER1", now)).toEqual({
+      ok: true,
+      filters: { channel: "C0OPS", user: "U0USER1" },
+    });
+    expect(parseAuditFilters("channel:D0USER1", now)).toEqual({ ok: true, filters: { channel: "D0USER1" } });
+    expect(parseAuditFilters('channel:#ops user:"Li Ming"', now)).toEqual({
+      ok: true,
+      filters: {},
+      userName: "Li Ming",
+      channelName: "#ops",
+    });
   });
 
   it("names the bad filter in one line", () => {
@@ -69,6 +81,7 @@ describe("audit page state (button values)", () => {
         tool: "send_message",
         action: ["tool.approved" as const],
         since: "2026-11-28T10:00:00.000Z",
+        channel: "C0OPS",
       },
       cursor,
       page: 3,

@@ -38,6 +38,11 @@ export interface ModelResponse {
   textCallsFrom?: "content" | "reasoning";
   /** A call the model wrote that no format could read (its marker or format): asked again, never shown. */
   unrecovered?: string;
+  /**
+   * The answer came as a stream of chunks (SSE), so its text could be shown as it was written. Not
+   * set for a plain JSON answer: command mode, a server that refused or ignored `stream`.
+   */
+  streamed?: boolean;
 }
 
 /** The port the loop talks to. One real implementation (OpenAI-compatible HTTP). */

@@ -243,6 +243,8 @@ export async function loop(
         usage: response.usage,
         latencyMs: response.latencyMs,
         repairs: response.repairs,
+        // Whether the answer came as a stream: only then does the turn's answer stream into Slack.
+        streamed: response.streamed === true,
       });
       if (response.reasoning) {
         // The reasoning goes to the trace only (the logger redacts it like every line).

@@ -77,11 +77,8 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
       if (refusedStream) streamRefused = true;
     }
     const latencyMs = Math.round(performance.now() - started);
-    return toResponse(
-      "completion" in outcome ? fromCompletion(outcome.completion) : outcome,
-      request,
-      latencyMs,
-    );
+    if ("completion" in outcome) return toResponse(fromCompletion(outcome.completion), request, latencyMs);
+    return { ...toResponse(outcome, request, latencyMs), streamed: true };
   }
 
   /** A plain completion as the message to normalize (a body that is not a completion is refused). */

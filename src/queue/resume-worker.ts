@@ -58,7 +58,11 @@ export async function handleResumeJob(
     // Shown as the turn was: an assistant thread's status line, else a "Continuing…" message that
     // may stream the answer. The run identity kept in the snapshot says which.
     const status = snapshot.run.assistantThread
-      ? s.output.assistantStatus?.({ ...target, logger: log })
+      ? s.output.assistantStatus?.({
+          ...target,
+          logger: log,
+          requester: { userId: run.userId, ...(run.teamId ? { teamId: run.teamId } : {}) },
+        })
       : undefined;
     let reply: ReplyTarget = target;
     let result: TurnResult | undefined;

@@ -37,8 +37,16 @@ export interface TurnOutput {
     /** The turn's thread and requester: with them the answer may stream (chat.startStream). */
     thread?: { threadTs: string; userId?: string; teamId?: string };
   }): ProgressDisplay;
-  /** The status line of an assistant thread, for a job whose listener says it came from one. */
-  assistantStatus?(o: { channel: string; threadTs: string; logger: Logger }): StatusDisplay;
+  /**
+   * The status line of an assistant thread, for a job whose listener says it came from one. With the
+   * requester, the answer may also stream into the thread (chat.startStream) beside the line.
+   */
+  assistantStatus?(o: {
+    channel: string;
+    threadTs: string;
+    logger: Logger;
+    requester?: { userId: string; teamId?: string | undefined };
+  }): StatusDisplay;
   /** Posts the "Continuing…" message a resume's answer replaces; returns its ts. */
   postContinuing(target: { channel: string; threadTs: string }): Promise<string | undefined>;
   /** The requester's time zone, when Slack knows it (undefined on any failure). */

@@ -56,7 +56,12 @@ export async function handleTurnJob(
     placeholderTs: meta.placeholderTs,
   };
   const status = meta.assistantThread
-    ? s.output.assistantStatus?.({ channel: job.channelId, threadTs: job.threadTs, logger: log })
+    ? s.output.assistantStatus?.({
+        channel: job.channelId,
+        threadTs: job.threadTs,
+        logger: log,
+        requester: { userId: job.userId, teamId: job.teamId },
+      })
     : undefined;
   try {
     await inThreadOrder(s, job, ctx, async (lockSignal) => {

@@ -34,7 +34,12 @@ export function createSlackTurnOutput(
         display,
       );
     },
-    assistantStatus: (o) => createAssistantStatus({ client: s.client, ...o }),
+    assistantStatus: ({ requester, ...o }) => {
+      const status = createAssistantStatus({ client: s.client, ...o });
+      if (!streamed || !requester) return status;
+      const recipient = { userId: requester.userId, teamId: requester.teamId };
+      return streamed.statusLine({ ...o, recipient }, status);
+    },
     postContinuing: async (target) => {
       const working = await s.client.chat.postMessage({
         channel: target.channel,

@@ -219,4 +219,123 @@ describe("answers stream into Slack, end to end", () => {
     expect(replies.some((m) => m.text.includes("Continuing"))).toBe(false);
     expect(replies.filter((m) => m.text.includes("noon"))).toHaveLength(1);
   });
+
+  const streamChunks = () =>
+    t.emulator.calls
+      .filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method))
+      .flatMap((c) => {
+        const raw = c.args.chunks;
+        return (typeof raw === "string" ? JSON.parse(raw) : (raw ?? [])) as Array<Record<string, unknown>>;
+      });
+
+  it("a call that fails and a call the policy denies: their task cards end as errors, the answer as unstreamed", async () => {
+    t.emulator.clearCalls();
+    model.toChunks = (c) => completionChunks(c, randomCutter(3));
+    model.enqueue(
+      toolCalls([
+        { name: "get_current_time", args: { timezone: "Mars/Olympus_Mons" }, id: "call_time" },
+        { name: "delete_ticket", args: { id: 1 }, id: "call_delete" },
+      ]),
+      answer(ANSWER),
+    );
+    const d = await t.sender.appMention({
+      user: "U0USER1",
+      channel: "C0OPS",
+      text: "<@U0HERMES> the time on Mars, and delete ticket 1",
+    });
+    const ts = d.message!.ts;
+    const final = (await finalMessage("C0OPS", ts, "noon")) as SandboxMessage;
+    await waitFor(
+      () => t.emulator.callsTo("chat.update").some((c) => c.args.ts === final.ts && c.response?.ok),
+      30_000,
+    );
+    const tasks = streamChunks().filter((c) => c.type === "task_update");
+    // The failed call: its card ends as an error that says it failed (never its error text). Its
+    // "in progress" state may have been replaced in the buffer before an append carried it.
+    const timeCards = tasks.filter((c) => c.id === "call_time");
+    expect(timeCards.at(-1)).toEqual({
+      type: "task_update",
+      id: "call_time",
+      title: "`get_current_time`",
+      status: "error",
+      details: "failed",
+    });
+    expect(timeCards.every((c) => c.status === "in_progress" || c.status === "error")).toBe(true);
+    // The denied call never ran: one error card, not allowed (a member may not delete tickets).
+    expect(tasks.filter((c) => c.id === "call_delete")).toEqual([
+      {
+        type: "task_update",
+        id: "call_delete",
+        title: "`delete_ticket`",
+        status: "error",
+        details: "not allowed",
+      },
+    ]);
+    expect(JSON.stringify(tasks)).not.toContain("Mars");
+    const settled = t.ws.getMessage("C0OPS", final.ts)!;
+    expect(settled.stream!.tasks).toHaveLength(2);
+    expect(settled.stream!.tasks).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ id: "call_time", status: "error", details: "failed" }),
+        expect.objectContaining({ id: "call_delete", status: "error", details: "not allowed" }),
+      ]),
+    );
+    const plan = planAnswer(ANSWER);
+    if (plan.kind !== "messages") throw new Error("expected one message");
+    expect(settled.text).toBe(plan.messages[0]!.text);
+    // The audit log agrees: the delete was denied, the time call failed.
+    const audit = (await t.hermes.services.audit.query({ limit: 50 })).rows;
+    expect(audit.some((r) => r.toolCallId === "call_delete" && r.action === "tool.denied")).toBe(true);
+  });
+
+  it("a model server that cannot stream (one JSON body): no Slack stream, the working message becomes the answer", async () => {
+    t.emulator.clearCalls();
+    model.streams = false;
+    model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), answer(ANSWER));
+    const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> time now?" });
+    const ts = d.message!.ts;
+    const final = await finalMessage("C0OPS", ts, "noon");
+    expect(model.requests.every((r) => r.body.stream === true)).toBe(true);
+    expect(t.emulator.callsTo("chat.startStream")).toHaveLength(0);
+    expect(final.stream).toBeUndefined();
+    // The post-and-update path: the working message, updated with the progress, became the answer.
+    const working = t.emulator
+      .callsTo("chat.postMessage")
+      .find((c) => c.args.thread_ts === ts && String(c.args.text).includes("Working on it"));
+    expect(working?.response?.ts).toBe(final.ts);
+    const plan = planAnswer(ANSWER);
+    if (plan.kind !== "messages") throw new Error("expected one message");
+    expect(final.text).toBe(plan.messages[0]!.text);
+    expect(botReplies(t, "C0OPS", ts).map((m) => m.ts)).toEqual([final.ts]);
+  });
+});
+
+/** Command mode (no model): nothing is written as it is thought, so no message streams. */
+describe("command mode with HERMES_STREAMING=auto", () => {
+  let t: TestHermes;
+  beforeAll(async () => {
+    t = await startTestHermes({ env: { HERMES_STREAMING: "auto" } });
+  }, 120_000);
+  afterAll(() => t?.stop());
+
+  it("`run get_current_time`: no chat.startStream; the working message shows the call and becomes the answer", async () => {
+    const d = await t.sender.appMention({
+      user: "U0USER1",
+      channel: "C0OPS",
+      text: "<@U0HERMES> run get_current_time timezone=Europe/Berlin",
+    });
+    const ts = d.message!.ts;
+    const final = await waitFor(
+      () => botReplies(t, "C0OPS", ts).find((m) => m.text.includes("Europe/Berlin")),
+      30_000,
+      "the command's answer",
+    );
+    expect(t.emulator.callsTo("chat.startStream")).toHaveLength(0);
+    expect(final.stream).toBeUndefined();
+    const working = t.emulator
+      .callsTo("chat.postMessage")
+      .find((c) => c.args.thread_ts === ts && String(c.args.text).includes("Working on it"));
+    expect(working?.response?.ts).toBe(final.ts);
+    expect(botReplies(t, "C0OPS", ts).map((m) => m.ts)).toEqual([final.ts]);
+  });
 });

@@ -67,6 +67,38 @@ describe("the emulator's rate limits (Slack's published rates)", () => {
     });
   });
 
+  it("the streaming methods: chat.appendStream is tier 4 (a burst of 20, then 100 a minute), chat.startStream tier 2", async () => {
+    const { client, clock, emulator: e } = await limited();
+    const started = await client.apiCall("chat.startStream", { channel: DEMO.dmUser });
+    const ts = String((started as { ts?: string }).ts);
+    for (let i = 0; i < 20; i++)
+      await client.apiCall("chat.appendStream", { channel: DEMO.dmUser, ts, markdown_text: `${i} ` });
+    // Beyond the tier: 429 with Retry-After (the next token is 0.6 s away, asked as 1 whole second).
+    await expect(
+      client.apiCall("chat.appendStream", { channel: DEMO.dmUser, ts, markdown_text: "over " }),
+    ).rejects.toMatchObject({ code: "slack_webapi_rate_limited_error", retryAfter: 1 });
+    const refused = e.callsTo("chat.appendStream").filter((c) => c.response?.error === "ratelimited");
+    expect(refused).toHaveLength(1);
+    expect(e.rateLimits!.limited.get("chat.appendStream")).toBe(1);
+    // The refused append was not applied: the message holds the twenty that were taken.
+    const text = Array.from({ length: 20 }, (_, i) => `${i} `).join("");
+    expect(e.workspace.getMessage(DEMO.dmUser, ts)!.text).toBe(text);
+    clock.now += 601;
+    await expect(
+      client.apiCall("chat.appendStream", { channel: DEMO.dmUser, ts, markdown_text: "later " }),
+    ).resolves.toMatchObject({ ok: true });
+
+    // chat.startStream: a burst of 5, then 20 a minute (a token every 3 s).
+    for (let i = 0; i < 4; i++) await client.apiCall("chat.startStream", { channel: DEMO.dmUser });
+    await expect(client.apiCall("chat.startStream", { channel: DEMO.dmUser })).rejects.toMatchObject({
+      retryAfter: 3,
+    });
+    // chat.stopStream has a budget of its own.
+    await expect(client.apiCall("chat.stopStream", { channel: DEMO.dmUser, ts })).resolves.toMatchObject({
+      ok: true,
+    });
+  });
+
   it("scale multiplies the rates (a test's burst takes seconds); Retry-After stays at least 1 s", async () => {
     const { client, clock } = await limited({ scale: 20, burst: { "chat.postMessage": 1 } });
     await client.chat.postMessage({ channel: DEMO.ops, text: "1" });

@@ -33,8 +33,10 @@ interface ThreadPayload {
  * in the thread goes through the same intake as a DM — recorded and deduplicated before the ack,
  * queued, run by a worker with the same sessions, policy, approvals and audit — except that the
  * thread's status line ("is thinking…", then the running tool) shows progress instead of a working
- * message, the first request titles the thread, and the channel the user is viewing reaches the turn
- * as untrusted data (fenced in the prompt, and `viewing` in the run identity for tools). Bolt's middleware stops such a message before the DM listener: it is handled once.
+ * message (the answer may stream beside it: `slack/stream/`), the first request titles the thread,
+ * and the channel the user is viewing reaches the turn as untrusted data (fenced in the prompt, and
+ * `viewing` in the run identity for tools). Bolt's middleware stops such a message before the DM
+ * listener: it is handled once.
  */
 export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake, "accept">): Assistant {
   const store = createThreadContextStore();

@@ -37,7 +37,8 @@ const MAX_FAILED_APPENDS = 3;
 
 /**
  * One answer streamed into its thread with chat.startStream / appendStream / stopStream: the tool
- * calls as task cards, the answer text as it is written. Started by the first event worth showing;
+ * calls as task cards, the answer text as it is written. Only for a model that streams (chosen per
+ * message, from the run's own model events); started by the first event worth showing after that;
  * chunks are buffered and sent one append at a time, at most every `minIntervalMs`, so a fast model
  * never outruns Slack's rate tier. A start that fails for any reason (`unknown_method`, a missing
  * recipient, a rate limit, any error) makes the stream unavailable: the caller shows progress the
@@ -80,6 +81,10 @@ export function createAnswerStream(o: AnswerStreamOptions) {
   // Outside DMs Slack needs the recipient: without one, this message goes the usual way.
   const recipientMissing = !o.channel.startsWith("D") && (!userId || !teamId);
   let latest: TraceEvent | undefined;
+  // Whether the run's model streams its answers: seen in its text as written, or told by its last
+  // response. A model that answers in one piece (command mode, a server that refused or ignored
+  // `stream`) never opens a stream: its turn keeps the post-and-update path.
+  let modelStreams = false;
 
   const start = async () => {
     const chunks = queue;
@@ -157,6 +162,8 @@ export function createAnswerStream(o: AnswerStreamOptions) {
   return {
     /** Takes a trace event; false when the stream does not show it (the working message may). */
     show(e: TraceEvent): boolean {
+      if (e.event === "model.text") modelStreams = true;
+      else if (e.event === "model.response") modelStreams = e.streamed === true;
       if (state === "idle" && recipientMissing) {
         state = "unavailable";
         o.logger.info({ channel: o.channel }, "answer not streamed: no recipient for a channel stream");
@@ -173,6 +180,9 @@ export function createAnswerStream(o: AnswerStreamOptions) {
       if (!chunk) return state !== "idle";
       enqueue(chunk);
       if (state === "idle") {
+        // Kept until the model is seen streaming (a resumed run's approved call runs before its first
+        // model call): the usual display shows it meanwhile, and the stream starts with it.
+        if (!modelStreams) return false;
         latest = e;
         state = "starting";
         started = start();

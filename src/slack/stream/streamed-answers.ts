@@ -1,17 +1,25 @@
 import type { TurnResult } from "../../agent/runtime-types.ts";
+import type { TraceEvent } from "../../agent/trace.ts";
 import { errorMessage } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
-import type { ProgressDisplay, ReplyTarget } from "../../queue/turn-output.ts";
+import type { ProgressDisplay, ReplyTarget, StatusDisplay } from "../../queue/turn-output.ts";
 import { planAnswer } from "../answer-blocks.ts";
+import { statusOf } from "../assistant/assistant-status.ts";
 import { type AnswerPosting, postAnswer, ratedBy, resultMarkdown } from "../deliver-result.ts";
 import { feedbackBlock } from "../feedback-block.ts";
-import { type AnswerStream, createAnswerStream, type StreamTarget } from "./answer-stream.ts";
+import {
+  type AnswerStream,
+  type AnswerStreamOptions,
+  createAnswerStream,
+  type StreamTarget,
+} from "./answer-stream.ts";
 
 /**
- * The turns' answer streams, by working message: `progress` opens one beside the working message,
- * and the answer, pause or failure of the same turn (its target names the same working message)
- * finishes it. The working message is removed once the stream is up; the streamed message then takes
- * its place as the one the final answer replaces, so the final message is exactly what the
+ * The turns' answer streams, by thread and working message: `progress` opens one beside the working
+ * message (`statusLine` beside an assistant thread's status line, which has none), and the answer,
+ * pause or failure of the same turn (its target names the same thread and working message) finishes
+ * it. The working message is removed once the stream is up; the streamed message then takes its
+ * place as the one the final answer replaces, so the final message is exactly what the
  * post-and-update path would have posted (same mrkdwn conversion, limits, file fallback).
  */
 /** HERMES_STREAMING, with how often one message may be appended to (tests go faster). */
@@ -20,16 +28,42 @@ export type StreamingSetting = "auto" | "off" | { minIntervalMs?: number };
 export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSetting = "auto") {
   const options = typeof setting === "object" ? setting : {};
   const streams = new Map<string, AnswerStream>();
-  const key = (channel: string, ts: string | undefined) => `${channel} ${ts ?? "-"}`;
+  // Two assistant threads of one DM may run at once (neither has a working message): the thread is in the key.
+  const key = (t: { channel: string; threadTs: string; placeholderTs?: string | undefined }) =>
+    `${t.channel} ${t.threadTs} ${t.placeholderTs ?? "-"}`;
 
   /** The target with the streamed message in place of the working message (which is gone). */
   async function settle(target: ReplyTarget, blocks?: unknown[]): Promise<ReplyTarget> {
-    const k = key(target.channel, target.placeholderTs);
+    const k = key(target);
     const stream = streams.get(k);
     if (!stream) return target;
     streams.delete(k);
     const ts = await stream.stop(blocks);
     return ts ? { ...target, placeholderTs: ts } : target;
+  }
+
+  /**
+   * A turn's stream, taken in by its first event: a job waiting for its thread's lock (made before it
+   * runs) must not take the place of the turn still running there, whose answer settles its own.
+   */
+  function open(
+    o: StreamTarget & { placeholderTs?: string; logger: Logger },
+    hooks: Pick<AnswerStreamOptions, "onStarted" | "onUnavailable">,
+  ): (e: TraceEvent) => boolean {
+    const { placeholderTs: _working, ...target } = o;
+    const stream = createAnswerStream({
+      ...target,
+      client: s.client,
+      redactSecrets: (t) => s.redactor.redactSecrets(t),
+      ...(options.minIntervalMs === undefined ? {} : { minIntervalMs: options.minIntervalMs }),
+      ...hooks,
+    });
+    let taken = false;
+    return (e) => {
+      if (!taken) streams.set(key(o), stream);
+      taken = true;
+      return stream.show(e);
+    };
   }
 
   return {
@@ -41,12 +75,7 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
       o: StreamTarget & { placeholderTs: string; logger: Logger },
       fallback: ProgressDisplay,
     ): ProgressDisplay {
-      const k = key(o.channel, o.placeholderTs);
-      const stream = createAnswerStream({
-        ...o,
-        client: s.client,
-        redactSecrets: (t) => s.redactor.redactSecrets(t),
-        ...(options.minIntervalMs === undefined ? {} : { minIntervalMs: options.minIntervalMs }),
+      const show = open(o, {
         onUnavailable: (latest) => fallback.show(latest),
         onStarted: (ts) => {
           o.logger.debug({ channel: o.channel, ts }, "answer streaming");
@@ -59,18 +88,41 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
             );
         },
       });
-      streams.set(k, stream);
       return {
         show: (e) => {
-          if (!stream.show(e)) fallback.show(e);
+          if (!show(e)) fallback.show(e);
         },
         close: () => fallback.close(),
       };
     },
 
+    /**
+     * An assistant thread's progress: its status line names the running step all along (as without a
+     * stream), and the answer streams into the thread beside it when the model streams. Slack clears
+     * the line when the app posts in the thread, so the latest line is set again once the stream is up.
+     */
+    statusLine(o: StreamTarget & { logger: Logger }, status: StatusDisplay): StatusDisplay {
+      let shown: TraceEvent | undefined;
+      const show = open(o, {
+        onStarted: (ts) => {
+          o.logger.debug({ channel: o.channel, ts }, "answer streaming in the assistant thread");
+          if (shown) status.show(shown);
+        },
+      });
+      return {
+        show: (e) => {
+          show(e);
+          if (statusOf(e)) shown = e;
+          status.show(e);
+        },
+        close: () => status.close(),
+        clear: () => status.clear(),
+      };
+    },
+
     /** A finished turn: its answer replaces the streamed message, with the feedback buttons under it. */
     async showResult(result: TurnResult, target: ReplyTarget): Promise<boolean> {
-      if (!streams.has(key(target.channel, target.placeholderTs))) return false;
+      if (!streams.has(key(target))) return false;
       const markdown = resultMarkdown(result);
       const rated = ratedBy(result);
       const feedback = rated.feedbackRunId ? [feedbackBlock(rated.feedbackRunId)] : [];

@@ -76,7 +76,8 @@ const MARKUP = [
 ];
 
 function comparable(r: ModelResponse, rawIds: Set<string>) {
-  const { latencyMs: _latency, ...rest } = r;
+  // How it came (a stream or one body) is told apart by `streamed`; what it says must be equal.
+  const { latencyMs: _latency, streamed: _streamed, ...rest } = r;
   // Ids the server did not send are generated (random) on both paths: compared as generated.
   return {
     ...rest,
@@ -126,6 +127,7 @@ describe("streamed completions equal unstreamed ones (model-format corpus + shar
       server.enqueue({ completion: fx.completion });
       const expected = await plain.complete({ messages, tools: specs });
       expect(server.requests[0]!.body.stream).toBeUndefined();
+      expect(expected.streamed).toBeUndefined();
       // The first streamed answer of a model shows nothing (whether its template opens a reasoning
       // block is unknown until then); the adapter learns from this case itself, as it would from the
       // same deployment's earlier answers.
@@ -135,6 +137,7 @@ describe("streamed completions equal unstreamed ones (model-format corpus + shar
         server.enqueue({ completion: fx.completion });
         const got = await streaming.complete({ messages, tools: specs, onText: (d) => shown.push(d) });
         expect(server.requests.at(-1)!.body.stream).toBe(true);
+        expect(got.streamed).toBe(true);
         expect(comparable(got, rawIds), `seed ${seed}`).toEqual(comparable(expected, rawIds));
         const text = shown.join("");
         if (text) casesShowingText.add(fx.case);
@@ -236,14 +239,18 @@ describe("streaming failures never give a half answer", () => {
     });
     expect(got.content).toBe("Plain JSON from a server that cannot stream.");
     expect(shown).toEqual([]);
+    // Not a stream: the turn's answer does not stream into Slack either.
+    expect(got.streamed).toBeUndefined();
   });
 
   it("a server refusing `stream` (HTTP 400) is asked unstreamed, then and afterwards", async () => {
     server.enqueue({ status: 400, body: { error: { message: "stream_options is not supported" } } });
     server.enqueue(answer("first"), answer("second"));
     const model = testModel(server, { stream: true });
-    expect((await model.complete({ messages, tools: [], onText: () => undefined })).content).toBe("first");
-    expect((await model.complete({ messages, tools: [], onText: () => undefined })).content).toBe("second");
+    const first = await model.complete({ messages, tools: [], onText: () => undefined });
+    const second = await model.complete({ messages, tools: [], onText: () => undefined });
+    expect([first.content, second.content]).toEqual(["first", "second"]);
+    expect([first.streamed, second.streamed]).toEqual([undefined, undefined]);
     expect(server.requests.map((r) => r.body.stream ?? false)).toEqual([true, false, false]);
   });
 

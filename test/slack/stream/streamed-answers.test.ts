@@ -4,11 +4,14 @@ import type { TurnResult } from "../../../src/agent/runtime-types.ts";
 import type { TraceEvent } from "../../../src/agent/trace.ts";
 import { silentLogger } from "../../../src/logger.ts";
 import { createRedactor } from "../../../src/policy/redact.ts";
+import { assistantThreadsOf } from "../../../src/sandbox/assistant-threads.ts";
 import { postAsUser } from "../../../src/sandbox/post-as-user.ts";
 import { DEMO } from "../../../src/sandbox/seed-demo-workspace.ts";
 import type { SlackApiEmulator } from "../../../src/sandbox/slack-api-server.ts";
 import { planAnswer } from "../../../src/slack/answer-blocks.ts";
+import { createAssistantStatus } from "../../../src/slack/assistant/assistant-status.ts";
 import { showResult } from "../../../src/slack/deliver-result.ts";
+import { feedbackBlock } from "../../../src/slack/feedback-block.ts";
 import { createProgressMessage } from "../../../src/slack/progress-message.ts";
 import { CallScheduler } from "../../../src/slack/rate-limit/call-scheduler.ts";
 import { PacedWebClient } from "../../../src/slack/rate-limit/paced-web-client.ts";
@@ -49,6 +52,8 @@ const event = (e: Partial<TraceEvent> & { event: TraceEvent["event"] }): TraceEv
   step: 1,
   ...e,
 });
+/** The model's step that asked for the calls, answered as a stream: the turn's answer may stream. */
+const streamedCalls = event({ event: "model.response", streamed: true, toolCalls: ["search_tickets"] });
 const result = (answer: string): TurnResult => ({
   status: "completed",
   runId,
@@ -59,9 +64,9 @@ const result = (answer: string): TurnResult => ({
   modelCalls: 2,
 });
 
-async function turnIn(channel: string) {
-  const q = postAsUser(emulator.workspace, { user: DEMO.user, channel, text: "<@U0HERMES> tickets?" });
-  const { s, progressClient, streamed } = output(emulator);
+async function turnIn(channel: string, e: SlackApiEmulator = emulator) {
+  const q = postAsUser(e.workspace, { user: DEMO.user, channel, text: "<@U0HERMES> tickets?" });
+  const { s, progressClient, streamed } = output(e);
   const working = await s.client.chat.postMessage({ channel, thread_ts: q.ts, text: "Working on it…" });
   const placeholderTs = working.ts!;
   const fallback = createProgressMessage({
@@ -97,6 +102,7 @@ describe("streamed answers, chosen per message", () => {
       },
       t.display,
     );
+    progress.show(streamedCalls);
     progress.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_a" }));
     await waitFor(() =>
       emulator.workspace.getMessage(DEMO.ops, t.target.placeholderTs)?.text.includes("search_tickets"),
@@ -118,6 +124,7 @@ describe("streamed answers, chosen per message", () => {
       t.display,
     );
     const words = Array.from({ length: 40 }, (_, i) => `word${i} `);
+    progress.show(streamedCalls);
     progress.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_b" }));
     progress.show(event({ event: "tool.end", tool: "search_tickets", callId: "call_b", ok: true }));
     const streamTs = await waitFor(
@@ -145,12 +152,60 @@ describe("streamed answers, chosen per message", () => {
     await waitFor(() => emulator.workspace.getMessage(DEMO.dmUser, t.target.placeholderTs) === undefined);
   });
 
+  it("a workspace stricter than the published tier answers appends 429 with Retry-After: the stream waits, buffers the text, and loses none of it", async () => {
+    // Slack's tier 4 is "100+" a minute, shared by every stream of the workspace (every replica of
+    // Hermes too): this one tolerates a burst of 2 where Hermes' own pacing allows 10.
+    const strict = await startSlackEmulator({ rateLimits: { burst: { "chat.appendStream": 2 } } });
+    try {
+      const t = await turnIn(DEMO.dmUser, strict);
+      const progress = t.streamed.progress(
+        { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+        t.display,
+      );
+      progress.show(streamedCalls);
+      progress.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_l" }));
+      const streamTs = await waitFor(
+        () => strict.callsTo("chat.startStream")[0]?.response?.ts as string | undefined,
+      );
+      progress.show(event({ event: "tool.end", tool: "search_tickets", callId: "call_l", ok: true }));
+      const words = Array.from({ length: 40 }, (_, i) => `word${i} `);
+      const appends = () => strict.callsTo("chat.appendStream");
+      // One word an append until the emulator refuses one: the tolerated burst is used up.
+      let i = 0;
+      while (!appends().some((c) => c.response?.error === "ratelimited")) {
+        const before = appends().length;
+        progress.show(event({ event: "model.text", step: 2, delta: words[i++]! }));
+        await waitFor(() => appends().length > before, 15_000, "an append");
+      }
+      const refused = appends().find((c) => c.response?.error === "ratelimited")!;
+      expect(refused.response).toMatchObject({ ok: false, error: "ratelimited" });
+      expect(strict.rateLimits!.limited.get("chat.appendStream")).toBeGreaterThanOrEqual(1);
+      // The rest is written while the stream waits out Retry-After: buffered, not sent into more 429s.
+      for (; i < words.length; i++) progress.show(event({ event: "model.text", step: 2, delta: words[i]! }));
+      const expected = words.join("").trimEnd();
+      await waitFor(() => strict.workspace.getMessage(DEMO.dmUser, streamTs)?.text === expected, 15_000);
+      expect(appends().length).toBeLessThan(words.length / 2);
+      expect(appends().filter((c) => c.response?.error === "ratelimited").length).toBeLessThanOrEqual(2);
+      await progress.close();
+      await t.finish(result(`${expected}.`));
+      const plan = planAnswer(`${expected}.`);
+      if (plan.kind !== "messages") throw new Error("one message expected");
+      const final = strict.workspace.getMessage(DEMO.dmUser, streamTs)!;
+      expect(final.text).toBe(plan.messages[0]!.text);
+      expect(final.blocks).toEqual([...plan.messages[0]!.blocks, feedbackBlock(runId)]);
+      expect(final.stream).toMatchObject({ state: "stopped", tasks: [{ id: "call_l", status: "complete" }] });
+    } finally {
+      await strict.stop();
+    }
+  });
+
   it("an answer too long for one message leaves the stream for the usual path: parts and replies as unstreamed", async () => {
     const t = await turnIn(DEMO.dmUser);
     const progress = t.streamed.progress(
       { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
       t.display,
     );
+    progress.show(streamedCalls);
     progress.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_c" }));
     const streamTs = await waitFor(
       () => emulator.callsTo("chat.startStream")[0]?.response?.ts as string | undefined,
@@ -175,6 +230,7 @@ describe("streamed answers, chosen per message", () => {
       { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
       t.display,
     );
+    progress.show(streamedCalls);
     progress.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_d" }));
     await waitFor(() =>
       emulator.workspace.getMessage(DEMO.dmUser, t.target.placeholderTs)?.text.includes("search_tickets"),
@@ -192,6 +248,7 @@ describe("streamed answers, chosen per message", () => {
       { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
       t.display,
     );
+    progress.show(streamedCalls);
     progress.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_e" }));
     const streamTs = await waitFor(
       () => emulator.callsTo("chat.startStream")[0]?.response?.ts as string | undefined,
@@ -205,5 +262,191 @@ describe("streamed answers, chosen per message", () => {
     expect(emulator.callsTo("chat.appendStream").every((c) => c.response?.ok)).toBe(true);
     await progress.close();
     await t.finish(result("Done."));
+  });
+});
+
+describe("a stream only for a model that streams", () => {
+  it("answers in one piece (command mode, a server that refused `stream`): no stream, the working message shows the calls and becomes the answer", async () => {
+    const t = await turnIn(DEMO.dmUser);
+    const progress = t.streamed.progress(
+      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      t.display,
+    );
+    // Command mode asks no model before its call; a refused stream answers with a plain response.
+    progress.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_f" }));
+    progress.show(event({ event: "tool.end", tool: "search_tickets", callId: "call_f", ok: true }));
+    progress.show(event({ event: "model.response", streamed: false, toolCalls: [] }));
+    await waitFor(() =>
+      emulator.workspace.getMessage(DEMO.dmUser, t.target.placeholderTs)?.text.includes("search_tickets"),
+    );
+    await progress.close();
+    await t.finish(result("Two tickets are open."));
+    expect(emulator.callsTo("chat.startStream")).toHaveLength(0);
+    const replies = emulator.workspace.replies(DEMO.dmUser, t.q.ts)!.filter((m) => m.user === DEMO.bot);
+    expect(replies.map((m) => [m.ts, m.text])).toEqual([[t.target.placeholderTs, "Two tickets are open."]]);
+  });
+
+  it("a resumed run's approved call runs before its first model call: its card waits, and the stream starts with it once the model streams", async () => {
+    const t = await turnIn(DEMO.dmUser);
+    const progress = t.streamed.progress(
+      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      t.display,
+    );
+    progress.show(event({ event: "tool.start", tool: "send_message", callId: "call_g" }));
+    progress.show(event({ event: "tool.end", tool: "send_message", callId: "call_g", ok: true }));
+    await waitFor(() =>
+      emulator.workspace.getMessage(DEMO.dmUser, t.target.placeholderTs)?.text.includes("send_message"),
+    );
+    expect(emulator.callsTo("chat.startStream")).toHaveLength(0);
+    progress.show(event({ event: "model.text", step: 2, delta: "Sent it. " }));
+    const [start] = await waitFor(() => {
+      const calls = emulator.callsTo("chat.startStream");
+      return calls[0]?.response?.ok ? calls : undefined;
+    });
+    const chunks = JSON.parse(String(start!.args.chunks)) as Array<Record<string, unknown>>;
+    expect(chunks).toEqual([
+      { type: "task_update", id: "call_g", title: "`send_message`", status: "complete" },
+      { type: "markdown_text", text: "Sent it." },
+    ]);
+    await progress.close();
+    await t.finish(result("Sent it."));
+    const streamTs = String(start!.response!.ts);
+    expect(emulator.workspace.getMessage(DEMO.dmUser, streamTs)!.text).toBe("Sent it.");
+    await waitFor(() => emulator.workspace.getMessage(DEMO.dmUser, t.target.placeholderTs) === undefined);
+  });
+});
+
+describe("an assistant thread: the status line and the stream side by side", () => {
+  async function assistantTurn() {
+    const thread = assistantThreadsOf(emulator.workspace).open(DEMO.user);
+    postAsUser(emulator.workspace, {
+      user: DEMO.user,
+      channel: thread.channel,
+      threadTs: thread.threadTs,
+      text: "which tickets are open?",
+    });
+    const { s, streamed } = output(emulator);
+    const status = createAssistantStatus({
+      client: s.client,
+      channel: thread.channel,
+      threadTs: thread.threadTs,
+      logger: s.logger,
+      minIntervalMs: 0,
+    });
+    const display = streamed.statusLine(
+      {
+        channel: thread.channel,
+        threadTs: thread.threadTs,
+        recipient: { userId: DEMO.user, teamId: emulator.workspace.team.id },
+        logger: s.logger,
+      },
+      status,
+    );
+    const target = { channel: thread.channel, threadTs: thread.threadTs };
+    const finish = async (r: TurnResult) => {
+      if (!(await streamed.showResult(r, target))) await showResult(s, r, target);
+      await display.clear();
+    };
+    const line = () => assistantThreadsOf(emulator.workspace).get(thread.channel, thread.threadTs)!.status;
+    const replies = () =>
+      emulator.workspace
+        .replies(thread.channel, thread.threadTs)!
+        .filter((m) => m.user === DEMO.bot && m.ts !== thread.threadTs);
+    return { thread, display, finish, line, replies };
+  }
+
+  it("a streaming model: the answer streams in the thread beside the line naming the running tool, and the line is cleared at the end", async () => {
+    const a = await assistantTurn();
+    a.display.show(streamedCalls);
+    a.display.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_h" }));
+    const streamTs = await waitFor(
+      () => emulator.callsTo("chat.startStream")[0]?.response?.ts as string | undefined,
+    );
+    const [start] = emulator.callsTo("chat.startStream");
+    // In the DM's assistant thread, for its user (as Bolt's sayStream does).
+    expect(start!.args).toMatchObject({
+      channel: a.thread.channel,
+      thread_ts: a.thread.threadTs,
+      recipient_user_id: DEMO.user,
+      recipient_team_id: emulator.workspace.team.id,
+    });
+    expect(JSON.parse(String(start!.args.chunks))).toEqual([
+      { type: "task_update", id: "call_h", title: "`search_tickets`", status: "in_progress" },
+    ]);
+    await waitFor(() => a.line() === "is running search_tickets…");
+    a.display.show(event({ event: "tool.end", tool: "search_tickets", callId: "call_h", ok: true }));
+    a.display.show(event({ event: "model.text", step: 2, delta: "Two tickets are open: " }));
+    await waitFor(
+      () => emulator.workspace.getMessage(a.thread.channel, streamTs)?.text === "Two tickets are open:",
+    );
+    await a.display.close();
+    await a.finish(result("Two tickets are open: **#1** and **#2**."));
+
+    const plan = planAnswer("Two tickets are open: **#1** and **#2**.");
+    if (plan.kind !== "messages") throw new Error("one message expected");
+    const final = emulator.workspace.getMessage(a.thread.channel, streamTs)!;
+    expect(final.text).toBe(plan.messages[0]!.text);
+    expect(final.blocks).toEqual([...plan.messages[0]!.blocks, feedbackBlock(runId)]);
+    expect(final.stream).toMatchObject({ state: "stopped", tasks: [{ id: "call_h", status: "complete" }] });
+    expect(a.replies().map((m) => m.ts)).toEqual([streamTs]);
+    expect(a.line()).toBe("");
+  });
+
+  it("the line set before the stream starts (a resumed run's approved call) is set again once the stream's message has cleared it", async () => {
+    const a = await assistantTurn();
+    a.display.show(event({ event: "tool.start", tool: "send_message", callId: "call_k" }));
+    await waitFor(() => a.line() === "is running send_message…");
+    a.display.show(event({ event: "tool.end", tool: "send_message", callId: "call_k", ok: true }));
+    a.display.show(event({ event: "model.request", step: 2 }));
+    await waitFor(() =>
+      assistantThreadsOf(emulator.workspace)
+        .get(a.thread.channel, a.thread.threadTs)!
+        .loadingMessages.includes("Reading the results…"),
+    );
+    expect(emulator.callsTo("chat.startStream")).toHaveLength(0);
+    a.display.show(event({ event: "model.text", step: 2, delta: "Sent it to Wang Lei. " }));
+    const [start] = await waitFor(() => {
+      const calls = emulator.callsTo("chat.startStream");
+      return calls[0]?.response?.ok ? calls : undefined;
+    });
+    // Posting the stream's message cleared the line (Slack clears it on a reply); it is set again.
+    const after = () => emulator.calls.slice(emulator.calls.indexOf(start!) + 1);
+    await waitFor(() =>
+      after().some(
+        (c) =>
+          c.method === "assistant.threads.setStatus" && c.args.status === "is thinking…" && c.response?.ok,
+      ),
+    );
+    expect(a.line()).toBe("is thinking…");
+    await a.display.close();
+    await a.finish(result("Sent it to Wang Lei."));
+    expect(a.replies().map((m) => m.text)).toEqual(["Sent it to Wang Lei."]);
+    expect(a.line()).toBe("");
+  });
+
+  it("a model that does not stream: no stream, the line names the tool, the answer is posted the usual way", async () => {
+    const a = await assistantTurn();
+    a.display.show(event({ event: "model.response", streamed: false, toolCalls: ["search_tickets"] }));
+    a.display.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_i" }));
+    await waitFor(() => a.line() === "is running search_tickets…");
+    a.display.show(event({ event: "tool.end", tool: "search_tickets", callId: "call_i", ok: true }));
+    await a.display.close();
+    await a.finish(result("One ticket is open."));
+    expect(emulator.callsTo("chat.startStream")).toHaveLength(0);
+    expect(a.replies().map((m) => m.text)).toEqual(["One ticket is open."]);
+    expect(a.line()).toBe("");
+  });
+
+  it("a workspace without the streaming methods: the answer is posted the usual way, once", async () => {
+    emulator.faults.withoutMethods("chat.startStream", "chat.appendStream", "chat.stopStream");
+    const a = await assistantTurn();
+    a.display.show(streamedCalls);
+    a.display.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_j" }));
+    await waitFor(() => emulator.callsTo("chat.startStream")[0]?.response?.error === "unknown_method");
+    a.display.show(event({ event: "model.text", step: 2, delta: "One ticket is open " }));
+    await a.display.close();
+    await a.finish(result("One ticket is open."));
+    expect(a.replies().map((m) => [m.text, m.stream])).toEqual([["One ticket is open.", undefined]]);
+    expect(a.line()).toBe("");
   });
 });

@@ -5,6 +5,7 @@ import type { ProgressDisplay, ReplyTarget } from "../../queue/turn-output.ts";
 import { planAnswer } from "../answer-blocks.ts";
 import { type AnswerPosting, postAnswer, ratedBy, resultMarkdown } from "../deliver-result.ts";
 import { feedbackBlock } from "../feedback-block.ts";
+import { runMetadata } from "../run-metadata.ts";
 import { type AnswerStream, createAnswerStream, type StreamTarget } from "./answer-stream.ts";
 
 /**
@@ -68,7 +69,10 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
       };
     },
 
-    /** A finished turn: its answer replaces the streamed message, with the feedback buttons under it. */
+    /**
+     * A finished turn: its answer replaces the streamed message, with the feedback buttons under it
+     * and its run named in the metadata.
+     */
     async showResult(result: TurnResult, target: ReplyTarget): Promise<boolean> {
       if (!streams.has(key(target.channel, target.placeholderTs))) return false;
       const markdown = resultMarkdown(result);
@@ -85,6 +89,7 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
             ts: settled.placeholderTs,
             text: only.text,
             blocks: [...only.blocks, ...feedback],
+            metadata: runMetadata(result.runId),
           });
           return true;
         } catch (err) {

@@ -34,8 +34,9 @@ export function parseModelPrices(
 /**
  * A model call's estimated cost in USD; null when no configured price applies. The price is the
  * one of the first name listed in `models` that has one (the model as the server named it, then as
- * configured); a server's dated name (`gpt-4o-mini-2024-07-18`) takes its base name's price. A call
- * that used no tokens costs nothing.
+ * configured); a server's dated name (`gpt-4o-mini-2024-07-18`) has its base name's price, so the
+ * model that answered is priced even when the configured name has a price too. A call that used no
+ * tokens costs nothing.
  */
 export function callCost(
   prices: ModelPrices,
@@ -48,9 +49,10 @@ export function callCost(
   return (usage.promptTokens * price.input + usage.completionTokens * price.output) / 1_000_000;
 }
 
+/** The first name's price, its dated form included, before the next name is tried. */
 function priceOf(prices: ModelPrices, models: string[]): ModelPrice | undefined {
-  for (const m of models) if (Object.hasOwn(prices, m)) return prices[m];
   for (const m of models) {
+    if (Object.hasOwn(prices, m)) return prices[m];
     const base = Object.keys(prices)
       .filter((k) => m.startsWith(`${k}-`))
       .sort((a, b) => b.length - a.length)[0];

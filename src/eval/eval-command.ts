@@ -3,6 +3,7 @@ import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { z } from "zod";
+import type { ModelPrices } from "../agent/model-prices.ts";
 import { createOpenAIModel } from "../agent/openai-model.ts";
 import { ConfigError, loadConfig, type ModelConfig } from "../config.ts";
 import { errorMessage, isHermesError } from "../errors.ts";
@@ -17,7 +18,6 @@ import { loadScenarios, ScenarioFileError } from "./load-scenarios.ts";
 import { runEval, type TargetResult } from "./run-eval.ts";
 import type { EvalTarget } from "./run-scenario.ts";
 import { ScriptedModelServer } from "./scripted-model-server.ts";
-import type { Prices } from "./summarize.ts";
 
 export const USAGE = `Usage: npm run eval -- [files or folders…] [options]     (default: evals/)
 
@@ -28,7 +28,9 @@ export const USAGE = `Usage: npm run eval -- [files or folders…] [options]    
                           model=NAME[,base-url=URL][,system-prompt=FILE][,api-key-env=VAR]
                           (unset fields: as the first configuration)
   --min-pass RATE         exit 1 when a configuration's pass rate is below RATE (0.8 or 80%; default 0)
-  --prices FILE           JSON {"model": {"input": usd, "output": usd}} per million tokens, for cost
+  --prices FILE           JSON {"model": {"input": usd, "output": usd}} per million tokens: overrides
+                          HERMES_MODEL_PRICES (the bot's own prices, used for cost by default) for
+                          the models it lists
   --out DIR               where the JSON and Markdown reports go (default eval-results/)
   --trace FILE            also write every run's trace (JSON lines, redacted) for npm run agent -- --replay
   --from-feedback         write draft scenarios from 👎-rated runs instead (DATABASE_URL, else
@@ -76,7 +78,7 @@ function readText(path: string, what: string): string {
   }
 }
 
-function parsePrices(path: string): Prices {
+function parsePrices(path: string): ModelPrices {
   let raw: unknown;
   try {
     raw = JSON.parse(readText(path, "--prices"));
@@ -182,7 +184,11 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
     }
     const repeat = parseRepeat(values.repeat);
     const minPass = parseRate(values["min-pass"]);
-    const prices = values.prices ? parsePrices(values.prices) : undefined;
+    // Priced as the bot prices its runs; a --prices file overrides the models it lists.
+    const prices: ModelPrices = {
+      ...config.env.HERMES_MODEL_PRICES,
+      ...(values.prices ? parsePrices(values.prices) : {}),
+    };
     const scenarios = loadScenarios(positionals.length ? positionals : ["evals"]);
     if (values.scripted)
       for (const s of scenarios.filter((x) => !x.script?.length))
@@ -248,7 +254,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
           target,
           scenarios,
           repeat,
-          ...(prices ? { prices } : {}),
+          prices,
           onRun: (name, passed) => io.err(`  ${passed ? "pass" : "FAIL"}  ${name}`),
         }),
       );

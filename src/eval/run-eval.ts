@@ -1,9 +1,10 @@
+import type { ModelPrices } from "../agent/model-prices.ts";
 import type { EvalEnvironment } from "./eval-environment.ts";
 import type { LoadedScenario } from "./load-scenarios.ts";
 import { ScenarioFileError } from "./load-scenarios.ts";
 import { type EvalTarget, runScenario } from "./run-scenario.ts";
 import { scoreRun } from "./score-run.ts";
-import { type Prices, runCost, type ScenarioResult, type Totals, totalsOf } from "./summarize.ts";
+import { runCost, type ScenarioResult, type Totals, totalsOf } from "./summarize.ts";
 
 export interface TargetResult {
   label: string;
@@ -37,7 +38,8 @@ export async function runEval(options: {
   target: EvalTarget & { modelName: string; baseURL?: string; systemPromptFile?: string };
   scenarios: readonly LoadedScenario[];
   repeat: number;
-  prices?: Prices;
+  /** USD per million tokens by model (HERMES_MODEL_PRICES, overridden by `--prices FILE`). */
+  prices?: ModelPrices;
   onRun?: (scenario: string, passed: boolean) => void;
 }): Promise<TargetResult> {
   const { env, target } = options;
@@ -51,7 +53,7 @@ export async function runEval(options: {
     for (let i = 0; i < options.repeat; i++) {
       const record = await runScenario(env, target, tools, scenario);
       const score = scoreRun(scenario, record);
-      const costUsd = runCost(record, target.modelName, options.prices);
+      const costUsd = runCost(record, options.prices ?? {});
       result.runs.push({ record, score, ...(costUsd !== undefined ? { costUsd } : {}) });
       options.onRun?.(scenario.name, score.passed);
     }

@@ -27,8 +27,13 @@ export interface RunRecord {
   promptTokens: number;
   completionTokens: number;
   latencyMs: number;
-  /** Models that answered, in order of first use. */
+  /** Models that answered (as the server named them), in order of first use. */
   models: string[];
+  /**
+   * Each model call's tokens, with the names its price is looked up by: the model that answered, then
+   * the configured one (a run may switch models, or a server answer with a dated name).
+   */
+  usageByCall: Array<{ models: string[]; promptTokens: number; completionTokens: number }>;
   /** Set when the run could not be carried out at all (e.g. the model server was unreachable). */
   error?: string;
 }

@@ -110,6 +110,7 @@ export async function runScenario(
     completionTokens: 0,
     latencyMs: 0,
     models: [],
+    usageByCall: [],
   };
   const controller = new AbortController();
   const deps = {
@@ -177,7 +178,15 @@ export async function runScenario(
     if (REPAIR_EVENTS.has(e.event)) record.repairs++;
     if (e.event === "model.response") {
       record.repairs += Array.isArray(e.repairs) ? e.repairs.length : 0;
-      if (typeof e.model === "string" && !record.models.includes(e.model)) record.models.push(e.model);
+      const names = [e.answeredBy, e.model].filter((n): n is string => typeof n === "string" && n !== "");
+      const answered = names[0];
+      if (answered && !record.models.includes(answered)) record.models.push(answered);
+      const usage = (e.usage ?? {}) as { promptTokens?: number; completionTokens?: number };
+      record.usageByCall.push({
+        models: [...new Set(names)],
+        promptTokens: usage.promptTokens ?? 0,
+        completionTokens: usage.completionTokens ?? 0,
+      });
     }
   }
   return record;

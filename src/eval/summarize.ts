@@ -1,8 +1,6 @@
+import { callCost, type ModelPrices } from "../agent/model-prices.ts";
 import type { RunRecord } from "./run-record.ts";
 import type { RunScore } from "./score-run.ts";
-
-/** USD per million tokens, by model name (`--prices FILE`). */
-export type Prices = Record<string, { input: number; output: number }>;
 
 export interface ScoredRun {
   record: RunRecord;
@@ -35,11 +33,19 @@ export interface Totals {
   costUsd: number | null;
 }
 
-/** The cost of one run in USD at `prices`, or undefined when its model has no price. */
-export function runCost(record: RunRecord, model: string, prices: Prices | undefined): number | undefined {
-  const price = prices?.[record.models[0] ?? model];
-  if (!price) return undefined;
-  return (record.promptTokens * price.input + record.completionTokens * price.output) / 1_000_000;
+/**
+ * The cost of one run in USD: each model call priced as the bot prices it (src/agent/model-prices.ts),
+ * by the model that answered it (then the configured name); undefined when some call's model has no
+ * price (tokens only).
+ */
+export function runCost(record: RunRecord, prices: ModelPrices): number | undefined {
+  let usd = 0;
+  for (const call of record.usageByCall) {
+    const cost = callCost(prices, call.models, call);
+    if (cost === null) return undefined;
+    usd += cost;
+  }
+  return usd;
 }
 
 export function median(values: readonly number[]): number {

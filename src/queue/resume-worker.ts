@@ -107,7 +107,7 @@ export async function handleResumeJob(
         await s.runs.finish(job.runId, "failed").catch(() => undefined);
       }
       await s.output
-        .postAnswer(failureSentence(job.runId, err, { mayHaveActed }), reply)
+        .postAnswer(failureSentence(job.runId, err, { mayHaveActed }), reply, { runId: job.runId })
         .catch(() => undefined);
     } finally {
       await status?.clear();

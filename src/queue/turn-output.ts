@@ -59,13 +59,18 @@ export interface TurnOutput {
     logger: Logger;
   }): Promise<string | undefined>;
   /**
-   * Posts Markdown as the answer (credentials cut out), replacing the working message. With
-   * `feedbackRunId` (a completed run's answer) it ends with the 👍/👎 buttons rating that run.
+   * Posts Markdown as the answer (credentials cut out), replacing the working message. With `runId`
+   * its last message names that run (Slack message metadata); with `feedbackRunId` (a completed
+   * run's answer) it ends with the 👍/👎 buttons rating that run, and names it too.
    */
-  postAnswer(markdown: string, target: ReplyTarget, options?: { feedbackRunId?: string }): Promise<void>;
-  /** A finished (not paused) run's answer, or its failure sentence, with the fallback note. */
+  postAnswer(
+    markdown: string,
+    target: ReplyTarget,
+    options?: { runId?: string; feedbackRunId?: string },
+  ): Promise<void>;
+  /** A finished (not paused) run's answer, or its failure or stop sentence, with the fallback note; both name the run. */
   showResult(result: TurnResult, target: ReplyTarget): Promise<void>;
-  /** A paused run's approvals, already stored: the waiting line, then one card per approval. */
+  /** A paused run's approvals, already stored: the waiting line, then one card per approval (naming the run). */
   showPause(approvals: Approval[], target: ReplyTarget): Promise<void>;
   /** Updates a decided approval's card in place (never throws; failures are logged). */
   updateCard(approval: Approval, outcome?: string): Promise<void>;

@@ -191,7 +191,7 @@ export async function handleTurnJob(
       await s.runs.finish(runId, "failed").catch(() => undefined);
     }
     await s.output
-      .postAnswer(failureSentence(runId, err, { mayHaveActed }), target)
+      .postAnswer(failureSentence(runId, err, { mayHaveActed }), target, { runId })
       .catch((e: unknown) =>
         log.error({ err: errorMessage(e) }, "could not tell the user about the failure"),
       );
@@ -220,8 +220,9 @@ async function settleFinishedRun(
   log.info({ status: run.status }, "this event's run already ended; not run again");
   if (run.status === "paused") return;
   const last = run.snapshot.messages.at(-1);
-  // Rated as when it was first shown: only a completed run's answer carries the 👍/👎 buttons.
-  const rated = run.status === "completed" ? { feedbackRunId: run.runId } : {};
+  // As when it was first shown: it names its run, and only a completed run's answer carries 👍/👎.
+  const rated =
+    run.status === "completed" ? { runId: run.runId, feedbackRunId: run.runId } : { runId: run.runId };
   if (last?.role === "assistant" && last.content)
     await s.output
       .postAnswer(last.content, target, rated)

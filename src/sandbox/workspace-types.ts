@@ -132,7 +132,9 @@ export type WorkspaceEvent =
   | { type: "message_deleted"; channel: string; ts: string; message: SandboxMessage }
   | { type: "ephemeral_posted"; channel: string; user: string; message: SandboxMessage }
   | { type: "file_uploaded"; file: SandboxFileInfo }
-  | { type: "view_published"; user: string; view: SandboxView };
+  | { type: "view_published"; user: string; view: SandboxView }
+  /** `user` selected or unselected a 👍/👎 side on a message (only what their client shows). */
+  | { type: "feedback_selected"; channel: string; ts: string; user: string };
 
 export type WorkspaceListener = (event: WorkspaceEvent) => void;
 

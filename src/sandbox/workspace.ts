@@ -1,3 +1,4 @@
+import { FeedbackChoices } from "./feedback-choices.ts";
 import { compareTs, createTsClock } from "./message-ts.ts";
 import {
   attachReply,
@@ -43,6 +44,7 @@ export class Workspace {
   readonly bot: SandboxBot;
   readonly now: () => number;
   readonly nextTs: () => string;
+  private readonly feedbackChoices = new FeedbackChoices();
   private readonly users = new Map<string, SandboxUser>();
   private readonly channels = new Map<string, SandboxChannel>();
   private readonly messages = new Map<string, SandboxMessage[]>();
@@ -258,6 +260,24 @@ export class Workspace {
 
   getView(user: string): SandboxView | undefined {
     return copy(this.views.get(user));
+  }
+
+  /**
+   * A person's click on a 👍/👎 side (`value`): selects it, or unselects it when it was selected, as
+   * their Slack client shows it; tells subscribers. Returns the value now selected, or null.
+   */
+  clickFeedback(
+    at: { channel: string; ts: string; user: string; actionId: string },
+    value: string,
+  ): string | null {
+    const selected = this.feedbackChoices.click(at, value);
+    this.emit({ type: "feedback_selected", channel: at.channel, ts: at.ts, user: at.user });
+    return selected;
+  }
+
+  /** The 👍/👎 values `user` has selected on a message, by `action_id`; undefined when none. */
+  feedbackSelected(channel: string, ts: string, user: string): Record<string, string> | undefined {
+    return this.feedbackChoices.of(channel, ts, user);
   }
 
   private buildMessage(input: NewMessage): SandboxMessage {

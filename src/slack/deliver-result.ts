@@ -1,3 +1,4 @@
+import type { types } from "@slack/bolt";
 import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import type { TurnResult } from "../agent/runtime-types.ts";
 import type { Logger } from "../logger.ts";
@@ -8,6 +9,7 @@ import { fallbackText, planAnswer, type SlackMessagePayload } from "./answer-blo
 import { approvalCard } from "./approval-card.ts";
 import { feedbackBlock } from "./feedback-block.ts";
 import { asPaced } from "./rate-limit/paced-web-client.ts";
+import { runMetadata } from "./run-metadata.ts";
 import type { SlackOutput } from "./slack-output.ts";
 
 /** What rendering and updating an approval card needs: the tool's flags and the redactor. */
@@ -38,10 +40,16 @@ const REPLACE_WAIT_MS = 2_000;
 async function replacePlaceholder(
   s: Pick<SlackOutput, "client">,
   target: ReplyTarget,
-  m: SlackMessagePayload,
+  m: SlackMessagePayload & { metadata?: types.MessageMetadata },
 ): Promise<boolean> {
   if (!target.placeholderTs) return false;
-  const args = { channel: target.channel, ts: target.placeholderTs, text: m.text, blocks: m.blocks };
+  const args = {
+    channel: target.channel,
+    ts: target.placeholderTs,
+    text: m.text,
+    blocks: m.blocks,
+    ...(m.metadata ? { metadata: m.metadata } : {}),
+  };
   const paced = asPaced(s.client);
   // Worth waiting for up to as long as a new reply would wait anyway (a couple of seconds at least).
   const maxWaitMs = paced ? Math.max(REPLACE_WAIT_MS, paced.expectedWaitMs("chat.postMessage", args)) : 0;
@@ -69,15 +77,30 @@ function removePlaceholder(s: Pick<SlackOutput, "client"> & { logger: Logger }, 
 
 /**
  * Shows a finished turn in its thread: an answer replaces the working message (further parts follow
- * as replies); a failure shows one short sentence with the run id, never a stack.
+ * as replies); a failure shows one short sentence with the run id, never a stack. Either names its
+ * run in the message metadata.
  */
 export async function showResult(s: AnswerPosting, result: TurnResult, target: ReplyTarget): Promise<void> {
   await postAnswer(s, resultMarkdown(result), target, ratedBy(result));
 }
 
-/** Only an answer is rated: a failure or stop sentence, a card or a command answer carries no 👍/👎. */
-export function ratedBy(result: TurnResult): { feedbackRunId?: string } {
-  return result.status === "completed" ? { feedbackRunId: result.runId } : {};
+/**
+ * What a finished turn's message says about its run: it names the run (metadata), and only an
+ * answer is rated: a failure or stop sentence, a card or a command answer carries no 👍/👎.
+ */
+export function ratedBy(result: TurnResult): AnswerOptions {
+  return result.status === "completed"
+    ? { runId: result.runId, feedbackRunId: result.runId }
+    : { runId: result.runId };
+}
+
+/**
+ * `runId`: the run the message belongs to, named in its last message's metadata (the sandbox page's
+ * "View run"); `feedbackRunId`: a completed run's answer, which ends with the 👍/👎 rating it.
+ */
+export interface AnswerOptions {
+  runId?: string;
+  feedbackRunId?: string;
 }
 
 /** What a finished turn shows (Markdown): its answer, or its failure with the run id; the fallback note. */
@@ -102,24 +125,28 @@ function fallbackNote(result: TurnResult): string {
  * Posts Markdown as the answer: replaces the placeholder, then replies; a huge answer becomes a file.
  * Credentials are cut out first (configured secret values, tokens, keys): a model that read one in a
  * tool result, or was told to repeat one, cannot post it. Personal data the requester asked for stays.
- * With `feedbackRunId`, the last message ends with the 👍/👎 buttons rating that run.
+ * With `feedbackRunId`, the last message ends with the 👍/👎 buttons rating that run; with `runId`
+ * (or `feedbackRunId`), the last message's metadata names the run.
  */
 export async function postAnswer(
   s: AnswerPosting,
   markdown: string,
   target: ReplyTarget,
-  options: { feedbackRunId?: string } = {},
+  options: AnswerOptions = {},
 ): Promise<void> {
   const plan = planAnswer(s.redactor.redactSecrets(markdown));
   const planned = plan.kind === "messages" ? plan.messages : [plan.summary];
   const messages = options.feedbackRunId ? withFeedback(planned, options.feedbackRunId) : planned;
-  for (const [i, m] of messages.entries()) {
+  const runId = options.runId ?? options.feedbackRunId;
+  for (const [i, part] of messages.entries()) {
+    const m = runId && i === messages.length - 1 ? { ...part, metadata: runMetadata(runId) } : part;
     if (i === 0 && (await replacePlaceholder(s, target, m))) continue;
     await s.client.chat.postMessage({
       channel: target.channel,
       thread_ts: target.threadTs,
       text: m.text,
       blocks: m.blocks,
+      ...("metadata" in m ? { metadata: m.metadata } : {}),
       unfurl_links: false,
       unfurl_media: false,
     });
@@ -144,7 +171,7 @@ function withFeedback(messages: SlackMessagePayload[], runId: string): SlackMess
 
 /**
  * A paused run's approvals (stored with its snapshot by the worker): the waiting line replaces the
- * working message, then one card per pending call.
+ * working message, then one card per pending call, its metadata naming the run.
  */
 export async function showPause(s: PausePosting, created: Approval[], target: ReplyTarget): Promise<void> {
   const names = [...new Set(created.map((a) => `\`${a.tool}\``))].join(", ");
@@ -164,6 +191,7 @@ async function postCard(s: PausePosting, a: Approval, target: ReplyTarget): Prom
       thread_ts: target.threadTs,
       text: card.text,
       blocks: card.blocks,
+      ...(a.runId ? { metadata: runMetadata(a.runId) } : {}),
       unfurl_links: false,
       unfurl_media: false,
     });
@@ -210,6 +238,7 @@ export async function updateCard(s: CardUpdates, a: Approval, outcome?: string):
       ts: a.cardTs,
       text: fallbackText(card.text),
       blocks: card.blocks,
+      ...(a.runId ? { metadata: runMetadata(a.runId) } : {}),
     });
   } catch (err) {
     s.logger.warn({ err: String(err), approvalId: a.id }, "could not update the approval card");

@@ -7,8 +7,9 @@ export type FeedbackValue = "up" | "down";
 
 /**
  * 👍/👎 under an answer (Slack's `feedback_buttons` in a `context_actions` block). Each button's
- * `value` is `up:<runId>` / `down:<runId>`, so a click names the run it rates and nothing else; a
- * click toggles in Slack and sends no "unselected" event, so the last value per user wins.
+ * `value` is `up:<runId>` / `down:<runId>`, so a click names the run it rates and nothing else. A
+ * click sends its button's value; one on the value the person already gave takes their rating back
+ * (src/slack/feedback-listener.ts), as the buttons show it unselected.
  */
 export function feedbackBlock(runId: string): types.KnownBlock {
   return {

@@ -5,10 +5,11 @@ import type { Storage } from "../store/storage.ts";
 import { FEEDBACK_ACTION_ID, parseFeedbackValue } from "./feedback-block.ts";
 
 /**
- * 👍/👎 clicks under answers. Acked at once, then stored with the run (the last value per user wins:
- * Slack sends no "unselected" event) and audited as `run.feedback` in the same transaction. A value
- * that names no run Hermes knows is only logged: nothing is stored and nobody is told, since the
- * buttons themselves show the click.
+ * 👍/👎 clicks under answers. Acked at once, then stored with the run and audited as `run.feedback` in
+ * the same transaction. A click toggles, as the buttons do: the other value switches the person's
+ * rating, the value they already gave takes it back (a click sends its button's value either way).
+ * A value that names no run Hermes knows is only logged: nothing is stored and nobody is told, since
+ * the buttons themselves show the click.
  */
 export function registerFeedbackListener(app: App, s: Pick<Storage, "feedback"> & { logger: Logger }): void {
   app.action<BlockAction<FeedbackButtonsAction>>(FEEDBACK_ACTION_ID, async ({ ack, body, action }) => {
@@ -35,7 +36,8 @@ export function registerFeedbackListener(app: App, s: Pick<Storage, "feedback"> 
       });
       if (result.kind === "unknown_run")
         log.warn({ value: parsed.value }, "feedback for an unknown run ignored");
-      else log.info({ value: parsed.value, previous: result.previous }, "feedback recorded");
+      else if (result.value === null) log.info({ previous: result.previous }, "feedback cleared");
+      else log.info({ value: result.value, previous: result.previous }, "feedback recorded");
     } catch (err) {
       log.error({ err: errorMessage(err) }, "feedback not recorded");
     }

@@ -14,9 +14,16 @@ export interface FeedbackClick {
   messageTs?: string | null;
 }
 
+/**
+ * `value` is the person's rating after the click: the one they clicked, or null when the click was on
+ * the value they had already given (their rating is taken back). `previous` is the one before.
+ */
 export type FeedbackResult =
-  | { kind: "recorded"; previous: FeedbackValueColumn | null }
+  | { kind: "recorded"; value: FeedbackValueColumn | null; previous: FeedbackValueColumn | null }
   | { kind: "unknown_run" };
+
+/** What a cleared rating is audited as (`args.value`), with the value taken back in `args.previous`. */
+export const CLEARED_FEEDBACK = "cleared";
 
 export interface FeedbackRow {
   userId: string;
@@ -28,35 +35,47 @@ export interface FeedbackRow {
 
 export interface FeedbackStore {
   /**
-   * Stores a click and its `run.feedback` audit row in one transaction. One row per run and user:
-   * Slack sends no "unselected" event, so the last click wins. A run Hermes has no record of stores
-   * nothing (`unknown_run`).
+   * Stores a click and its `run.feedback` audit row in one transaction. One row per run and user; a
+   * click toggles as the buttons do: the other value replaces the rating, the value already given
+   * takes it back (the row is removed, audited as `cleared`). A person's clicks on one run are
+   * serialized, so concurrent clicks toggle one after the other. A run Hermes has no record
+   * of stores nothing (`unknown_run`).
    */
   record(click: FeedbackClick): Promise<FeedbackResult>;
   /** A run's ratings, oldest first. */
   forRun(runId: string): Promise<FeedbackRow[]>;
 }
 
+/** The advisory lock class of a person's rating of a run (the two-key form; the key is their hash). */
+const FEEDBACK_LOCK_CLASS = 0x4652; // "FR"
+
 export function createFeedbackStore({ db, audit }: { db: Database; audit: AuditLog }): FeedbackStore {
   return withStorageErrors<FeedbackStore>(
     {
       record: (click) =>
         db.transaction(async (tx) => {
+          // A first click has no rating row to lock yet, and two concurrent clicks must not both read
+          // "no rating" (each would then set it, where the second takes it back): one advisory lock per
+          // run and person, in its own key space, so it never orders against the audit chain's lock.
+          await tx.execute(
+            sql`SELECT pg_advisory_xact_lock(${sql.raw(String(FEEDBACK_LOCK_CLASS))}, hashtext(${`${click.runId} ${click.userId}`}))`,
+          );
           const [run] = await tx.select({ id: runs.id }).from(runs).where(eq(runs.id, click.runId));
           if (!run) return { kind: "unknown_run" } as const;
-          const [before] = await tx
-            .select({ value: runFeedback.value })
-            .from(runFeedback)
-            .where(and(eq(runFeedback.runId, click.runId), eq(runFeedback.userId, click.userId)))
-            .for("update");
+          const mine = and(eq(runFeedback.runId, click.runId), eq(runFeedback.userId, click.userId));
+          const [before] = await tx.select({ value: runFeedback.value }).from(runFeedback).where(mine);
+          const previous = before?.value ?? null;
+          const value = previous === click.value ? null : click.value;
           const where = { channelId: click.channelId ?? null, messageTs: click.messageTs ?? null };
-          await tx
-            .insert(runFeedback)
-            .values({ runId: click.runId, userId: click.userId, value: click.value, ...where })
-            .onConflictDoUpdate({
-              target: [runFeedback.runId, runFeedback.userId],
-              set: { value: click.value, ...where, updatedAt: sql`now()` },
-            });
+          if (value === null) await tx.delete(runFeedback).where(mine);
+          else
+            await tx
+              .insert(runFeedback)
+              .values({ runId: click.runId, userId: click.userId, value, ...where })
+              .onConflictDoUpdate({
+                target: [runFeedback.runId, runFeedback.userId],
+                set: { value, ...where, updatedAt: sql`now()` },
+              });
           await audit.append(
             {
               action: "run.feedback",
@@ -66,11 +85,11 @@ export function createFeedbackStore({ db, audit }: { db: Database; audit: AuditL
               teamId: click.teamId ?? null,
               channelId: click.channelId ?? null,
               runId: click.runId,
-              args: { value: click.value },
+              args: value === null ? { value: CLEARED_FEEDBACK, previous } : { value },
             },
             tx,
           );
-          return { kind: "recorded", previous: before?.value ?? null } as const;
+          return { kind: "recorded", value, previous } as const;
         }),
       async forRun(runId) {
         return db

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, gte, inArray, type SQL, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gte, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { JsonValue } from "./canonical-json.ts";
 import type { Database } from "./db.ts";
 import { type RunStatus, type RunStepKind, runFeedback, runSteps, runs } from "./schema.ts";
@@ -23,6 +23,8 @@ export interface RunSummary {
   completionTokens: number;
   /** Null when a model's price is unknown (tokens only). */
   costUsd: number | null;
+  /** With no cost: the models whose calls used tokens but had no configured price. */
+  unpricedModels: string[];
   /** From start to finish (to the last write while the run is unfinished). */
   wallMs: number;
   modelMs: number;
@@ -117,7 +119,11 @@ type SummaryRow = {
     : (typeof summaryColumns)[K]["_"]["data"] | null;
 };
 
-function toSummary(row: SummaryRow, feedback: { up: number; down: number }): RunSummary {
+function toSummary(
+  row: SummaryRow,
+  feedback: { up: number; down: number },
+  unpricedModels: string[],
+): RunSummary {
   const end = row.finishedAt ?? row.updatedAt;
   return {
     runId: row.runId,
@@ -135,6 +141,7 @@ function toSummary(row: SummaryRow, feedback: { up: number; down: number }): Run
     promptTokens: Number(row.promptTokens ?? 0),
     completionTokens: Number(row.completionTokens ?? 0),
     costUsd: row.costUsd,
+    unpricedModels,
     wallMs: Math.max(0, end.getTime() - row.createdAt.getTime()),
     modelMs: row.modelMs ?? 0,
     toolMs: row.toolMs ?? 0,
@@ -170,6 +177,27 @@ export function createRunQuery({ db }: { db: Database }): RunQuery {
   }
   const none = { up: 0, down: 0 };
 
+  /** For runs without a cost: the models of their calls that used tokens and have no price. */
+  async function unpricedFor(rows: Array<{ runId: string; costUsd: number | null }>) {
+    const models = new Map<string, string[]>();
+    const runIds = rows.filter((r) => r.costUsd === null).map((r) => r.runId);
+    if (runIds.length === 0) return models;
+    const found = await db
+      .selectDistinct({ runId: runSteps.runId, name: runSteps.name })
+      .from(runSteps)
+      .where(
+        and(
+          inArray(runSteps.runId, runIds),
+          eq(runSteps.kind, "model"),
+          isNull(runSteps.costUsd),
+          sql`coalesce(${runSteps.promptTokens}, 0) + coalesce(${runSteps.completionTokens}, 0) > 0`,
+        ),
+      )
+      .orderBy(asc(runSteps.runId), asc(runSteps.name));
+    for (const { runId, name } of found) if (name) models.set(runId, [...(models.get(runId) ?? []), name]);
+    return models;
+  }
+
   return withStorageErrors(
     {
       async list(filter) {
@@ -184,19 +212,25 @@ export function createRunQuery({ db }: { db: Database }): RunQuery {
           .where(and(...where))
           .orderBy(desc(runs.createdAt), desc(runs.id))
           .limit(clampLimit(filter.limit));
-        const feedback = await feedbackFor(rows.map((r) => r.runId));
-        return rows.map((row) => toSummary(row, feedback.get(row.runId) ?? none));
+        const [feedback, unpriced] = await Promise.all([
+          feedbackFor(rows.map((r) => r.runId)),
+          unpricedFor(rows),
+        ]);
+        return rows.map((row) =>
+          toSummary(row, feedback.get(row.runId) ?? none, unpriced.get(row.runId) ?? []),
+        );
       },
 
       async get(runId) {
         const [row] = await db.select(summaryColumns).from(runs).where(eq(runs.id, runId));
         if (!row) return undefined;
-        const [feedback, timeline] = await Promise.all([
+        const [feedback, unpriced, timeline] = await Promise.all([
           feedbackFor([runId]),
+          unpricedFor([row]),
           db.select(stepColumns).from(runSteps).where(eq(runSteps.runId, runId)).orderBy(asc(runSteps.seq)),
         ]);
         return {
-          ...toSummary(row, feedback.get(runId) ?? none),
+          ...toSummary(row, feedback.get(runId) ?? none, unpriced.get(runId) ?? []),
           timeline: timeline.map((s) => ({ ...s, data: s.data ?? null })),
         };
       },

@@ -383,7 +383,10 @@ export const runSteps = pgTable(
 export const FEEDBACK_VALUES = ["up", "down"] as const;
 export type FeedbackValueColumn = (typeof FEEDBACK_VALUES)[number];
 
-/** 👍/👎 on a run's answer: the last click per user wins (Slack sends no "unselected" event). */
+/**
+ * 👍/👎 on a run's answer: one row per person, the value they gave last; a click on that same value
+ * takes the rating back and removes the row (src/store/feedback-store.ts).
+ */
 export const runFeedback = pgTable(
   "run_feedback",
   {

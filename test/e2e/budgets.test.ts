@@ -100,6 +100,50 @@ describe("token budgets through Slack", () => {
     ]);
   });
 
+  it("/hermes budget takes names as /hermes runs user: does; a misspelt one gets the same close-match sentence", async () => {
+    const changes = () =>
+      sq<{ args: unknown }>("SELECT args FROM audit_log WHERE action = 'budget.changed' ORDER BY id").then(
+        (rows) => rows.map((r) => r.args),
+      );
+    const before = (await changes()).length;
+    // A handle, a display name (spaces, quoted or not), a channel name: looked up in the workspace.
+    expect(await hermes("U0ADMIN", "budget @li.ming 200k")).toContain(
+      "<@U0USER1>'s daily token budget is now 200,000 tokens a day.",
+    );
+    expect(await hermes("U0ADMIN", "budget Li Ming 300k")).toContain(
+      "<@U0USER1>'s daily token budget is now 300,000 tokens a day.",
+    );
+    expect(await hermes("U0ADMIN", 'budget "Li Ming" off')).toContain(
+      "<@U0USER1>'s daily token budget is back to the default: no limit.",
+    );
+    expect(await hermes("U0ADMIN", "budget #general 2m")).toContain(
+      "<#C0GENERAL>'s daily token budget is now 2,000,000 tokens a day.",
+    );
+    expect(await hermes("U0ADMIN", "budget #general default")).toContain(
+      "<#C0GENERAL>'s daily token budget is back to the default: 5,000,000 tokens a day.",
+    );
+    expect((await changes()).slice(before)).toEqual([
+      { scope: "user", id: "U0USER1", tokens_per_day: 200_000 },
+      { scope: "user", id: "U0USER1", tokens_per_day: 300_000 },
+      { scope: "user", id: "U0USER1", tokens_per_day: null },
+      { scope: "channel", id: "C0GENERAL", tokens_per_day: 2_000_000 },
+      { scope: "channel", id: "C0GENERAL", tokens_per_day: null },
+    ]);
+
+    // A typo: the sentence /hermes runs user: gives, with the close match; nothing is changed.
+    const sentence = "No one named @li.mnig is in this workspace. Did you mean @li.ming (Li Ming)?";
+    expect(await hermes("U0ADMIN", "budget @li.mnig 200k")).toContain(`:warning: ${sentence}`);
+    expect(await hermes("U0ADMIN", "runs user:@li.mnig")).toContain(sentence);
+    expect(await hermes("U0ADMIN", "budget #generl 1m")).toContain("Did you mean #general?");
+    expect(await hermes("U0ADMIN", "budget Nobody At All 1m")).toContain(
+      'No person or channel is named "Nobody At All".',
+    );
+    expect(await changes()).toHaveLength(before + 5);
+    expect(await sq("SELECT 1 FROM users WHERE id = 'U0USER1' AND token_budget_per_day IS NOT NULL")).toEqual(
+      [],
+    );
+  });
+
   it("over budget: one sentence in the thread, the model is not asked, no tool runs, the run is stopped", async () => {
     // Wang Lei (limit 10,000 from the test above) already used it all today.
     await sq("INSERT INTO token_usage (scope, scope_id, day, used) VALUES ('user', 'U0WANGLEI', $1, 10000)", [

@@ -7,7 +7,7 @@ import { evalCommand } from "../../src/eval/eval-command.ts";
 import { createEvalEnvironment, type EvalEnvironment } from "../../src/eval/eval-environment.ts";
 import type { TargetResult } from "../../src/eval/run-eval.ts";
 import { silentLogger } from "../../src/logger.ts";
-import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
+import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../helpers/scripted-model.ts";
 
 /**
  * The eval suite end to end: scenario files → the real runtime, registry, policy and audit on one
@@ -218,6 +218,48 @@ describe("npm run eval", () => {
     // 2 runs × 2 calls × (100 × $1 + 20 × $10) per million tokens
     expect(r.results[0]!.totals.costUsd).toBeCloseTo((4 * (100 + 200)) / 1e6, 10);
     expect(r.out).toMatch(/answer has "#1": answer was: "I found one ticket\." \(×2\)/);
+  }, 60_000);
+
+  it("cost uses the bot's HERMES_MODEL_PRICES, each call priced by the model that answered it; --prices overrides", async () => {
+    /** A scripted step as if another model had answered it (the server names it in `model`). */
+    const answeredBy = (model: string, step: ScriptStep): ScriptStep => {
+      const { completion } = step as { completion: Record<string, unknown> };
+      return { completion: { ...completion, model } };
+    };
+    const server = await modelServer();
+    const play = () =>
+      server.enqueue(
+        // A dated server name takes its base name's price, as for the bot's run records.
+        answeredBy("big-2025-01-01", toolCalls([{ name: "search_tickets", args: { query: "vpn" } }])),
+        answeredBy("small", answer("Yes: #1 VPN drops every 10 minutes.")),
+      );
+    await writeScenarios(["e.yaml"]);
+    const env = { ...modelEnv(server), HERMES_MODEL_PRICES: "big=1/10, small=2/20, scripted-a=100/100" };
+
+    // No --prices: the bot's prices. 100 prompt + 20 completion tokens per call:
+    // big 100 × $1 + 20 × $10, small 100 × $2 + 20 × $20 per million (not the configured scripted-a's).
+    play();
+    const bots = await run([dir], env);
+    expect(bots.code).toBe(0);
+    expect(bots.results[0]!.scenarios[0]!.runs[0]!.record.models).toEqual(["big-2025-01-01", "small"]);
+    expect(bots.results[0]!.totals.costUsd).toBeCloseTo((300 + 600) / 1e6, 12);
+    expect(bots.out).toContain("$0.0009");
+
+    // --prices overrides the models it lists; the others keep the bot's prices. (Each run's report
+    // is read from a fresh results folder.)
+    await rm(join(dir, "results"), { recursive: true, force: true });
+    play();
+    const prices = join(dir, "prices.json");
+    await writeFile(prices, JSON.stringify({ small: { input: 0, output: 0 } }));
+    const overridden = await run([dir, "--prices", prices], env);
+    expect(overridden.results[0]!.totals.costUsd).toBeCloseTo(300 / 1e6, 12);
+
+    // A call by a model with no price (only the first one is priced here): cost unknown, tokens only.
+    await rm(join(dir, "results"), { recursive: true, force: true });
+    play();
+    const unknown = await run([dir], { ...modelEnv(server), HERMES_MODEL_PRICES: "big=1/10" });
+    expect(unknown.results[0]!.totals).toMatchObject({ tokens: 240, costUsd: null });
+    expect(unknown.results[0]!.scenarios[0]!.runs[0]!.costUsd).toBeUndefined();
   }, 60_000);
 
   it("--compare runs a second configuration side by side and --min-pass judges each", async () => {

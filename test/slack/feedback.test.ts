@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { FEEDBACK_ACTION_ID } from "../../src/slack/feedback-block.ts";
+import { blocksText } from "../helpers/bolt-app.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { execSql } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer } from "../helpers/scripted-model.ts";
@@ -40,7 +41,20 @@ describe("👍/👎 under answers, through the real Bolt app", () => {
   });
   beforeEach(() => model.reset());
 
-  it("an answer ends with the feedback buttons; clicks are stored (last wins) and audited", async () => {
+  /** `/hermes <text>` as `user` in #ops: the text of the ephemeral answer. */
+  async function slash(user: string, text: string): Promise<string> {
+    const before = t.ws.ephemeralMessages("C0OPS", user).length;
+    expect((await t.sender.slashCommand({ user, channel: "C0OPS", text })).status).toBe(200);
+    const m = await waitFor(() => t.ws.ephemeralMessages("C0OPS", user)[before], 30_000, `/hermes ${text}`);
+    return `${m.text}\n${blocksText(m.blocks)}`;
+  }
+  /** The feedback counts `/hermes runs` shows an admin on the run's line. */
+  async function listedCounts(runId: string): Promise<string | undefined> {
+    const line = (await slash("U0ADMIN", "runs")).split("\n").find((l) => l.includes(runId));
+    return /👍 \d+ 👎 \d+/.exec(line ?? "")?.[0];
+  }
+
+  it("an answer ends with the feedback buttons; clicks toggle, are stored and audited", async () => {
     model.enqueue(answer("The VPN restarts at 02:00."));
     const [reply] = await ask("when does the VPN restart?", "02:00");
     const buttons = feedbackOf(reply!);
@@ -77,6 +91,32 @@ describe("👍/👎 under answers, through the real Bolt app", () => {
       ["up", "U0USER2", "C0OPS"],
       ["down", "U0USER2", "C0OPS"],
     ]);
+    expect(await listedCounts(runId)).toBe("👍 0 👎 1");
+
+    // 👎 again (the value already given) takes the rating back: the row is gone, audited as cleared.
+    await click(`down:${runId}`);
+    await waitFor(async () => (await audited()).length === 3, 10_000, "the third audit row");
+    expect(await sql(`select user_id from run_feedback where run_id = '${runId}'`)).toEqual([]);
+    expect((await audited())[2]!.args).toEqual({ value: "cleared", previous: "down" });
+    expect(await listedCounts(runId)).toBe("👍 0 👎 0");
+
+    // Another person's rating is theirs alone: Wang Lei's 👍 then U0USER2's 👍 are two ratings.
+    await t.sender.blockAction({
+      user: "U0WANGLEI",
+      channel: "C0OPS",
+      messageTs: reply!.ts,
+      actionId: FEEDBACK_ACTION_ID,
+      value: `up:${runId}`,
+    });
+    await click(`up:${runId}`);
+    await waitFor(async () => (await audited()).length === 5, 10_000, "the fifth audit row");
+    expect(
+      await sql(`select user_id, value from run_feedback where run_id = '${runId}' order by user_id`),
+    ).toEqual([
+      { user_id: "U0USER2", value: "up" },
+      { user_id: "U0WANGLEI", value: "up" },
+    ]);
+    expect(await listedCounts(runId)).toBe("👍 2 👎 0");
   });
 
   it("a value that does not parse or names an unknown run stores nothing", async () => {
@@ -120,9 +160,22 @@ describe("👍/👎 under answers, through the real Bolt app", () => {
     expect(replies.map((m) => feedbackOf(m) !== undefined)).toEqual(
       replies.map((_, i) => i === replies.length - 1),
     );
+    // The last message also names its run in Slack message metadata (what "View run" links by).
+    const runId = feedbackOf(replies.at(-1)!)!.positive_button.value.slice(3);
+    expect(replies.map((m) => m.metadata)).toEqual(
+      replies.map((_, i) =>
+        i === replies.length - 1 ? { event_type: "hermes_run", event_payload: { run_id: runId } } : undefined,
+      ),
+    );
 
     model.enqueue({ status: 500, body: { error: { message: "boom" } } });
     const failed = await ask("break please", "Reference: run");
     expect(failed.every((m) => feedbackOf(m) === undefined)).toBe(true);
+    // The failure sentence names its run too: the reference id in its text is that run.
+    const sentence = failed.find((m) => m.text.includes("Reference: run"))!;
+    const failedId = (sentence.metadata as { event_payload: { run_id: string } }).event_payload.run_id;
+    expect(sentence.metadata).toEqual({ event_type: "hermes_run", event_payload: { run_id: failedId } });
+    expect(sentence.text).toContain(failedId);
+    expect(failedId).not.toBe(runId);
   });
 });

@@ -19,12 +19,22 @@ describe.each(DRIVERS)("feedback store on %s", (kind) => {
   });
   afterAll(() => store?.cleanup());
 
-  it("one row per run and user: the last click wins, every click is audited in the chain", async () => {
+  it("one row per run and user: clicks toggle, every click is audited in the chain", async () => {
     const click = { runId: "run_a", userId: "U0ONE", teamId: "T1", channelId: "C1", messageTs: "1.000100" };
-    expect(await feedback.record({ ...click, value: "up" })).toEqual({ kind: "recorded", previous: null });
-    expect(await feedback.record({ ...click, value: "down" })).toEqual({ kind: "recorded", previous: "up" });
+    expect(await feedback.record({ ...click, value: "up" })).toEqual({
+      kind: "recorded",
+      value: "up",
+      previous: null,
+    });
+    // The other value switches the rating.
+    expect(await feedback.record({ ...click, value: "down" })).toEqual({
+      kind: "recorded",
+      value: "down",
+      previous: "up",
+    });
     expect(await feedback.record({ ...click, userId: "U0TWO", value: "up" })).toEqual({
       kind: "recorded",
+      value: "up",
       previous: null,
     });
     expect(
@@ -33,6 +43,18 @@ describe.each(DRIVERS)("feedback store on %s", (kind) => {
       ["U0ONE", "down", "C1", "1.000100"],
       ["U0TWO", "up", "C1", "1.000100"],
     ]);
+    // The value already given takes the rating back: the row goes; a click after that sets it anew.
+    expect(await feedback.record({ ...click, value: "down" })).toEqual({
+      kind: "recorded",
+      value: null,
+      previous: "down",
+    });
+    expect((await feedback.forRun("run_a")).map((r) => r.userId)).toEqual(["U0TWO"]);
+    expect(await feedback.record({ ...click, value: "down" })).toEqual({
+      kind: "recorded",
+      value: "down",
+      previous: null,
+    });
     const rows = await sql<{
       tool: string;
       actor_id: string;
@@ -46,20 +68,36 @@ describe.each(DRIVERS)("feedback store on %s", (kind) => {
       ["U0ONE", "run_a", { value: "up" }, "T1"],
       ["U0ONE", "run_a", { value: "down" }, "T1"],
       ["U0TWO", "run_a", { value: "up" }, "T1"],
+      ["U0ONE", "run_a", { value: "cleared", previous: "down" }, "T1"],
+      ["U0ONE", "run_a", { value: "down" }, "T1"],
     ]);
     expect(await audit.verify()).toMatchObject({ ok: true });
   });
 
-  it("concurrent clicks by one user leave one row whose value is the last audited one", async () => {
+  it("concurrent clicks by one user toggle one after the other: the stored rating is the last audited one", async () => {
     await sql(`insert into runs (id, session_key, snapshot) values ('run_b', 'T1:C1:2.0', '{}')`);
-    const values = ["up", "down", "up", "down", "down", "up"] as const;
-    await Promise.all(values.map((value) => feedback.record({ runId: "run_b", userId: "U0ONE", value })));
-    const rows = await feedback.forRun("run_b");
-    expect(rows).toHaveLength(1);
-    const [last] = await sql<{ args: { value: string } }>(
-      `select args from audit_log where action = 'run.feedback' and run_id = 'run_b' order by id desc limit 1`,
+    const values = ["up", "down", "up", "up", "down", "down", "up"] as const;
+    const results = await Promise.all(
+      values.map((value) => feedback.record({ runId: "run_b", userId: "U0ONE", value })),
     );
-    expect(rows[0]!.value).toBe(last!.args.value);
+    const audited = await sql<{ args: { value: string; previous?: string } }>(
+      `select args from audit_log where action = 'run.feedback' and run_id = 'run_b' order by id`,
+    );
+    expect(audited).toHaveLength(values.length);
+    // Serialized: each audited click starts from the rating the one before it left.
+    let rating: string | null = null;
+    for (const { args } of audited) {
+      if (args.value === "cleared") {
+        expect(args.previous).toBe(rating);
+        rating = null;
+      } else {
+        expect(args.value).not.toBe(rating);
+        rating = args.value;
+      }
+    }
+    const rows = await feedback.forRun("run_b");
+    expect(rows.map((r) => r.value)).toEqual(rating === null ? [] : [rating]);
+    expect(results.every((r) => r.kind === "recorded")).toBe(true);
   });
 
   it("a run Hermes has no record of stores nothing and audits nothing", async () => {

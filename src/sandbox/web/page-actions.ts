@@ -91,15 +91,27 @@ export function createPageActions({ workspace, sender, logger }: PageActionsOpti
       return { ts };
     },
 
-    /** A button click on a message the person can see (their own ephemerals included). */
-    async blockAction(body: unknown): Promise<void> {
+    /**
+     * A button click on a message the person can see (their own ephemerals included). A 👍/👎 click
+     * also selects or unselects its side for them (answered as `feedbackSelected`, the value now
+     * selected or null), and is sent either way, as Slack sends it.
+     */
+    async blockAction(body: unknown): Promise<{ feedbackSelected?: string | null }> {
       const input = parse(blockActionSchema, body);
       member(input.as, input.channel);
       const message = workspace.getMessage(input.channel, input.messageTs, { includeEphemeral: true });
       if (!message || (message.ephemeral_for !== undefined && message.ephemeral_for !== input.as))
         throw new PageApiError(404, "message_not_found", "That message no longer exists.");
-      if (!findButton(message.blocks, input.actionId, input.value))
+      const button = findButton(message.blocks, input.actionId, input.value);
+      if (!button)
         throw new PageApiError(404, "button_not_found", "That button is no longer on the message.");
+      const feedbackSelected =
+        button.type === "feedback_buttons" && button.value !== undefined
+          ? workspace.clickFeedback(
+              { channel: input.channel, ts: input.messageTs, user: input.as, actionId: input.actionId },
+              button.value,
+            )
+          : undefined;
       await deliver("block_actions", () =>
         sender.blockAction({
           user: input.as,
@@ -109,6 +121,7 @@ export function createPageActions({ workspace, sender, logger }: PageActionsOpti
           ...(input.value !== undefined ? { value: input.value } : {}),
         }),
       );
+      return feedbackSelected === undefined ? {} : { feedbackSelected };
     },
 
     /**

@@ -37,7 +37,14 @@ export interface PageChannel {
 
 /** A file as the page links it: through this server, for this user. */
 export type PageFile = SandboxFileInfo & { url: string; downloadUrl: string };
-export type PageMessage = Omit<SandboxMessage, "files"> & { files?: PageFile[] };
+/**
+ * A message as the page shows it to one person; `feedback_selected`: the 👍/👎 side they have
+ * selected, by the element's `action_id` (its value), as their Slack client would remember it.
+ */
+export type PageMessage = Omit<SandboxMessage, "files"> & {
+  files?: PageFile[];
+  feedback_selected?: Record<string, string>;
+};
 
 export interface PageState {
   me: string;
@@ -77,7 +84,7 @@ export function pageState({ workspace, admins }: UserViewOptions, me: string, mo
   const channels = workspace.listChannels().filter((c) => c.members.includes(me));
   const messages = channels.flatMap((c) => channelMessages(workspace, c.id, me));
   messages.sort((a, b) => compareTs(a.ts, b.ts));
-  const pageMessages = messages.map((m) => pageMessage(m, me));
+  const pageMessages = messages.map((m) => pageMessage(workspace, m, me));
   const files = new Map(pageMessages.flatMap((m) => m.files ?? []).map((f) => [f.id, f]));
   return {
     me,
@@ -109,16 +116,31 @@ export function pageEvent(workspace: Workspace, event: WorkspaceEvent, me: strin
       const { message } = event;
       if (message.ephemeral_for !== undefined && message.ephemeral_for !== me) return undefined;
       if (!canSee(workspace, event.channel, me)) return undefined;
-      return { type: event.type, channel: event.channel, message: pageMessage(message, me) };
+      return { type: event.type, channel: event.channel, message: pageMessage(workspace, message, me) };
     }
     case "ephemeral_posted":
       if (event.user !== me) return undefined;
-      return { type: "message_posted", channel: event.channel, message: pageMessage(event.message, me) };
+      return {
+        type: "message_posted",
+        channel: event.channel,
+        message: pageMessage(workspace, event.message, me),
+      };
     case "file_uploaded":
       if (!event.file.channels.some((c) => canSee(workspace, c, me))) return undefined;
       return { type: "file_uploaded", file: pageFile(event.file, me) };
     case "view_published":
       return event.user === me ? { type: "view_published", view: event.view } : undefined;
+    case "feedback_selected": {
+      // Only the clicker's page changes: the message again, with their selection.
+      if (event.user !== me || !canSee(workspace, event.channel, me)) return undefined;
+      const message = workspace.getMessage(event.channel, event.ts, { includeEphemeral: true });
+      if (!message || (message.ephemeral_for !== undefined && message.ephemeral_for !== me)) return undefined;
+      return {
+        type: "message_updated",
+        channel: event.channel,
+        message: pageMessage(workspace, message, me),
+      };
+    }
   }
 }
 
@@ -138,9 +160,14 @@ function channelMessages(workspace: Workspace, channel: string, me: string): San
   return [...all, ...workspace.ephemeralMessages(channel, me)];
 }
 
-function pageMessage(message: SandboxMessage, me: string): PageMessage {
+function pageMessage(workspace: Workspace, message: SandboxMessage, me: string): PageMessage {
   const { files, ...rest } = message;
-  return files ? { ...rest, files: files.map((f) => pageFile(f, me)) } : rest;
+  const selected = workspace.feedbackSelected(message.channel, message.ts, me);
+  return {
+    ...rest,
+    ...(files ? { files: files.map((f) => pageFile(f, me)) } : {}),
+    ...(selected ? { feedback_selected: selected } : {}),
+  };
 }
 
 function pageFile(file: SandboxFileInfo, me: string): PageFile {

@@ -4,14 +4,17 @@ import type { ScopeLimit } from "../../store/budget-limits.ts";
 import type { BudgetStore } from "../../store/budget-store.ts";
 import type { Storage } from "../../store/storage.ts";
 import { formatTokens } from "../../token-amount.ts";
+import type { SlackOutput } from "../slack-output.ts";
 import { COMMAND_AUDIT_TOOL, recordRefusal } from "./admin-refusal.ts";
-import { parseBudgetCommand } from "./parse-budget-command.ts";
+import { type BudgetCommand, parseBudgetCommand } from "./parse-budget-command.ts";
+import { resolveNamed } from "./resolve-named.ts";
 
 export const BUDGET_REFUSAL = "Only admins can change token budgets.";
 export const BUDGETS_DISABLED = "Token budgets are not enabled on this Hermes.";
 
 export type BudgetServices = AccessSources &
-  Pick<Storage, "audit"> & { logger: Logger; budgets?: BudgetStore };
+  Pick<Storage, "audit"> &
+  Pick<SlackOutput, "slack"> & { logger: Logger; budgets?: BudgetStore };
 
 export interface BudgetInput {
   userId: string;
@@ -22,7 +25,9 @@ export interface BudgetInput {
 /**
  * `/hermes budget` alone: the caller's and this channel's daily limits, for anyone. With arguments
  * (admins only, checked before they are read; a refusal is audited): sets or clears a user's or a
- * channel's limit, audited as `budget.changed` with {scope, id, tokens_per_day}.
+ * channel's limit, audited as `budget.changed` with {scope, id, tokens_per_day}. Who may be a
+ * mention, an id or a name (`@li.ming`, `Li Ming`, `#general`), looked up in the workspace as
+ * `/hermes runs user:` and the tools do; an unknown name gets their sentence with close matches.
  */
 export async function budgetAnswer(s: BudgetServices, input: BudgetInput, args: string): Promise<string> {
   const budgets = s.budgets;
@@ -35,9 +40,10 @@ export async function budgetAnswer(s: BudgetServices, input: BudgetInput, args: 
   }
   const parsed = parseBudgetCommand(args);
   if (!parsed.ok) return `:warning: ${parsed.error}`;
-  const { command } = parsed;
-  if (command.kind === "show") return showLimits(budgets, input, true);
-  const { scope, id, tokensPerDay } = command;
+  if (parsed.command.kind === "show") return showLimits(budgets, input, true);
+  const target = await budgetTarget(s, parsed.command);
+  if (!target.ok) return `:warning: ${target.error}`;
+  const { scope, id, tokensPerDay } = target;
   // The limit and its audit row are one transaction: a change is never made unaudited.
   await budgets.setLimit(
     { scope, id, tokensPerDay, by: input.userId },
@@ -57,6 +63,20 @@ export async function budgetAnswer(s: BudgetServices, input: BudgetInput, args: 
   return tokensPerDay === null
     ? `${whose} daily token budget is back to the default: ${describeLimit(now)}.`
     : `${whose} daily token budget is now ${describeLimit(now)}.`;
+}
+
+/** Whose limit a change names: a mention or id as it is, a name looked up in the workspace. */
+async function budgetTarget(
+  s: Pick<SlackOutput, "slack">,
+  command: Exclude<BudgetCommand, { kind: "show" }>,
+): Promise<
+  | { ok: true; scope: "user" | "channel"; id: string; tokensPerDay: number | null }
+  | { ok: false; error: string }
+> {
+  if (command.kind === "set") return { ok: true, ...command };
+  const named = await resolveNamed(s.slack, command.name, "recipient");
+  if (!named.ok) return named;
+  return { ok: true, scope: named.resolved.type, id: named.resolved.id, tokensPerDay: command.tokensPerDay };
 }
 
 /** `200,000 tokens a day`, or `no limit`. */

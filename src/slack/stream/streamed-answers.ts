@@ -7,6 +7,7 @@ import { planAnswer } from "../answer-blocks.ts";
 import { statusOf } from "../assistant/assistant-status.ts";
 import { type AnswerPosting, postAnswer, ratedBy, resultMarkdown } from "../deliver-result.ts";
 import { feedbackBlock } from "../feedback-block.ts";
+import { runMetadata } from "../run-metadata.ts";
 import {
   type AnswerStream,
   type AnswerStreamOptions,
@@ -120,7 +121,10 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
       };
     },
 
-    /** A finished turn: its answer replaces the streamed message, with the feedback buttons under it. */
+    /**
+     * A finished turn: its answer replaces the streamed message, with the feedback buttons under it
+     * and its run named in the metadata.
+     */
     async showResult(result: TurnResult, target: ReplyTarget): Promise<boolean> {
       if (!streams.has(key(target))) return false;
       const markdown = resultMarkdown(result);
@@ -137,6 +141,7 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
             ts: settled.placeholderTs,
             text: only.text,
             blocks: [...only.blocks, ...feedback],
+            metadata: runMetadata(result.runId),
           });
           return true;
         } catch (err) {

@@ -96,20 +96,50 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
       );
       runId = row!.run_id;
       await page.screenshot({ path: `${ARTIFACTS}/feedback-buttons.png` });
-      // 👎 replaces it (one row, last wins); 👍 is no longer selected.
+      // 👎 switches it (one row); 👍 is no longer selected.
       await down.click();
       await waitFor(async () => (await stored())[0]?.value === "down", UI_WAIT_MS, "the 👎 row");
       expect(await stored()).toHaveLength(1);
       expect(await up.getAttribute("aria-pressed")).toBe("false");
-      const audited = await sql<{ n: number }>(
-        `select count(*)::int as n from audit_log where action = 'run.feedback' and run_id = '${runId}'`,
+      // 👎 again takes the rating back, as Slack's buttons unselect: no side pressed, no row.
+      await down.click();
+      await waitFor(async () => (await stored()).length === 0, UI_WAIT_MS, "the rating taken back");
+      expect(await down.getAttribute("aria-pressed")).toBe("false");
+      expect(await up.getAttribute("aria-pressed")).toBe("false");
+      // 👎 once more; the selection is remembered when the thread is closed and opened again.
+      await down.click();
+      await waitFor(async () => (await stored())[0]?.value === "down", UI_WAIT_MS, "the 👎 row again");
+      await thread.getByRole("button", { name: "Close thread" }).click();
+      await main.getByRole("button", { name: /repl/ }).click();
+      await waitFor(async () => (await down.getAttribute("aria-pressed")) === "true", UI_WAIT_MS, "👎 kept");
+      expect(await up.getAttribute("aria-pressed")).toBe("false");
+      const audited = await sql<{ args: { value: string; previous?: string } }>(
+        `select args from audit_log where action = 'run.feedback' and run_id = '${runId}' order by id`,
       );
-      expect(audited[0]!.n).toBe(2);
+      expect(audited.map((r) => r.args)).toEqual([
+        { value: "up" },
+        { value: "down" },
+        { value: "cleared", previous: "down" },
+        { value: "down" },
+      ]);
 
-      // The answer links to its run: the Runs panel opens on its timeline.
-      await thread.getByRole("button", { name: "View run" }).click();
+      // The approval card links to its run too (its metadata names it), as the answer does.
       const panel = page.getByRole("complementary", { name: /Runs/ });
       const timeline = panel.getByRole("region", { name: `Run ${runId}` });
+      const cardLink = thread.locator(".message-run").getByRole("button", { name: "View run" });
+      await visible(cardLink);
+      expect(await cardLink.count()).toBe(1);
+      await cardLink.click();
+      await visible(timeline);
+      await main.getByRole("button", { name: /repl/ }).click();
+      const { body: seen } = await api("/sandbox/api/state?as=U0USER1");
+      const messages = (seen.state as { messages: Array<{ blocks?: unknown; metadata?: unknown }> }).messages;
+      // The decided card (its buttons gone) is the one message whose blocks name the tool.
+      const card = messages.find((m) => JSON.stringify(m.blocks ?? []).includes("send_message"));
+      expect(card?.metadata).toEqual({ event_type: "hermes_run", event_payload: { run_id: runId } });
+
+      // The answer links to its run: the Runs panel opens on its timeline.
+      await thread.locator(".feedback-buttons").getByRole("button", { name: "View run" }).click();
       await visible(timeline);
       await visible(timeline.getByText("Done", { exact: false }).or(timeline.locator(".run-status")).first());
       const rows = timeline.locator(".timeline-row");
@@ -133,6 +163,8 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
       const tool = rows.filter({ hasText: "send_message" }).first();
       await visible(tool.locator(".policy-chip", { hasText: "needs_approval" }));
       await visible(timeline.getByLabel("0 helpful, 1 not helpful"));
+      // No HERMES_MODEL_PRICES here: the cost row says tokens only, naming the unpriced model.
+      expect(await timeline.locator(".run-cost").textContent()).toBe("tokens only (no price for scripted)");
       await page.screenshot({ path: `${ARTIFACTS}/runs-timeline.png` });
 
       // Back to the list: the run with its request and feedback counts.
@@ -140,6 +172,7 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
       const listed = panel.getByRole("button", { name: `Open run ${runId}` });
       await visible(listed);
       expect(await listed.textContent()).toContain("please tell Wang Lei");
+      expect(await listed.textContent()).toContain("tokens only (no price for scripted)");
       await visible(listed.getByLabel("0 helpful, 1 not helpful"));
 
       // The admin's audit log links each row of the run to it.
@@ -210,4 +243,75 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
     expect((await api("/sandbox/api/runs/run_nope?as=U0ADMIN")).status).toBe(404);
     expect((await api("/sandbox/api/runs?as=nobody")).status).toBe(400);
   });
+
+  it(
+    "a failure sentence and a stop sentence link to their runs, as answers do",
+    async () => {
+      const page: Page = await browser.newPage({
+        viewport: { width: 1400, height: 900 },
+        reducedMotion: "reduce",
+      });
+      page.setDefaultTimeout(UI_WAIT_MS);
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      await page.goto(`${origin}/?as=U0USER1#C0OPS`);
+      await visible(page.getByRole("heading", { name: "#ops", level: 1 }));
+      const main = page.getByRole("main");
+      const thread = page.getByRole("complementary", { name: /Thread/ });
+      const panel = page.getByRole("complementary", { name: /Runs/ });
+      const threads = main.getByRole("button", { name: /repl/ });
+
+      /** Asks Hermes in #ops and opens the newest thread once it has a reply. */
+      async function ask(text: string) {
+        const before = await threads.count();
+        const composer = page.getByRole("combobox", { name: "Message #ops" });
+        await composer.click();
+        await composer.pressSequentially("@her");
+        await visible(page.getByRole("option", { name: /Hermes/ }));
+        await composer.press("Enter");
+        await composer.pressSequentially(text);
+        await composer.press("Enter");
+        await waitFor(async () => (await threads.count()) > before, UI_WAIT_MS, "the reply");
+        await threads.last().click();
+      }
+      const newestRun = async (status: string) =>
+        (
+          await sql<{ id: string }>(
+            `select id from runs where user_id = 'U0USER1' and status = '${status}' order by created_at desc limit 1`,
+          )
+        )[0]?.id;
+
+      // The model fails: the failure sentence (its reference id is the run id) links to that run.
+      model.enqueue({ status: 500, body: { error: { message: "boom" } } });
+      await ask("what broke last night?");
+      // Typed right after the @ menu, the question arrives whole (its first key once landed last).
+      await visible(thread.getByText("what broke last night?"));
+      const failure = thread.locator("article", { hasText: "Reference: run" });
+      await visible(failure);
+      const failedId = await waitFor(() => newestRun("failed"), UI_WAIT_MS, "the failed run");
+      expect(await failure.textContent()).toContain(failedId);
+      expect(await failure.locator(".feedback-buttons").count()).toBe(0);
+      await page.screenshot({ path: `${ARTIFACTS}/run-link-failure.png` });
+      await failure.getByRole("button", { name: "View run" }).click();
+      const failedTimeline = panel.getByRole("region", { name: `Run ${failedId}` });
+      await visible(failedTimeline);
+      expect(await failedTimeline.locator(".run-status").textContent()).toBe("failed");
+
+      // The model's output is cut off twice: the stop sentence links to its (stopped) run.
+      model.enqueue(answer("The incident began wh", "length"), answer("The incident", "length"));
+      await ask("summarise the incident");
+      const stop = thread.locator("article", { hasText: "cut off twice" });
+      await visible(stop);
+      const stoppedId = await waitFor(() => newestRun("stopped"), UI_WAIT_MS, "the stopped run");
+      await visible(stop.getByRole("button", { name: "View run" }));
+      await page.screenshot({ path: `${ARTIFACTS}/run-link-stop.png` });
+      await stop.getByRole("button", { name: "View run" }).click();
+      const stoppedTimeline = panel.getByRole("region", { name: `Run ${stoppedId}` });
+      await visible(stoppedTimeline);
+      expect(await stoppedTimeline.locator(".run-status").textContent()).toBe("stopped");
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

@@ -59,14 +59,30 @@ describe("/hermes budget and usage", () => {
     expect(parseBudgetCommand("<@U0ANA> 0")).toMatchObject({ command: { tokensPerDay: 0 } });
   });
 
+  it("hands a name back to be looked up: @handle, #channel, a display name with spaces, quoted or not", () => {
+    expect(parseBudgetCommand("@ana 200k")).toEqual({
+      ok: true,
+      command: { kind: "set_named", name: "@ana", tokensPerDay: 200_000 },
+    });
+    expect(parseBudgetCommand("#ops off")).toEqual({
+      ok: true,
+      command: { kind: "set_named", name: "#ops", tokensPerDay: null },
+    });
+    expect(parseBudgetCommand("Li Ming 1.5m")).toMatchObject({
+      command: { kind: "set_named", name: "Li Ming", tokensPerDay: 1_500_000 },
+    });
+    expect(parseBudgetCommand('"Li Ming" 5k')).toMatchObject({
+      command: { kind: "set_named", name: "Li Ming" },
+    });
+    expect(parseBudgetCommand("李明 5k")).toMatchObject({ command: { kind: "set_named", name: "李明" } });
+  });
+
   it("says what is wrong, with the usage", () => {
     const wrong = (text: string) => {
       const r = parseBudgetCommand(text);
       return r.ok ? "" : r.error;
     };
-    expect(wrong("@ana 200k")).toMatch(
-      /^`@ana` is not a user or a channel: pick them from Slack's @ or # menu/,
-    );
+    expect(wrong("<!here> 200k")).toMatch(/^`<!here>` is not a user or a channel\. Write `\/hermes budget/);
     expect(wrong("<@U0ANA> lots")).toMatch(
       /^`lots` is not a token count\. Write `\/hermes budget @user 200k`/,
     );

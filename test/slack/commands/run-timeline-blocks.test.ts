@@ -42,6 +42,7 @@ function detail(steps: RunStepRecord[]): RunDetail {
     promptTokens: 1000,
     completionTokens: 50,
     costUsd: null,
+    unpricedModels: ["gpt-x"],
     wallMs: 65_000,
     modelMs: 40_000,
     toolMs: 20_000,

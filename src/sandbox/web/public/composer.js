@@ -48,12 +48,15 @@ export function Composer({ label, placeholder, onSend, onCommand, commands = tru
     const start = query.kind === "command" ? 0 : before.lastIndexOf(sigil);
     const insert = query.kind === "command" ? `${item.text} ` : `${sigil}${item.name} `;
     const next = text.slice(0, start) + insert + text.slice(caret);
+    // The text and caret are set now, not after the next render: a key typed right after choosing
+    // must land after the inserted name (it used to land before the caret moved, at the end).
+    if (el) {
+      el.value = next;
+      el.focus();
+      el.setSelectionRange(start + insert.length, start + insert.length);
+    }
     setText(next);
     setQuery(null);
-    requestAnimationFrame(() => {
-      el?.focus();
-      el?.setSelectionRange(start + insert.length, start + insert.length);
-    });
   }
 
   async function submit(event) {

@@ -1,10 +1,12 @@
-import { useContext, useState } from "preact/hooks";
+import { useContext, useEffect, useState } from "preact/hooks";
 import { html, Workspace } from "./html.js";
+import { RunLink } from "./run-link.js";
 
 /**
- * A `context_actions` block: 👍/👎 (`feedback_buttons`) and icon buttons. As in Slack, a feedback
- * click selects its side (and sends block_actions with that side's value); clicking the selected side
- * again only unselects it, and Slack sends nothing for that.
+ * A `context_actions` block: 👍/👎 (`feedback_buttons`) and icon buttons. A feedback click selects
+ * its side, or unselects it when it was selected, and sends block_actions with that side's value
+ * either way. Which side this person selected is kept by the sandbox server (the message's
+ * `feedback_selected`), as a Slack client remembers it, so it survives reopening the thread.
  */
 export function ContextActions({ block, message }) {
   return html`<div class="block block-context-actions" role="group" aria-label="Message actions">
@@ -36,15 +38,26 @@ export function runIdOf(element) {
 
 function FeedbackButtons({ element, message }) {
   const ws = useContext(Workspace);
-  const [selected, setSelected] = useState(null);
+  const sideOf = (value) =>
+    ["positive_button", "negative_button"].find((side) => value != null && element[side]?.value === value) ??
+    null;
+  const remembered = sideOf(message?.feedback_selected?.[element.action_id]);
+  const [selected, setSelected] = useState(remembered);
+  useEffect(() => setSelected(remembered), [remembered]);
   const clickable = Boolean(message && ws);
   const runId = runIdOf(element);
-  function click(side) {
+  async function click(side) {
     const button = element[side];
     if (!clickable || !button) return;
-    if (selected === side) return setSelected(null);
-    setSelected(side);
-    ws.onAction({ message, button: { action_id: element.action_id, value: button.value } });
+    const before = selected;
+    setSelected(selected === side ? null : side);
+    const answer = await ws.onAction({
+      message,
+      button: { action_id: element.action_id, value: button.value },
+    });
+    // What the server now remembers; a click that did not go through leaves the buttons as they were.
+    if (answer && "feedbackSelected" in answer) setSelected(sideOf(answer.feedbackSelected));
+    else if (!answer) setSelected(before);
   }
   const sideButton = (side, fallback) => {
     const button = element[side];
@@ -65,7 +78,7 @@ function FeedbackButtons({ element, message }) {
   };
   return html`<span class="feedback-buttons">
     ${sideButton("positive_button", "👍")}${sideButton("negative_button", "👎")}
-    ${runId && ws?.openRun ? html`<button type="button" class="run-link" onClick=${() => ws.openRun(runId)}>View run</button>` : null}
+    <${RunLink} runId=${runId} />
   </span>`;
 }
 

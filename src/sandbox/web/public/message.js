@@ -3,6 +3,7 @@ import { Blocks } from "./blocks.js";
 import { html, Workspace } from "./html.js";
 import { FileTile, Icon } from "./icons.js";
 import { Mrkdwn } from "./mrkdwn-view.js";
+import { RunLink, runOfMessage } from "./run-link.js";
 import { tsMillis } from "./store.js";
 import { StreamLive, StreamTasks } from "./stream-tasks.js";
 
@@ -28,8 +29,16 @@ function typedByPerson(message) {
   return blocks.length === 0 || blocks.every((b) => b?.type === "rich_text");
 }
 
+/** Whether the message has 👍/👎, which carry their own "View run" beside them. */
+function hasFeedbackButtons(message) {
+  return (message.blocks ?? []).some(
+    (b) => b?.type === "context_actions" && (b.elements ?? []).some((el) => el?.type === "feedback_buttons"),
+  );
+}
+
 /**
- * One message: avatar, name, time, body (Block Kit or mrkdwn text), files, and the thread summary.
+ * One message: avatar, name, time, body (Block Kit or mrkdwn text), the link to its run, files, and
+ * the thread summary.
  * `continued` hides the avatar and name under the same author's previous message, as Slack does.
  */
 export function Message({ message, replies = [], continued = false, inThread = false }) {
@@ -67,6 +76,12 @@ export function Message({ message, replies = [], continued = false, inThread = f
           : html`<${Blocks} blocks=${message.blocks} message=${message} />`
       }
       ${message.edited ? html`<span class="edited">(edited)</span>` : null}
+      ${
+        // A run's failure or stop sentence and its approval cards link to the run as its answer does.
+        !hasFeedbackButtons(message) && runOfMessage(message)
+          ? html`<div class="message-run"><${RunLink} runId=${runOfMessage(message)} /></div>`
+          : null
+      }
       <${StreamLive} stream=${message.stream} />
       <${Files} files=${message.files} />
       ${

@@ -12,10 +12,20 @@ export function formatTokens(n) {
   return n >= 10_000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 }
 
-/** Unknown price → no cost, only tokens. */
+/** Dollars; a step whose price is unknown shows none (only its tokens). */
 export function formatCost(usd) {
   if (usd == null) return "";
   return usd < 0.01 ? `$${usd.toFixed(4)}` : `$${usd.toFixed(2)}`;
+}
+
+/**
+ * A run's cost, or when a model it used has no configured price (HERMES_MODEL_PRICES):
+ * "tokens only (no price for <model>)".
+ */
+export function runCost(run) {
+  if (run.costUsd != null) return formatCost(run.costUsd);
+  const models = run.unpricedModels?.length ? run.unpricedModels : (run.models ?? []);
+  return `tokens only (no price for ${models.length ? models.join(", ") : "its model"})`;
 }
 
 /** `completed` reads as "answered" to people. */

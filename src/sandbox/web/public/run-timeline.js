@@ -1,6 +1,6 @@
 import { Thumb } from "./feedback-buttons.js";
 import { html } from "./html.js";
-import { formatCost, formatMs, formatTokens, statusLabel } from "./run-format.js";
+import { formatCost, formatMs, formatTokens, runCost, statusLabel } from "./run-format.js";
 
 /**
  * One run: its totals and wall-time split, then every step (model calls, tool calls, approval waits,
@@ -28,7 +28,7 @@ export function RunTimeline({ run, nameOf }) {
     <dl class="run-totals">
       <div><dt>Steps</dt><dd>${run.steps} (${run.modelCalls} model calls)</dd></div>
       <div><dt>Tokens</dt><dd>${formatTokens(tokens)} (${formatTokens(run.promptTokens)} in, ${formatTokens(run.completionTokens)} out)</dd></div>
-      ${run.costUsd != null ? html`<div><dt>Cost</dt><dd>${formatCost(run.costUsd)}</dd></div>` : null}
+      <div><dt>Cost</dt><dd class="run-cost">${runCost(run)}</dd></div>
       <div><dt>Wall time</dt><dd>${formatMs(run.wallMs)}: model ${formatMs(run.modelMs)}, tools ${formatMs(run.toolMs)}, approval ${formatMs(run.approvalWaitMs)}, Hermes ${formatMs(run.ownMs)}</dd></div>
       ${run.models?.length ? html`<div><dt>Models</dt><dd>${run.models.join(", ")}</dd></div>` : null}
       <div><dt>Feedback</dt><dd><${FeedbackCounts} feedback=${run.feedback} /></dd></div>

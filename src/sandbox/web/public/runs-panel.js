@@ -3,7 +3,7 @@ import { getJson } from "./api.js";
 import { html, Workspace } from "./html.js";
 import { Icon } from "./icons.js";
 import { displayName } from "./message.js";
-import { formatCost, formatMs, formatTokens, statusLabel } from "./run-format.js";
+import { formatMs, formatTokens, runCost, statusLabel } from "./run-format.js";
 import { FeedbackCounts, RunTimeline } from "./run-timeline.js";
 
 const STATUSES = ["", "completed", "paused", "stopped", "failed", "running"];
@@ -130,7 +130,7 @@ function RunRow({ run, nameOf, onOpen }) {
       </div>
       ${run.requestText ? html`<div class="run-request">${run.requestText}</div>` : null}
       <div class="run-meta">
-        ${run.steps} steps · ${formatTokens(tokens)} tokens${run.costUsd != null ? ` · ${formatCost(run.costUsd)}` : ""} · ${formatMs(run.wallMs)} · <${FeedbackCounts} feedback=${run.feedback} />
+        ${run.steps} steps · ${formatTokens(tokens)} tokens · ${runCost(run)} · ${formatMs(run.wallMs)} · <${FeedbackCounts} feedback=${run.feedback} />
       </div>
     </button>
   </li>`;

@@ -1,7 +1,8 @@
 /**
  * Which side of each `feedback_buttons` element each person has selected, as a Slack client keeps
  * it: a click selects its side (the other one unselects), a click on the selected side unselects it.
- * Every click is still sent to the app with that side's value; this is only what the buttons show.
+ * Only a click that selects is sent to the app (Slack sends no "unselected" event); this is what the
+ * buttons show.
  */
 export class FeedbackChoices {
   /** By message and person, then by `action_id`: the selected side's value. */

@@ -6,8 +6,9 @@ import { FEEDBACK_ACTION_ID, parseFeedbackValue } from "./feedback-block.ts";
 
 /**
  * 👍/👎 clicks under answers. Acked at once, then stored with the run and audited as `run.feedback` in
- * the same transaction. A click toggles, as the buttons do: the other value switches the person's
- * rating, the value they already gave takes it back (a click sends its button's value either way).
+ * the same transaction. The last value per person wins: the other button switches their rating;
+ * Slack sends nothing when a selected button is clicked again to unselect it (SLACK-FACTS.md), so a
+ * rating is never taken back on the app's side.
  * A value that names no run Hermes knows is only logged: nothing is stored and nobody is told, since
  * the buttons themselves show the click.
  */
@@ -36,7 +37,6 @@ export function registerFeedbackListener(app: App, s: Pick<Storage, "feedback"> 
       });
       if (result.kind === "unknown_run")
         log.warn({ value: parsed.value }, "feedback for an unknown run ignored");
-      else if (result.value === null) log.info({ previous: result.previous }, "feedback cleared");
       else log.info({ value: result.value, previous: result.previous }, "feedback recorded");
     } catch (err) {
       log.error({ err: errorMessage(err) }, "feedback not recorded");

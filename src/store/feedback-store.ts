@@ -14,16 +14,10 @@ export interface FeedbackClick {
   messageTs?: string | null;
 }
 
-/**
- * `value` is the person's rating after the click: the one they clicked, or null when the click was on
- * the value they had already given (their rating is taken back). `previous` is the one before.
- */
+/** `value` is the person's rating after the click (the one they clicked); `previous` the one before. */
 export type FeedbackResult =
-  | { kind: "recorded"; value: FeedbackValueColumn | null; previous: FeedbackValueColumn | null }
+  | { kind: "recorded"; value: FeedbackValueColumn; previous: FeedbackValueColumn | null }
   | { kind: "unknown_run" };
-
-/** What a cleared rating is audited as (`args.value`), with the value taken back in `args.previous`. */
-export const CLEARED_FEEDBACK = "cleared";
 
 export interface FeedbackRow {
   userId: string;
@@ -35,11 +29,11 @@ export interface FeedbackRow {
 
 export interface FeedbackStore {
   /**
-   * Stores a click and its `run.feedback` audit row in one transaction. One row per run and user; a
-   * click toggles as the buttons do: the other value replaces the rating, the value already given
-   * takes it back (the row is removed, audited as `cleared`). A person's clicks on one run are
-   * serialized, so concurrent clicks toggle one after the other. A run Hermes has no record
-   * of stores nothing (`unknown_run`).
+   * Stores a click and its `run.feedback` audit row in one transaction. One row per run and user; the
+   * last value wins: Slack sends a click that selects a side, and nothing when a selected side is
+   * clicked again to unselect it, so the app cannot tell a rating taken back (SLACK-FACTS.md). A
+   * person's clicks on one run are serialized, so the row always matches their last audit row. A run
+   * Hermes has no record of stores nothing (`unknown_run`).
    */
   record(click: FeedbackClick): Promise<FeedbackResult>;
   /** A run's ratings, oldest first. */
@@ -54,9 +48,9 @@ export function createFeedbackStore({ db, audit }: { db: Database; audit: AuditL
     {
       record: (click) =>
         db.transaction(async (tx) => {
-          // A first click has no rating row to lock yet, and two concurrent clicks must not both read
-          // "no rating" (each would then set it, where the second takes it back): one advisory lock per
-          // run and person, in its own key space, so it never orders against the audit chain's lock.
+          // A first click has no rating row to lock yet, and two concurrent clicks must store and audit
+          // in the same order (the row is the last audit row's value): one advisory lock per run and
+          // person, in its own key space, so it never orders against the audit chain's lock.
           await tx.execute(
             sql`SELECT pg_advisory_xact_lock(${sql.raw(String(FEEDBACK_LOCK_CLASS))}, hashtext(${`${click.runId} ${click.userId}`}))`,
           );
@@ -65,17 +59,15 @@ export function createFeedbackStore({ db, audit }: { db: Database; audit: AuditL
           const mine = and(eq(runFeedback.runId, click.runId), eq(runFeedback.userId, click.userId));
           const [before] = await tx.select({ value: runFeedback.value }).from(runFeedback).where(mine);
           const previous = before?.value ?? null;
-          const value = previous === click.value ? null : click.value;
+          const value = click.value;
           const where = { channelId: click.channelId ?? null, messageTs: click.messageTs ?? null };
-          if (value === null) await tx.delete(runFeedback).where(mine);
-          else
-            await tx
-              .insert(runFeedback)
-              .values({ runId: click.runId, userId: click.userId, value, ...where })
-              .onConflictDoUpdate({
-                target: [runFeedback.runId, runFeedback.userId],
-                set: { value, ...where, updatedAt: sql`now()` },
-              });
+          await tx
+            .insert(runFeedback)
+            .values({ runId: click.runId, userId: click.userId, value, ...where })
+            .onConflictDoUpdate({
+              target: [runFeedback.runId, runFeedback.userId],
+              set: { value, ...where, updatedAt: sql`now()` },
+            });
           await audit.append(
             {
               action: "run.feedback",
@@ -85,7 +77,7 @@ export function createFeedbackStore({ db, audit }: { db: Database; audit: AuditL
               teamId: click.teamId ?? null,
               channelId: click.channelId ?? null,
               runId: click.runId,
-              args: value === null ? { value: CLEARED_FEEDBACK, previous } : { value },
+              args: previous && previous !== value ? { value, previous } : { value },
             },
             tx,
           );

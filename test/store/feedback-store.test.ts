@@ -19,7 +19,7 @@ describe.each(DRIVERS)("feedback store on %s", (kind) => {
   });
   afterAll(() => store?.cleanup());
 
-  it("one row per run and user: clicks toggle, every click is audited in the chain", async () => {
+  it("one row per run and user: the other value switches the rating, the last click wins, every click is audited in the chain", async () => {
     const click = { runId: "run_a", userId: "U0ONE", teamId: "T1", channelId: "C1", messageTs: "1.000100" };
     expect(await feedback.record({ ...click, value: "up" })).toEqual({
       kind: "recorded",
@@ -43,18 +43,17 @@ describe.each(DRIVERS)("feedback store on %s", (kind) => {
       ["U0ONE", "down", "C1", "1.000100"],
       ["U0TWO", "up", "C1", "1.000100"],
     ]);
-    // The value already given takes the rating back: the row goes; a click after that sets it anew.
-    expect(await feedback.record({ ...click, value: "down" })).toEqual({
-      kind: "recorded",
-      value: null,
-      previous: "down",
-    });
-    expect((await feedback.forRun("run_a")).map((r) => r.userId)).toEqual(["U0TWO"]);
+    // The same value again (Slack sends a click that selects a side again after it was unselected)
+    // keeps the rating: the app never sees an "unselected" click.
     expect(await feedback.record({ ...click, value: "down" })).toEqual({
       kind: "recorded",
       value: "down",
-      previous: null,
+      previous: "down",
     });
+    expect((await feedback.forRun("run_a")).map((r) => [r.userId, r.value])).toEqual([
+      ["U0ONE", "down"],
+      ["U0TWO", "up"],
+    ]);
     const rows = await sql<{
       tool: string;
       actor_id: string;
@@ -66,15 +65,14 @@ describe.each(DRIVERS)("feedback store on %s", (kind) => {
     );
     expect(rows.map((r) => [r.actor_id, r.run_id, r.args, r.team_id])).toEqual([
       ["U0ONE", "run_a", { value: "up" }, "T1"],
-      ["U0ONE", "run_a", { value: "down" }, "T1"],
+      ["U0ONE", "run_a", { value: "down", previous: "up" }, "T1"],
       ["U0TWO", "run_a", { value: "up" }, "T1"],
-      ["U0ONE", "run_a", { value: "cleared", previous: "down" }, "T1"],
       ["U0ONE", "run_a", { value: "down" }, "T1"],
     ]);
     expect(await audit.verify()).toMatchObject({ ok: true });
   });
 
-  it("concurrent clicks by one user toggle one after the other: the stored rating is the last audited one", async () => {
+  it("concurrent clicks by one user are stored one after the other: the stored rating is the last audited one", async () => {
     await sql(`insert into runs (id, session_key, snapshot) values ('run_b', 'T1:C1:2.0', '{}')`);
     const values = ["up", "down", "up", "up", "down", "down", "up"] as const;
     const results = await Promise.all(
@@ -84,20 +82,19 @@ describe.each(DRIVERS)("feedback store on %s", (kind) => {
       `select args from audit_log where action = 'run.feedback' and run_id = 'run_b' order by id`,
     );
     expect(audited).toHaveLength(values.length);
-    // Serialized: each audited click starts from the rating the one before it left.
+    // Serialized: each audited switch names the rating the click before it left.
     let rating: string | null = null;
     for (const { args } of audited) {
-      if (args.value === "cleared") {
-        expect(args.previous).toBe(rating);
-        rating = null;
-      } else {
-        expect(args.value).not.toBe(rating);
-        rating = args.value;
-      }
+      if (args.previous !== undefined) expect(args.previous).toBe(rating);
+      if (rating !== null && args.value !== rating) expect(args.previous).toBe(rating);
+      rating = args.value;
     }
     const rows = await feedback.forRun("run_b");
-    expect(rows.map((r) => r.value)).toEqual(rating === null ? [] : [rating]);
+    expect(rows.map((r) => r.value)).toEqual([rating]);
     expect(results.every((r) => r.kind === "recorded")).toBe(true);
+    expect(results.map((r) => (r.kind === "recorded" ? r.value : undefined)).sort()).toEqual(
+      [...values].sort(),
+    );
   });
 
   it("a run Hermes has no record of stores nothing and audits nothing", async () => {

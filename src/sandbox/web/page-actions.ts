@@ -94,7 +94,7 @@ export function createPageActions({ workspace, sender, logger }: PageActionsOpti
     /**
      * A button click on a message the person can see (their own ephemerals included). A 👍/👎 click
      * also selects or unselects its side for them (answered as `feedbackSelected`, the value now
-     * selected or null), and is sent either way, as Slack sends it.
+     * selected or null); as in Slack, only a click that selects reaches the app.
      */
     async blockAction(body: unknown): Promise<{ feedbackSelected?: string | null }> {
       const input = parse(blockActionSchema, body);
@@ -112,6 +112,7 @@ export function createPageActions({ workspace, sender, logger }: PageActionsOpti
               button.value,
             )
           : undefined;
+      if (feedbackSelected === null) return { feedbackSelected };
       await deliver("block_actions", () =>
         sender.blockAction({
           user: input.as,

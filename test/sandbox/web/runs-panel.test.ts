@@ -101,14 +101,25 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
       await waitFor(async () => (await stored())[0]?.value === "down", UI_WAIT_MS, "the 👎 row");
       expect(await stored()).toHaveLength(1);
       expect(await up.getAttribute("aria-pressed")).toBe("false");
-      // 👎 again takes the rating back, as Slack's buttons unselect: no side pressed, no row.
+      // 👎 again unselects it, as Slack's buttons do, and sends nothing (Slack has no "unselected"
+      // event): no side pressed, the stored rating stays.
       await down.click();
-      await waitFor(async () => (await stored()).length === 0, UI_WAIT_MS, "the rating taken back");
-      expect(await down.getAttribute("aria-pressed")).toBe("false");
+      await waitFor(
+        async () => (await down.getAttribute("aria-pressed")) === "false",
+        UI_WAIT_MS,
+        "unselected",
+      );
       expect(await up.getAttribute("aria-pressed")).toBe("false");
-      // 👎 once more; the selection is remembered when the thread is closed and opened again.
+      // 👎 once more selects it and is sent; the selection is kept when the thread is closed and opened again.
       await down.click();
-      await waitFor(async () => (await stored())[0]?.value === "down", UI_WAIT_MS, "the 👎 row again");
+      await waitFor(
+        async () =>
+          (await sql(`select 1 from audit_log where action = 'run.feedback' and run_id = '${runId}'`))
+            .length === 3,
+        UI_WAIT_MS,
+        "the third click's audit row",
+      );
+      expect((await stored()).map((r) => r.value)).toEqual(["down"]);
       await thread.getByRole("button", { name: "Close thread" }).click();
       await main.getByRole("button", { name: /repl/ }).click();
       await waitFor(async () => (await down.getAttribute("aria-pressed")) === "true", UI_WAIT_MS, "👎 kept");
@@ -116,10 +127,10 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
       const audited = await sql<{ args: { value: string; previous?: string } }>(
         `select args from audit_log where action = 'run.feedback' and run_id = '${runId}' order by id`,
       );
+      // Three clicks sent, not four: the unselect never reached the app.
       expect(audited.map((r) => r.args)).toEqual([
         { value: "up" },
-        { value: "down" },
-        { value: "cleared", previous: "down" },
+        { value: "down", previous: "up" },
         { value: "down" },
       ]);
 

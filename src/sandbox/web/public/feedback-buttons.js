@@ -4,8 +4,8 @@ import { RunLink } from "./run-link.js";
 
 /**
  * A `context_actions` block: 👍/👎 (`feedback_buttons`) and icon buttons. A feedback click selects
- * its side, or unselects it when it was selected, and sends block_actions with that side's value
- * either way. Which side this person selected is kept by the sandbox server (the message's
+ * its side and sends block_actions with that side's value, or unselects it when it was selected and
+ * sends nothing (as Slack, which has no "unselected" event). Which side this person selected is kept by the sandbox server (the message's
  * `feedback_selected`), as a Slack client remembers it, so it survives reopening the thread.
  */
 export function ContextActions({ block, message }) {

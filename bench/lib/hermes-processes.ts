@@ -32,6 +32,15 @@ export function hasReceiverFlag(appDir: string): boolean {
   });
 }
 
+/** The node flags `npm start` passes in the build in `appDir` (`node <flags> src/main.ts`). */
+export function npmStartFlags(appDir: string): string[] {
+  const pkg = JSON.parse(readFileSync(join(appDir, "package.json"), "utf8")) as {
+    scripts?: { start?: string };
+  };
+  const words = (pkg.scripts?.start ?? "").split(/\s+/);
+  return words.slice(1, Math.max(1, words.indexOf("src/main.ts")));
+}
+
 /** Whether this build can run a receiver alone. */
 export const RECEIVER_FLAG = hasReceiverFlag(APP_DIR);
 
@@ -49,7 +58,7 @@ export interface HermesProcess {
   /** SIGTERM, then SIGKILL of the whole process group after a grace period. Safe to call twice. */
   stop(): Promise<void>;
 }
-
+ * Starts `src/main.ts` as `npm start` / `npm run worker` run it (`node <its flags> src/main.ts`, so the pid is
 /**
  * Starts `src/main.ts` as `npm start` / `npm run worker` run it (`node src/main.ts`, so the pid is
  * Hermes itself, not a launcher) in its own process group, with exactly `env` plus PATH/HOME/LANG,
@@ -71,7 +80,7 @@ export async function startHermesProcess(
   const t0 = performance.now();
   const child: ChildProcess = spawn(
     process.execPath,
-    [...(options.nodeArgs ?? []), "src/main.ts", ...roleArgs],
+    [...npmStartFlags(appDir), ...(options.nodeArgs ?? []), "src/main.ts", ...roleArgs],
     {
       cwd: appDir,
       env: { PORT: "0", ...base, ...env },

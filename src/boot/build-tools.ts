@@ -6,7 +6,7 @@ import type { TokenBudget } from "../agent/token-budget.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import type { McpServerConfig } from "../mcp/mcp-config.ts";
-import { type McpToolSource, startMcpServers } from "../mcp/mcp-tool-source.ts";
+import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
 import type { PolicyGuard } from "../policy/create-policy.ts";
 import { resolveLevel } from "../policy/levels.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
@@ -104,6 +104,8 @@ export async function buildTools(
     );
   }
   if (!o.mcpServers?.length) return { registry, guards };
+  // Loaded only with servers configured: the MCP SDK (and its Ajv, zod-to-json-schema) stays out otherwise.
+  const { startMcpServers } = await import("../mcp/mcp-tool-source.ts");
   const mcp = await startMcpServers(o.mcpServers, o.logger, { reserved: registry.names(), slack: o.slack });
   // A server's new list is offered from the next turn on (each turn reads the registry afresh). A list
   // the registry refuses is logged and shown in health; it never stops start-up or other servers.

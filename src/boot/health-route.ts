@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { sql } from "drizzle-orm";
 import type { Config } from "../config.ts";
 import type { McpServerStatus, McpToolSource } from "../mcp/mcp-tool-source.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
+import { sql } from "../store/drizzle.ts";
 import type { Storage } from "../store/storage.ts";
 
 /** A check that has not answered by then counts as down: a hung database must not hang `/healthz`. */

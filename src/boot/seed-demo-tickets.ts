@@ -1,5 +1,5 @@
-import { sql } from "drizzle-orm";
 import type { Database } from "../store/db.ts";
+import { sql } from "../store/drizzle.ts";
 import { tickets } from "../store/schema.ts";
 
 /** A few tickets for the sandbox's demo workspace, so search and reports have something to show. Only into an empty table. */

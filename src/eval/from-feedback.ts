@@ -1,10 +1,10 @@
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { and, asc, eq, gte, inArray } from "drizzle-orm";
 import { stringify } from "yaml";
 import { resolveLevel } from "../policy/levels.ts";
 import { redact, redactText } from "../policy/redact.ts";
 import type { Database } from "../store/db.ts";
+import { and, asc, eq, gte, inArray } from "../store/drizzle.ts";
 import { runFeedback, runSteps, runs } from "../store/schema.ts";
 import { createUserStore } from "../store/user-store.ts";
 

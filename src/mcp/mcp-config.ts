@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { parse } from "yaml";
 import { z } from "zod";
 import { errorMessage, HermesError } from "../errors.ts";
 import { LEVELS } from "../tools/define-tool.ts";
 import { type ResolvedHeaders, resolveHeaders } from "../tools/http/header-secrets.ts";
+import { parseYaml } from "../yaml.ts";
 
 /**
  * `HERMES_MCP_SERVERS`: a YAML or JSON list of MCP servers whose tools join the registry. Unknown
@@ -90,7 +90,7 @@ export function parseMcpServers(
 ): McpServerConfig[] {
   let data: unknown;
   try {
-    data = parse(text, { prettyErrors: true });
+    data = parseYaml(text);
   } catch (err) {
     throw mcpConfigError(file, [`not valid YAML or JSON: ${errorMessage(err)}`]);
   }

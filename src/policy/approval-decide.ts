@@ -1,6 +1,6 @@
-import { and, eq, gt, sql } from "drizzle-orm";
 import { HermesError } from "../errors.ts";
 import type { AuditEvent } from "../store/audit.ts";
+import { and, eq, gt, sql } from "../store/drizzle.ts";
 import { approvals } from "../store/schema.ts";
 import type { PermissionLevel } from "../tools/define-tool.ts";
 import { expireApproval } from "./approval-expiry.ts";

@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, lte, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, lte, sql } from "../store/drizzle.ts";
 import { approvals } from "../store/schema.ts";
 import { type Approval, type ApprovalDeps, approvalAuditEvent, nowSql } from "./approval-record.ts";
 

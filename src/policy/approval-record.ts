@@ -1,6 +1,6 @@
-import { type SQL, sql } from "drizzle-orm";
 import type { AuditEvent, AuditLog } from "../store/audit.ts";
 import type { Database } from "../store/db.ts";
+import { type SQL, sql } from "../store/drizzle.ts";
 import type { AuditAction, approvals } from "../store/schema.ts";
 import type { ApproversRule } from "../tools/define-tool.ts";
 import { redact } from "./redact.ts";

@@ -1,9 +1,9 @@
-import { and, asc, eq, gt, type SQL, sql } from "drizzle-orm";
 import type { Decision } from "../agent/run-snapshot.ts";
 import { HermesError } from "../errors.ts";
 import type { AuditLog } from "../store/audit.ts";
 import { toStorableJson } from "../store/canonical-json.ts";
 import type { Database, Transaction } from "../store/db.ts";
+import { and, asc, eq, gt, type SQL, sql } from "../store/drizzle.ts";
 import { newId } from "../store/ids.ts";
 import { approvals } from "../store/schema.ts";
 import { withStorageErrors } from "../store/storage-errors.ts";

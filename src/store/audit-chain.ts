@@ -1,5 +1,5 @@
-import { type SQL, sql } from "drizzle-orm";
 import { canonicalJson, type JsonValue, sha256Hex } from "./canonical-json.ts";
+import { type SQL, sql } from "./drizzle.ts";
 import { type AuditAction, auditLog } from "./schema.ts";
 
 /** `prev_hash` of the first row. */

@@ -1,9 +1,9 @@
-import { desc, eq } from "drizzle-orm";
 import { z } from "zod";
 import { utcIso } from "./audit-chain.ts";
 import type { AuditKey } from "./audit-key.ts";
 import { canonicalJson } from "./canonical-json.ts";
 import type { Database } from "./db.ts";
+import { desc, eq } from "./drizzle.ts";
 import { auditLog } from "./schema.ts";
 
 /**

@@ -1,9 +1,9 @@
-import { eq } from "drizzle-orm";
 import { argsSha256 } from "../policy/args-hash.ts";
 import type { AuditLog } from "./audit.ts";
 import { readCheckpointArg } from "./audit-checkpoint-file.ts";
 import type { AuditKey } from "./audit-key.ts";
 import type { Database } from "./db.ts";
+import { eq } from "./drizzle.ts";
 import { auditLog } from "./schema.ts";
 
 export interface CliOutcome {

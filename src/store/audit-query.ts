@@ -1,9 +1,9 @@
-import { and, desc, eq, gte, inArray, lt, or, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
 import { HermesError } from "../errors.ts";
 import type { AuditLog } from "./audit.ts";
 import { type AuditRow, auditRowColumns } from "./audit-chain.ts";
 import type { Database } from "./db.ts";
+import { and, desc, eq, gte, inArray, lt, or, type SQL, sql } from "./drizzle.ts";
 import { AUDIT_ACTIONS, auditLog } from "./schema.ts";
 
 export const MAX_AUDIT_PAGE = 1000;

@@ -1,6 +1,6 @@
-import { sql } from "drizzle-orm";
 import type { Logger } from "../logger.ts";
 import type { DatabaseHandle } from "./db.ts";
+import { sql } from "./drizzle.ts";
 
 export interface AuditRoleRisk {
   /** The role Hermes logged in as (`session_user`) and the one it acts as (`current_user`). */

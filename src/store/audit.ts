@@ -1,5 +1,4 @@
 import { randomBytes } from "node:crypto";
-import { asc, desc, gt, sql } from "drizzle-orm";
 import { z } from "zod";
 import { HermesError, isHermesError } from "../errors.ts";
 import { type AuditRow, auditRowColumns, auditRowHash, GENESIS_HASH, utcIso } from "./audit-chain.ts";
@@ -14,6 +13,7 @@ import { ARGS_MAC_PREFIX, type AuditKey, createAuditKey } from "./audit-key.ts";
 import { type AuditPage, type AuditQuery, queryAudit } from "./audit-query.ts";
 import { storableString, toStorableJson } from "./canonical-json.ts";
 import type { Database, Transaction } from "./db.ts";
+import { asc, desc, gt, sql } from "./drizzle.ts";
 import { AUDIT_ACTIONS, auditLog } from "./schema.ts";
 
 /** Transaction-level advisory lock that serializes audit writers across all connections and replicas. */

@@ -1,6 +1,6 @@
-import { asc, eq, isNotNull, sql } from "drizzle-orm";
 import type { BudgetScopeKind } from "../agent/token-budget.ts";
 import type { Database } from "./db.ts";
+import { asc, eq, isNotNull, sql } from "./drizzle.ts";
 import { channelBudgets, users } from "./schema.ts";
 
 /** HERMES_BUDGET_USER_TOKENS_PER_DAY and HERMES_BUDGET_CHANNEL_TOKENS_PER_DAY; 0 = no limit. */

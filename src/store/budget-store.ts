@@ -1,4 +1,3 @@
-import { and, desc, eq, gte, sql } from "drizzle-orm";
 import type {
   BudgetRefusal,
   BudgetRequester,
@@ -16,6 +15,7 @@ import {
   setScopeLimit,
 } from "./budget-limits.ts";
 import type { Database } from "./db.ts";
+import { and, desc, eq, gte, sql } from "./drizzle.ts";
 import { tokenUsage } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 

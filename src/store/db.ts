@@ -2,10 +2,10 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
-import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import pg from "pg";
 import type { Logger } from "../logger.ts";
+import { drizzleNodePg, loadPglite } from "./drizzle.ts";
 import * as schema from "./schema.ts";
 
 export type Schema = typeof schema;
@@ -106,10 +106,7 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
   const dir = join(dataDir, "pg");
   mkdirSync(dir, { recursive: true });
   // Loaded only for the embedded database: with Postgres, PGlite (~45 MB) is never loaded.
-  const [{ PGlite }, { drizzle: drizzlePglite }] = await Promise.all([
-    import("@electric-sql/pglite"),
-    import("drizzle-orm/pglite"),
-  ]);
+  const { PGlite, drizzlePglite } = loadPglite();
   const client = await PGlite.create(dir);
   const db: Database = drizzlePglite({ client, schema });
   logger.debug({ dir }, "embedded PGlite opened");

@@ -1,8 +1,8 @@
-import { and, asc, eq, inArray, isNotNull, lt, ne, sql } from "drizzle-orm";
 import { HermesError } from "../errors.ts";
 import { toStorableJson } from "./canonical-json.ts";
 import { createClaimBatcher } from "./claim-batch.ts";
 import type { Database } from "./db.ts";
+import { and, asc, eq, inArray, isNotNull, lt, ne, sql } from "./drizzle.ts";
 import { slackEvents } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 

@@ -1,6 +1,6 @@
-import { and, asc, eq, sql } from "drizzle-orm";
 import type { AuditLog } from "./audit.ts";
 import type { Database } from "./db.ts";
+import { and, asc, eq, sql } from "./drizzle.ts";
 import { type FeedbackValueColumn, runFeedback, runs } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 

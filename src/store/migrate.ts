@@ -1,10 +1,7 @@
 import { fileURLToPath } from "node:url";
-import { sql } from "drizzle-orm";
-import { readMigrationFiles } from "drizzle-orm/migrator";
-import { drizzle as drizzleNodePg } from "drizzle-orm/node-postgres";
-import { migrate as migrateNodePg } from "drizzle-orm/node-postgres/migrator";
 import pg from "pg";
 import type { Database, DatabaseHandle } from "./db.ts";
+import { drizzleNodePg, loadPglite, migrateNodePg, readMigrationFiles, sql } from "./drizzle.ts";
 import * as schema from "./schema.ts";
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL("../../drizzle", import.meta.url));
@@ -33,10 +30,7 @@ export async function migrate(handle: DatabaseHandle): Promise<MigrateResult> {
     const pending = await pendingIn(handle.db);
     if (pending > 0) {
       // Loaded only here: with Postgres, PGlite (~45 MB) is never loaded.
-      const [{ drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
-        import("drizzle-orm/pglite"),
-        import("drizzle-orm/pglite/migrator"),
-      ]);
+      const { drizzlePglite, migratePglite } = loadPglite();
       await migratePglite(drizzlePglite({ client: handle.client }), { migrationsFolder: MIGRATIONS_FOLDER });
     }
     return { applied: pending };

@@ -1,7 +1,7 @@
-import { eq } from "drizzle-orm";
 import type { ResultStore } from "../tools/result-store.ts";
 import { storableString } from "./canonical-json.ts";
 import type { Database } from "./db.ts";
+import { eq } from "./drizzle.ts";
 import { newId } from "./ids.ts";
 import { results } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";

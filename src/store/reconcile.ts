@@ -1,8 +1,8 @@
-import { sql } from "drizzle-orm";
 import type { AuditLog } from "./audit.ts";
 import { utcIso } from "./audit-chain.ts";
 import type { JsonValue } from "./canonical-json.ts";
 import type { Database } from "./db.ts";
+import { sql } from "./drizzle.ts";
 import type { AuditAction } from "./schema.ts";
 
 /** Serializes reconcilers across replicas (transaction-level advisory lock). */

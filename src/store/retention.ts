@@ -1,5 +1,5 @@
-import { type SQL, sql } from "drizzle-orm";
 import type { Database } from "./db.ts";
+import { type SQL, sql } from "./drizzle.ts";
 
 /** Rows deleted per statement: each batch is a short transaction, so a big table is never locked long. */
 export const DEFAULT_RETENTION_BATCH = 1000;

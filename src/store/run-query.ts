@@ -1,6 +1,6 @@
-import { and, asc, desc, eq, gte, inArray, isNull, type SQL, sql } from "drizzle-orm";
 import type { JsonValue } from "./canonical-json.ts";
 import type { Database } from "./db.ts";
+import { and, asc, desc, eq, gte, inArray, isNull, type SQL, sql } from "./drizzle.ts";
 import { type RunStatus, type RunStepKind, runFeedback, runSteps, runs } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 

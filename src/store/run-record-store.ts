@@ -1,8 +1,8 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import { sql } from "drizzle-orm";
 import type { DecidedApproval, RunRecordPort, RunRecordWrite } from "../agent/run-record-port.ts";
 import { boundForRecord } from "./bound-for-record.ts";
 import type { Database } from "./db.ts";
+import { sql } from "./drizzle.ts";
 import { approvals, runSteps, runs } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 

@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, inArray, sql } from "drizzle-orm";
 import type { RunSnapshot } from "../agent/run-snapshot.ts";
 import { HermesError } from "../errors.ts";
 import { toStorableJson } from "./canonical-json.ts";
 import type { Database, Transaction } from "./db.ts";
+import { and, asc, desc, eq, inArray, sql } from "./drizzle.ts";
 import { approvals, type RunStatus, runs } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 

@@ -1,7 +1,7 @@
-import { asc, eq, max, sql } from "drizzle-orm";
 import { HermesError } from "../errors.ts";
 import { checkCron } from "../schedules/check-cron.ts";
 import type { Database } from "./db.ts";
+import { asc, eq, max, sql } from "./drizzle.ts";
 import { type ScheduleFireStatus, scheduleFires, schedules } from "./schema.ts";
 
 export type Schedule = typeof schedules.$inferSelect;

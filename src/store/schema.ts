@@ -1,4 +1,4 @@
-import { sql } from "drizzle-orm";
+import type { JsonValue } from "./canonical-json.ts";
 import {
   bigint,
   boolean,
@@ -10,12 +10,12 @@ import {
   jsonb,
   pgTable,
   primaryKey,
+  sql,
   text,
   timestamp,
   unique,
   uniqueIndex,
-} from "drizzle-orm/pg-core";
-import type { JsonValue } from "./canonical-json.ts";
+} from "./drizzle.ts";
 import { newId } from "./ids.ts";
 
 /**

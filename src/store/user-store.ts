@@ -1,5 +1,5 @@
-import { eq, sql } from "drizzle-orm";
 import type { Database } from "./db.ts";
+import { eq, sql } from "./drizzle.ts";
 import { type UserLevel, users } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 

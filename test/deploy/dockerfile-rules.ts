@@ -37,7 +37,15 @@ export interface Problem {
 /** What the runtime stage may take from the build context (node_modules comes from the build stage). */
 export const RUNTIME_CONTEXT_PATHS = ["package.json", "manifest.yml", "drizzle", "src"];
 export const DATA_DIR = "/data";
-export const RUNTIME_CMD = ["node", "src/main.ts"];
+/** What `npm start` runs (`node <flags> src/main.ts`): the image runs the same command. */
+export const RUNTIME_CMD = npmStartCommand();
+
+function npmStartCommand(): string[] {
+  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    scripts: Record<string, string>;
+  };
+  return pkg.scripts.start!.split(/\s+/);
+}
 
 const SECRET_NAME = /TOKEN|SECRET|PASSWORD|API_KEY|AUDIT_KEY|DATABASE_URL|REDIS_URL/i;
 

@@ -117,8 +117,10 @@ const broken: Array<[RuleId, (text: string) => string]> = [
     "init",
     (t) => t.replace("install -y --no-install-recommends tini", "install -y --no-install-recommends procps"),
   ],
-  ["cmd", (t) => t.replace('CMD ["node", "src/main.ts"]', 'CMD ["npm", "start"]')],
-  ["cmd", (t) => t.replace('CMD ["node", "src/main.ts"]', "CMD node src/main.ts")],
+  ["cmd", (t) => t.replace(/^CMD .*$/m, 'CMD ["npm", "start"]')],
+  ["cmd", (t) => t.replace(/^CMD .*$/m, "CMD node src/main.ts")],
+  // Not what npm start runs (its V8 flags dropped).
+  ["cmd", (t) => t.replace(/^CMD .*$/m, 'CMD ["node", "src/main.ts"]')],
   ["healthcheck", (t) => t.replace(/^HEALTHCHECK[^\n]*\\\n[^\n]*\n/m, "")],
   ["healthcheck", (t) => t.replace(/^HEALTHCHECK[^\n]*\\\n[^\n]*\n/m, "HEALTHCHECK NONE\n")],
   ["no-secrets", (t) => t.replace("PORT=3000", "PORT=3000 SLACK_BOT_TOKEN=xoxb-1-2-3")],

@@ -1,7 +1,7 @@
-import { sql } from "drizzle-orm";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
+import { sql } from "../../src/store/drizzle.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { connectTestRedis, deleteKeysWithPrefix } from "../helpers/redis.ts";
 import {

@@ -1,4 +1,3 @@
-import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.ts";
 import { createApprovalStore } from "../../src/policy/approval-store.ts";
@@ -6,6 +5,7 @@ import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { type AuditEvent, auditEventSchema, createAuditLog } from "../../src/store/audit.ts";
 import { type AuditRow, auditRowHash, GENESIS_HASH, utcIso } from "../../src/store/audit-chain.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";
+import { sql } from "../../src/store/drizzle.ts";
 import { auditLog } from "../../src/store/schema.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";

@@ -1,7 +1,7 @@
-import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { validateBlocks } from "../../src/sandbox/validate-blocks.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
+import { sql } from "../../src/store/drizzle.ts";
 import type { RunDetail } from "../../src/store/run-query.ts";
 import { blocksText } from "../helpers/bolt-app.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";

@@ -2,10 +2,10 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sql } from "drizzle-orm";
 import pg from "pg";
 import { silentLogger } from "../../src/logger.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";
+import { sql } from "../../src/store/drizzle.ts";
 import { migrate } from "../../src/store/migrate.ts";
 
 /** The local server's maintenance database; test databases are created beside it, never in it. */

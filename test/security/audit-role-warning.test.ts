@@ -2,13 +2,13 @@ import { randomBytes } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { sql } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildStorage } from "../../src/boot/build-storage.ts";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger, silentLogger } from "../../src/logger.ts";
 import { findAuditRoleRisk, warnAboutAuditRole } from "../../src/store/audit-role-check.ts";
 import { openDatabase } from "../../src/store/db.ts";
+import { sql } from "../../src/store/drizzle.ts";
 import { migrate } from "../../src/store/migrate.ts";
 import {
   adminQuery,

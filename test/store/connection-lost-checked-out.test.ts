@@ -1,7 +1,7 @@
-import { sql } from "drizzle-orm";
 import { afterEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";
+import { sql } from "../../src/store/drizzle.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
 

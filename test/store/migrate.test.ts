@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
-import { readMigrationFiles } from "drizzle-orm/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.ts";
 import { openDatabase } from "../../src/store/db.ts";
+import { readMigrationFiles } from "../../src/store/drizzle.ts";
 import { MIGRATIONS_FOLDER, migrate } from "../../src/store/migrate.ts";
 import {
   adminQuery,

@@ -1,6 +1,6 @@
-import { parse } from "yaml";
 import { z } from "zod";
 import { errorMessage, HermesError } from "../../errors.ts";
+import { parseYaml } from "../../yaml.ts";
 import { LEVELS } from "../define-tool.ts";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -46,7 +46,7 @@ export interface ParsedHttpTools {
 export function parseHttpToolsYaml(text: string, file: string): ParsedHttpTools {
   let data: unknown;
   try {
-    data = parse(text, { prettyErrors: true });
+    data = parseYaml(text);
   } catch (err) {
     throw httpToolsError(file, [`not valid YAML: ${errorMessage(err)}`]);
   }

@@ -1,8 +1,8 @@
-import { and, eq, sql } from "drizzle-orm";
 import { z } from "zod";
 import { HermesError } from "../../errors.ts";
 import { normalizeForStorage } from "../../policy/normalize-text.ts";
 import type { Database } from "../../store/db.ts";
+import { and, eq, sql } from "../../store/drizzle.ts";
 import { memories } from "../../store/schema.ts";
 import { defineTool } from "../define-tool.ts";
 import { failClosed } from "../fail-closed.ts";

@@ -1,5 +1,5 @@
-import { and, desc, eq, or } from "drizzle-orm";
 import type { Database } from "../../store/db.ts";
+import { and, desc, eq, or } from "../../store/drizzle.ts";
 import { memories } from "../../store/schema.ts";
 import type { RecalledMemory } from "./fence-memories.ts";
 

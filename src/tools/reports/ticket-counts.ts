@@ -1,5 +1,5 @@
-import { gte, type SQL, sql } from "drizzle-orm";
 import type { Database } from "../../store/db.ts";
+import { gte, type SQL, sql } from "../../store/drizzle.ts";
 import { TICKET_PRIORITIES, TICKET_STATUSES, tickets } from "../../store/schema.ts";
 
 export const REPORT_GROUPS = ["status", "priority", "assignee", "day"] as const;

@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
 import { z } from "zod";
 import { HermesError } from "../../errors.ts";
+import { eq } from "../../store/drizzle.ts";
 import { tickets } from "../../store/schema.ts";
 import { defineTool } from "../define-tool.ts";
 import { failClosed } from "../fail-closed.ts";

@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
 import { HermesError } from "../../errors.ts";
 import type { Database, Transaction } from "../../store/db.ts";
+import { eq } from "../../store/drizzle.ts";
 import { tickets } from "../../store/schema.ts";
 import type { TicketRow } from "./ticket-view.ts";
 

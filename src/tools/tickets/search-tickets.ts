@@ -1,5 +1,5 @@
-import { and, desc, eq, isNull, type SQL, sql } from "drizzle-orm";
 import { z } from "zod";
+import { and, desc, eq, isNull, type SQL, sql } from "../../store/drizzle.ts";
 import { tickets } from "../../store/schema.ts";
 import { defineTool } from "../define-tool.ts";
 import { failClosed } from "../fail-closed.ts";

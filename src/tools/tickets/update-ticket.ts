@@ -1,7 +1,7 @@
-import { and, eq, isNull, type SQL, sql } from "drizzle-orm";
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import { HermesError } from "../../errors.ts";
+import { and, eq, isNull, type SQL, sql } from "../../store/drizzle.ts";
 import { type TicketComment, tickets } from "../../store/schema.ts";
 import { defineTool } from "../define-tool.ts";
 import { failClosed } from "../fail-closed.ts";

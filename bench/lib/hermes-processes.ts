@@ -58,10 +58,10 @@ export interface HermesProcess {
   /** SIGTERM, then SIGKILL of the whole process group after a grace period. Safe to call twice. */
   stop(): Promise<void>;
 }
- * Starts `src/main.ts` as `npm start` / `npm run worker` run it (`node <its flags> src/main.ts`, so the pid is
+
 /**
- * Starts `src/main.ts` as `npm start` / `npm run worker` run it (`node src/main.ts`, so the pid is
- * Hermes itself, not a launcher) in its own process group, with exactly `env` plus PATH/HOME/LANG,
+ * Starts `src/main.ts` as `npm start` / `npm run worker` run it (`node <its flags> src/main.ts`, so
+ * the pid is Hermes itself, not a launcher) in its own process group, with exactly `env` plus PATH/HOME/LANG,
  * and waits until it is ready: `/healthz` answers 200, or for a worker its start-up line.
  * `role: "receiver"` uses `--receiver` when this build has it, else starts an "all" process.
  */

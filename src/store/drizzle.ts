@@ -6,7 +6,7 @@
  * Node's ESM resolver deserializes that map again for every file of the package it loads. Imported
  * as ESM, drizzle cost a process ~300 ms of start-up and ~160 MB of RSS (the young generation grown
  * by that garbage, never given back); through `require` it costs ~60 ms and ~10 MB
- * (`bench/lib/drizzle-load.ts` measures both). One copy only: an ESM import anywhere would load the
+ * (`node bench/drizzle-load.ts` measures both). One copy only: an ESM import anywhere would load the
  * second build beside this one (test/store/drizzle-import.test.ts keeps them out).
  */
 import { createRequire } from "node:module";

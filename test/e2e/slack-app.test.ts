@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
+import { sql } from "../../src/store/drizzle.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 
@@ -364,7 +365,6 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
     });
 
     it("delete_ticket (admin only, dangerous): a user cannot even ask for it; an admin's card asks for confirmation", async () => {
-      const { sql } = await import("drizzle-orm");
       await t.hermes.services.db.db.execute(
         sql`insert into tickets (title, created_by) values ('Old printer', 'U0ADMIN')`,
       );
@@ -425,8 +425,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
       const before = sentToWangLei().length;
       const { ts, card, approvalId } = await pausedSend();
       await t.hermes.services.db.db.execute(
-        (await import("drizzle-orm"))
-          .sql`update approvals set expires_at = now() - interval '1 second' where id = ${approvalId}`,
+        sql`update approvals set expires_at = now() - interval '1 second' where id = ${approvalId}`,
       );
       model.enqueue(answer("The approval expired, so nothing was sent."));
       const { expireApprovals } = await import("../../src/boot/background-work.ts");

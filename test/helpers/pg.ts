@@ -125,7 +125,7 @@ export async function dbErrorText(promise: Promise<unknown>): Promise<string> {
 /** True while an insert into `slack_events` waits for a lock (a test holds the table locked). */
 export async function claimWaitsForLock(pool: pg.Pool): Promise<boolean> {
   const { rows } = await pool.query<{ n: string }>(
-    "select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query ilike 'insert into \"slack_events\"%'",
+    `select count(*) as n from pg_stat_activity where wait_event_type = 'Lock' and query ~* '^\\s*insert into "?slack_events"?'`,
   );
   return rows[0]!.n !== "0";
 }

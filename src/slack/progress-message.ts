@@ -3,7 +3,9 @@ import type { Logger } from "../logger.ts";
 import { asPaced } from "./rate-limit/paced-web-client.ts";
 
 /**
- * The "working…" message of a turn, updated with progress at most once per `minIntervalMs`.
+ * The "working…" message of a turn, updated with progress at most once per `minIntervalMs`, the first
+ * time `minIntervalMs` after it was opened: a turn done within that time never updates it (its answer
+ * replaces it anyway), which saves a rate-limited `chat.update` per fast turn.
  * Progress is best effort: an update that fails (rate limit, anything) is dropped, never retried,
  * so it cannot delay the answer that replaces it. With a paced client, an update still waiting for
  * its budget is replaced by a newer one, and cancelled when the message is closed.
@@ -16,7 +18,7 @@ export function createProgressMessage(options: {
   minIntervalMs?: number;
 }) {
   const min = options.minIntervalMs ?? 1000;
-  let last = 0;
+  let last = Date.now();
   let pending: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;

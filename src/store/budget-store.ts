@@ -62,11 +62,11 @@ export function utcDay(now: Date): string {
 }
 
 /**
- * Daily token budgets on `token_usage` (Postgres or PGlite). A reservation is one transaction over
- * the requester's scope and then the channel's (always that order, so two never wait on each other):
- * each scope's day row is created if missing, then `reserved` grows only where
- * `used + reserved + n <= limit`, a conditional UPDATE that concurrent reservations serialize on. If
- * any scope refuses, the transaction rolls back and nothing is held anywhere.
+ * Daily token budgets on `token_usage` (Postgres or PGlite). A reservation is one statement in a
+ * transaction, over the requester's scope and then the channel's (always that order, so two never
+ * wait on each other): each scope's day row is created holding the tokens, or its `reserved` grows,
+ * only where `used + reserved + n <= limit`, which concurrent reservations serialize on. If any scope
+ * refuses, the transaction rolls back and nothing is held anywhere. A settle is one statement.
  */
 export function createBudgetStore(o: {
   db: Database;
@@ -85,32 +85,49 @@ export function createBudgetStore(o: {
     const day = today();
     const scopes: TokenReservation["scopes"] = [{ scope: "user", id: requester.userId }];
     if (requester.channelId) scopes.push({ scope: "channel", id: requester.channelId });
+    // Each scope with its limit (the override, else the default; 0 = none), in lock order.
+    const wanted = scopes.map(({ scope, id }, i) => {
+      const override =
+        scope === "user"
+          ? sql`(SELECT token_budget_per_day FROM users WHERE id = ${id})`
+          : sql`(SELECT token_budget_per_day FROM channel_budgets WHERE channel_id = ${id})`;
+      const fallback = scope === "user" ? defaults.userTokensPerDay : defaults.channelTokensPerDay;
+      return sql`(${scope}::text, ${id}::text, coalesce(${override}, ${fallback})::bigint, ${i}::int)`;
+    });
     try {
       await db.transaction(async (tx) => {
-        for (const { scope, id } of scopes) {
-          const { tokensPerDay: limit } = await scopeLimit(tx, defaults, scope, id);
-          await tx.insert(tokenUsage).values({ scope, scopeId: id, day }).onConflictDoNothing();
-          const fits =
-            limit > 0 ? sql`${tokenUsage.used} + ${tokenUsage.reserved} + ${n} <= ${limit}` : undefined;
-          const held = await tx
-            .update(tokenUsage)
-            .set({ reserved: sql`${tokenUsage.reserved} + ${n}`, updatedAt: sql`now()` })
-            .where(and(row(scope, id, day), fits))
-            .returning({ used: tokenUsage.used });
-          if (held.length > 0) continue;
-          const [now] = await tx
-            .select({ used: tokenUsage.used, reserved: tokenUsage.reserved })
-            .from(tokenUsage)
-            .where(row(scope, id, day));
-          throw new Refused({
-            scope,
-            id,
-            limit,
-            used: Number(now?.used ?? 0),
-            reserved: Number(now?.reserved ?? 0),
-            requested: n,
-          });
-        }
+        // One statement for every scope: a day row is created holding `n` where `n` fits the limit,
+        // or an existing one grows only where `used + reserved + n <= limit` (ON CONFLICT locks the
+        // row and checks its latest version, so concurrent reservations serialize on it, in scope
+        // order). A scope that has no room returns no row, and the whole reservation is rolled back.
+        const held = await tx.execute<{ scope: string }>(sql`
+          WITH want (scope, scope_id, lim, ord) AS (VALUES ${sql.join(wanted, sql`, `)})
+          INSERT INTO token_usage AS t (scope, scope_id, day, reserved)
+          SELECT w.scope, w.scope_id, ${day}::date, ${n}::bigint FROM want w
+          WHERE w.lim = 0 OR ${n}::bigint <= w.lim
+          ORDER BY w.ord
+          ON CONFLICT (scope, scope_id, day) DO UPDATE
+            SET reserved = t.reserved + excluded.reserved, updated_at = now()
+            WHERE (t.used + t.reserved + excluded.reserved <= (
+              SELECT nullif(w.lim, 0) FROM want w WHERE w.scope = t.scope AND w.scope_id = t.scope_id
+            )) IS NOT FALSE
+          RETURNING t.scope`);
+        if (held.rows.length === scopes.length) return;
+        const got = new Set(held.rows.map((r) => r.scope));
+        const { scope, id } = scopes.find((sc) => !got.has(sc.scope))!;
+        const { tokensPerDay: limit } = await scopeLimit(tx, defaults, scope, id);
+        const [now] = await tx
+          .select({ used: tokenUsage.used, reserved: tokenUsage.reserved })
+          .from(tokenUsage)
+          .where(row(scope, id, day));
+        throw new Refused({
+          scope,
+          id,
+          limit,
+          used: Number(now?.used ?? 0),
+          reserved: Number(now?.reserved ?? 0),
+          requested: n,
+        });
       });
     } catch (err) {
       if (err instanceof Refused) return { ok: false, refusal: err.refusal };
@@ -121,18 +138,14 @@ export function createBudgetStore(o: {
 
   async function settle(reservation: TokenReservation, actualTokens: number): Promise<void> {
     const used = Math.max(0, Math.ceil(actualTokens));
-    await db.transaction(async (tx) => {
-      for (const { scope, id } of reservation.scopes) {
-        await tx
-          .update(tokenUsage)
-          .set({
-            reserved: sql`GREATEST(${tokenUsage.reserved} - ${reservation.tokens}, 0)`,
-            used: sql`${tokenUsage.used} + ${used}`,
-            updatedAt: sql`now()`,
-          })
-          .where(row(scope, id, reservation.day));
-      }
-    });
+    // One statement for every scope of the reservation: atomic without a transaction.
+    const rows = reservation.scopes.map(({ scope, id }) => sql`(${scope}::text, ${id}::text)`);
+    await db.execute(sql`
+      UPDATE token_usage
+      SET reserved = GREATEST(reserved - ${reservation.tokens}::bigint, 0),
+          used = used + ${used}::bigint,
+          updated_at = now()
+      WHERE day = ${reservation.day}::date AND (scope, scope_id) IN (${sql.join(rows, sql`, `)})`);
   }
 
   async function usage(scope: BudgetScopeKind, id: string): Promise<ScopeUsage> {

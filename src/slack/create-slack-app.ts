@@ -34,7 +34,15 @@ export interface SlackAppOptions {
   /** Known bot ids (from auth.test at boot, or the sandbox): Bolt then makes no auth.test of its own. */
   bot?: { userId: string; botId?: string };
   /** Records an Events API callback before it is acked, and when Bolt may go on (see `RecordFirstApp`). */
-  events?: { record: RecordEvent; afterAck?: () => Promise<void> };
+  events?: {
+    record: RecordEvent;
+    afterAck?: () => Promise<void>;
+    /**
+     * HTTP mode: called as a request to `/slack/events` comes in; the function it returns, once that
+     * request is answered. Follow-up work waits only while an answer is pending.
+     */
+    arriving?: () => () => void;
+  };
   /** Hermes in Slack's assistant split view (`slack/assistant/create-assistant.ts`). */
   assistant?: Assistant;
 }
@@ -134,7 +142,12 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   if (options.assistant) app.assistant(options.assistant);
   const guard = createRequestGuard({ signingSecret: options.signingSecret, logger: options.logger });
   // Our routes first, then the request guard (signature, timestamps, body shape), then Bolt's router.
+  const arriving = options.events?.arriving;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (arriving && req.method === "POST" && (req.url ?? "").startsWith("/slack/events")) {
+      const answered = arriving();
+      res.once("close", answered);
+    }
     try {
       if ((await serve(req, res)) || (await guard(req, res))) return;
       receiver.requestListener(req, res);

@@ -27,6 +27,8 @@ export interface EventIntake {
   record(body: Record<string, unknown>): Promise<RecordedEvent>;
   /** Resolves once a burst's claims are done (`RecordFirstApp`'s `afterAck`). */
   afterAck(): Promise<void>;
+  /** A delivery to `/slack/events` came in; call the result once it is answered (see `FollowUpLane`). */
+  arriving(): () => void;
   /** The listeners that act on what was recorded, after the ack; and the replay guard. */
   register(app: App): void;
   /** Acts on a recorded message as the listeners do; `begin` replaces the working message (assistant threads). */
@@ -136,6 +138,7 @@ export function createEventIntake(s: IntakeDeps): EventIntake {
     record,
     accept: onMessage,
     afterAck: () => followUps.quiet(),
+    arriving: () => followUps.arriving(),
     register(app) {
       registerReplayGuard(app, s);
       app.event("app_mention", async (args) =>

@@ -11,6 +11,12 @@ export interface FollowUpLane {
   first<T>(work: () => Promise<T>): Promise<T>;
   /** Resolves once no claim is in flight or just started (or after `maxDeferMs`): when follow-ups may go. */
   quiet(): Promise<void>;
+  /**
+   * A delivery came in (HTTP): until the returned function is called (it was answered), follow-ups
+   * wait. Once deliveries are counted, no pending answer and no claim in flight is quiet at once:
+   * a lone event's follow-ups do not wait out the burst window.
+   */
+  arriving(): () => void;
 }
 
 /** Follow-ups start once no claim has started for this long and none is in flight. */
@@ -60,12 +66,15 @@ export function createFollowUpLane({
   let lastClaimAt = 0;
   let held: Array<{ since: number; go: () => void }> = [];
   let checking = false;
+  /** Deliveries not yet answered; undefined while nobody counts them (Socket Mode). */
+  let unanswered: number | undefined;
 
   function check(): void {
     checking = false;
     if (held.length === 0) return;
     const now = performance.now();
-    const quiet = claiming === 0 && now - lastClaimAt >= QUIET_MS;
+    const quiet =
+      claiming === 0 && (unanswered === 0 || (unanswered === undefined && now - lastClaimAt >= QUIET_MS));
     if (quiet || now - held[0]!.since >= maxDeferMs) {
       const go = held;
       held = [];
@@ -97,6 +106,19 @@ export function createFollowUpLane({
       return run;
     },
     quiet,
+    arriving() {
+      unanswered = (unanswered ?? 0) + 1;
+      let once = false;
+      return () => {
+        if (once) return;
+        once = true;
+        unanswered = Math.max(0, (unanswered ?? 1) - 1);
+        if (unanswered === 0 && held.length > 0 && !checking) {
+          checking = true;
+          setImmediate(check);
+        }
+      };
+    },
     async first(work) {
       claiming++;
       lastClaimAt = performance.now();

@@ -138,14 +138,24 @@ export function createBudgetStore(o: {
 
   async function settle(reservation: TokenReservation, actualTokens: number): Promise<void> {
     const used = Math.max(0, Math.ceil(actualTokens));
-    // One statement for every scope of the reservation: atomic without a transaction.
+    // One statement for every scope of the reservation (atomic without a transaction). Its rows are
+    // locked first, in the reservations' order (the user's, then the channel's): an UPDATE alone
+    // locks them in scan order, which deadlocks against a reservation holding one and waiting for
+    // the other.
     const rows = reservation.scopes.map(({ scope, id }) => sql`(${scope}::text, ${id}::text)`);
     await db.execute(sql`
-      UPDATE token_usage
-      SET reserved = GREATEST(reserved - ${reservation.tokens}::bigint, 0),
-          used = used + ${used}::bigint,
+      WITH locked AS (
+        SELECT scope, scope_id FROM token_usage
+        WHERE day = ${reservation.day}::date AND (scope, scope_id) IN (${sql.join(rows, sql`, `)})
+        ORDER BY scope = 'channel'
+        FOR UPDATE
+      )
+      UPDATE token_usage AS t
+      SET reserved = GREATEST(t.reserved - ${reservation.tokens}::bigint, 0),
+          used = t.used + ${used}::bigint,
           updated_at = now()
-      WHERE day = ${reservation.day}::date AND (scope, scope_id) IN (${sql.join(rows, sql`, `)})`);
+      FROM locked
+      WHERE t.day = ${reservation.day}::date AND t.scope = locked.scope AND t.scope_id = locked.scope_id`);
   }
 
   async function usage(scope: BudgetScopeKind, id: string): Promise<ScopeUsage> {

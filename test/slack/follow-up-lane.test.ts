@@ -98,4 +98,28 @@ describe("the follow-up lane (work after an event's ack)", () => {
     await expect(first).rejects.toThrow("Slack said no");
     await expect(second).resolves.toBeUndefined();
   });
+
+  it("with deliveries counted, follow-ups wait exactly while one is unanswered, and go once none is", async () => {
+    const lane = createFollowUpLane({ concurrency: 4, maxDeferMs: 60_000 });
+    const first = lane.arriving();
+    const second = lane.arriving();
+    const started: string[] = [];
+    const task = lane.run("t1", async () => void started.push("t1"));
+    first();
+    // One delivery is still unanswered (a burst still arriving): nothing starts. A lane that counts
+    // no deliveries (Socket Mode) runs its task once its quiet window has passed; by then this one
+    // would have too, had it not waited for the answer.
+    const uncounted = createFollowUpLane({ concurrency: 4, maxDeferMs: 60_000 });
+    await uncounted.run("t0", async () => undefined);
+    expect(started).toEqual([]);
+    second();
+    second(); // answering twice counts once
+    await task;
+    expect(started).toEqual(["t1"]);
+    // Nothing unanswered and no claim in flight: the next one goes at once (not after maxDeferMs).
+    const t0 = performance.now();
+    await lane.run("t2", async () => void started.push("t2"));
+    expect(started).toEqual(["t1", "t2"]);
+    expect(performance.now() - t0).toBeLessThan(60_000);
+  });
 });

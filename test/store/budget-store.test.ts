@@ -79,6 +79,21 @@ describe("budget store on postgres", () => {
     });
   });
 
+  it("reservations and settles of many concurrent calls on one user and channel never deadlock and add up", async () => {
+    // Reserves lock the user's row, then the channel's; a settle must take them in the same order.
+    const requester = { userId: "U0BUSY", channelId: "C0BUSY" };
+    const loops = Array.from({ length: 16 }, async () => {
+      for (let i = 0; i < 15; i++) {
+        const held = await budgets.reserve(requester, 10);
+        if (!held.ok) throw new Error("refused");
+        await budgets.settle(held.reservation, 3);
+      }
+    });
+    await Promise.all(loops);
+    expect(await row(store, "user", "U0BUSY")).toEqual({ used: 16 * 15 * 3, reserved: 0 });
+    expect(await row(store, "channel", "C0BUSY")).toEqual({ used: 16 * 15 * 3, reserved: 0 });
+  });
+
   it("never goes negative, even when a reservation is settled twice", async () => {
     const held = await budgets.reserve({ userId: "U0C" }, 100);
     if (!held.ok) throw new Error("expected room");

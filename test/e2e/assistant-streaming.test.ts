@@ -1,12 +1,13 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { assistantThreadsOf } from "../../src/sandbox/assistant-threads.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { planAnswer } from "../../src/slack/answer-blocks.ts";
 import { feedbackBlock } from "../../src/slack/feedback-block.ts";
-import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
-import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
+import { waitFor } from "../helpers/hermes-harness.ts";
+import { answer, toolCalls } from "../helpers/scripted-model.ts";
 import { botReplies } from "../helpers/slack-thread.ts";
 import { completionChunks, randomCutter } from "../helpers/sse-completion.ts";
+import { streamingHermes } from "../helpers/streaming-hermes.ts";
 
 /**
  * Answers in Slack's assistant split view stream too (HERMES_STREAMING=auto), end to end: the real
@@ -15,46 +16,29 @@ import { completionChunks, randomCutter } from "../helpers/sse-completion.ts";
  * beside the stream and is cleared at the end; the final message is the unstreamed answer.
  */
 describe("assistant threads stream their answers, end to end through Bolt", () => {
-  const model = new ScriptedModelServer();
-  let t: TestHermes;
-  beforeAll(async () => {
-    await model.start();
-    t = await startTestHermes({ model, env: { HERMES_STREAMING: "auto" } });
-    // The model's first answer tells whether its template opens reasoning: until then none is shown.
-    model.enqueue(answer("Hello, I am Hermes."));
-    const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> hi" });
-    await waitFor(() => botReplies(t, "C0OPS", d.message!.ts).find((m) => m.text.includes("Hermes")), 30_000);
-  }, 120_000);
-  afterEach(() => {
-    t.emulator.faults.clear();
-    model.reset();
-  });
-  afterAll(async () => {
-    await t?.stop();
-    await model.stop();
-  });
+  const { model, hermes: app } = streamingHermes();
 
   const ANSWER =
     "Opened ticket **#1** for the VPN on floor 3. The network team looks at it this morning and will update you here.";
-  const threads = () => assistantThreadsOf(t.ws);
+  const threads = () => assistantThreadsOf(app().ws);
   const statusCalls = (threadTs: string) =>
-    t.emulator
-      .callsTo("assistant.threads.setStatus")
+    app()
+      .emulator.callsTo("assistant.threads.setStatus")
       .filter((c) => c.args.thread_ts === threadTs)
       .map((c) => ({ status: String(c.args.status), ok: c.response?.ok }));
 
   async function ask(text: string) {
-    const { thread } = await t.sender.assistantThreadStarted({ user: "U0USER1" });
+    const { thread } = await app().sender.assistantThreadStarted({ user: "U0USER1" });
     await waitFor(
       () =>
         threads().get(thread.channel, thread.threadTs)?.prompts &&
-        botReplies(t, thread.channel, thread.threadTs).length > 0,
+        botReplies(app(), thread.channel, thread.threadTs).length > 0,
       30_000,
       "greeting and suggested prompts",
     );
-    const greeting = botReplies(t, thread.channel, thread.threadTs)[0]!;
-    t.emulator.clearCalls();
-    const d = await t.sender.messageIm({
+    const greeting = botReplies(app(), thread.channel, thread.threadTs)[0]!;
+    app().emulator.clearCalls();
+    const d = await app().sender.messageIm({
       user: "U0USER1",
       channel: thread.channel,
       threadTs: thread.threadTs,
@@ -62,7 +46,7 @@ describe("assistant threads stream their answers, end to end through Bolt", () =
     });
     expect(d.status).toBe(200);
     const replies = () =>
-      botReplies(t, thread.channel, thread.threadTs).filter(
+      botReplies(app(), thread.channel, thread.threadTs).filter(
         (m) => m.ts !== greeting.ts && m.ts !== d.message!.ts,
       );
     return { thread, replies };
@@ -79,8 +63,8 @@ describe("assistant threads stream their answers, end to end through Bolt", () =
     );
 
   const streamChunks = () =>
-    t.emulator.calls
-      .filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method))
+    app()
+      .emulator.calls.filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method))
       .flatMap((c) => {
         const raw = c.args.chunks;
         return (typeof raw === "string" ? JSON.parse(raw) : (raw ?? [])) as Array<Record<string, unknown>>;
@@ -95,7 +79,10 @@ describe("assistant threads stream their answers, end to end through Bolt", () =
     const { thread, replies } = await ask("Open a ticket: the VPN is down on floor 3");
     const final = await settledAnswer(replies, "#1");
     await waitFor(
-      () => t.emulator.callsTo("chat.update").some((c) => c.args.ts === final.ts && c.response?.ok),
+      () =>
+        app()
+          .emulator.callsTo("chat.update")
+          .some((c) => c.args.ts === final.ts && c.response?.ok),
       30_000,
       "the streamed message replaced by the answer",
     );
@@ -103,13 +90,13 @@ describe("assistant threads stream their answers, end to end through Bolt", () =
     expect(model.requests.every((r) => r.body.stream === true)).toBe(true);
 
     // Started in the assistant thread of the DM, for its user (as Bolt's sayStream does).
-    const starts = t.emulator.callsTo("chat.startStream");
+    const starts = app().emulator.callsTo("chat.startStream");
     expect(starts).toHaveLength(1);
     expect(starts[0]!.args).toMatchObject({
       channel: thread.channel,
       thread_ts: thread.threadTs,
       recipient_user_id: "U0USER1",
-      recipient_team_id: t.ws.team.id,
+      recipient_team_id: app().ws.team.id,
     });
     expect(starts[0]!.response?.ts).toBe(final.ts);
     const chunks = streamChunks();
@@ -124,10 +111,14 @@ describe("assistant threads stream their answers, end to end through Bolt", () =
       .join("");
     expect(streamedText.length).toBeGreaterThan(20);
     expect(ANSWER.startsWith(streamedText)).toBe(true);
-    expect(t.emulator.callsTo("chat.stopStream").filter((c) => c.response?.ok)).toHaveLength(1);
+    expect(
+      app()
+        .emulator.callsTo("chat.stopStream")
+        .filter((c) => c.response?.ok),
+    ).toHaveLength(1);
 
     // The final message: the unstreamed answer's text and blocks, the run's feedback buttons under it.
-    const settled = t.ws.getMessage(thread.channel, final.ts)!;
+    const settled = app().ws.getMessage(thread.channel, final.ts)!;
     const plan = planAnswer(ANSWER);
     if (plan.kind !== "messages") throw new Error("expected one message");
     expect(settled.text).toBe(plan.messages[0]!.text);
@@ -148,7 +139,7 @@ describe("assistant threads stream their answers, end to end through Bolt", () =
   });
 
   it("a workspace without the streaming methods (unknown_method): the answer is posted once, the usual way, and the status clears", async () => {
-    t.emulator.faults.withoutMethods("chat.startStream", "chat.appendStream", "chat.stopStream");
+    app().emulator.faults.withoutMethods("chat.startStream", "chat.appendStream", "chat.stopStream");
     model.enqueue(
       toolCalls([{ name: "create_ticket", args: { title: "Printer jam", priority: "low" } }]),
       answer(ANSWER),
@@ -156,13 +147,17 @@ describe("assistant threads stream their answers, end to end through Bolt", () =
     const { thread, replies } = await ask("Open a ticket: the printer is jammed");
     const final = await settledAnswer(replies, "#");
     await waitFor(() => statusCalls(thread.threadTs).at(-1)?.status === "", 30_000, "status cleared");
-    expect(t.emulator.callsTo("chat.startStream").map((c) => c.response?.error)).toEqual(["unknown_method"]);
+    expect(
+      app()
+        .emulator.callsTo("chat.startStream")
+        .map((c) => c.response?.error),
+    ).toEqual(["unknown_method"]);
     expect(final.stream).toBeUndefined();
     const plan = planAnswer(ANSWER);
     if (plan.kind !== "messages") throw new Error("expected one message");
     expect(final.text).toBe(plan.messages[0]!.text);
     expect(replies().map((m) => m.ts)).toEqual([final.ts]);
-    expect(t.emulator.callsTo("chat.appendStream")).toHaveLength(0);
+    expect(app().emulator.callsTo("chat.appendStream")).toHaveLength(0);
     expect(statusCalls(thread.threadTs).some((s) => s.status === "is running create_ticket…")).toBe(true);
     expect(threads().get(thread.channel, thread.threadTs)!.status).toBe("");
   });
@@ -177,7 +172,7 @@ describe("assistant threads stream their answers, end to end through Bolt", () =
     const final = await settledAnswer(replies, "#");
     await waitFor(() => statusCalls(thread.threadTs).at(-1)?.status === "", 30_000, "status cleared");
     expect(model.requests.every((r) => r.body.stream === true)).toBe(true);
-    expect(t.emulator.callsTo("chat.startStream")).toHaveLength(0);
+    expect(app().emulator.callsTo("chat.startStream")).toHaveLength(0);
     expect(final.stream).toBeUndefined();
     const plan = planAnswer(ANSWER);
     if (plan.kind !== "messages") throw new Error("expected one message");

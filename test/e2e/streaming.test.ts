@@ -1,11 +1,12 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { planAnswer } from "../../src/slack/answer-blocks.ts";
 import { feedbackBlock } from "../../src/slack/feedback-block.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
-import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
+import { answer, toolCalls } from "../helpers/scripted-model.ts";
 import { approvalIdOf, botReplies, cardsIn } from "../helpers/slack-thread.ts";
 import { completionChunks, randomCutter } from "../helpers/sse-completion.ts";
+import { streamingHermes } from "../helpers/streaming-hermes.ts";
 
 /**
  * Native streaming in the running app (HERMES_STREAMING=auto): Bolt over real HTTP, the Slack
@@ -13,24 +14,7 @@ import { completionChunks, randomCutter } from "../helpers/sse-completion.ts";
  * streams its answers as SSE. The final message must be exactly what the post-and-update path posts.
  */
 describe("answers stream into Slack, end to end", () => {
-  const model = new ScriptedModelServer();
-  let t: TestHermes;
-  beforeAll(async () => {
-    await model.start();
-    t = await startTestHermes({ model, env: { HERMES_STREAMING: "auto" } });
-    // The model's first answer tells whether its template opens reasoning: until then none is shown.
-    model.enqueue(answer("Hello, I am Hermes."));
-    const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> hi" });
-    await waitFor(() => botReplies(t, "C0OPS", d.message!.ts).find((m) => m.text.includes("Hermes")), 30_000);
-  }, 120_000);
-  afterEach(() => {
-    t.emulator.faults.clear();
-    model.reset();
-  });
-  afterAll(async () => {
-    await t?.stop();
-    await model.stop();
-  });
+  const { model, hermes: app } = streamingHermes();
 
   const ANSWER =
     "It is **noon** in Berlin right now. The office is open until six, and the VPN team is on call all afternoon.";
@@ -38,7 +22,7 @@ describe("answers stream into Slack, end to end", () => {
   const finalMessage = (channel: string, ts: string, text: string) =>
     waitFor(
       () =>
-        botReplies(t, channel, ts).find(
+        botReplies(app(), channel, ts).find(
           (m) => m.text.includes(text) && (m.stream === undefined || m.stream.state === "stopped"),
         ),
       60_000,
@@ -48,7 +32,7 @@ describe("answers stream into Slack, end to end", () => {
   it("a streamed answer with a tool call: task cards in order, text appended, final message as unstreamed", async () => {
     model.toChunks = (c) => completionChunks(c, randomCutter(11));
     model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), answer(ANSWER));
-    const d = await t.sender.appMention({
+    const d = await app().sender.appMention({
       user: "U0USER1",
       channel: "C0OPS",
       text: "<@U0HERMES> what time is it?",
@@ -56,20 +40,25 @@ describe("answers stream into Slack, end to end", () => {
     const ts = d.message!.ts;
     const final = (await finalMessage("C0OPS", ts, "noon")) as SandboxMessage;
     await waitFor(
-      () => t.emulator.callsTo("chat.update").some((c) => c.args.ts === final.ts && c.response?.ok),
+      () =>
+        app()
+          .emulator.callsTo("chat.update")
+          .some((c) => c.args.ts === final.ts && c.response?.ok),
       30_000,
     );
-    const settled = t.ws.getMessage("C0OPS", final.ts)!;
+    const settled = app().ws.getMessage("C0OPS", final.ts)!;
 
     // Started in the thread, for the requester (a channel needs the recipient).
-    const [start] = t.emulator.callsTo("chat.startStream");
+    const [start] = app().emulator.callsTo("chat.startStream");
     expect(start!.args).toMatchObject({
       channel: "C0OPS",
       thread_ts: ts,
       recipient_user_id: "U0USER1",
       recipient_team_id: "T0001",
     });
-    const streamCalls = t.emulator.calls.filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method));
+    const streamCalls = app().emulator.calls.filter((c) =>
+      /^chat\.(start|append|stop)Stream$/.test(c.method),
+    );
     const chunks = streamCalls.flatMap((c) => {
       const raw = c.args.chunks;
       return (typeof raw === "string" ? JSON.parse(raw) : (raw ?? [])) as Array<Record<string, unknown>>;
@@ -84,11 +73,15 @@ describe("answers stream into Slack, end to end", () => {
       .join("");
     expect(streamedText.length).toBeGreaterThan(20);
     expect(ANSWER.startsWith(streamedText)).toBe(true);
-    expect(t.emulator.callsTo("chat.appendStream").length).toBeGreaterThan(0);
-    expect(t.emulator.callsTo("chat.stopStream").filter((c) => c.response?.ok)).toHaveLength(1);
+    expect(app().emulator.callsTo("chat.appendStream").length).toBeGreaterThan(0);
+    expect(
+      app()
+        .emulator.callsTo("chat.stopStream")
+        .filter((c) => c.response?.ok),
+    ).toHaveLength(1);
 
     // Stopped with the feedback buttons of the run at its bottom.
-    const stops = t.emulator.callsTo("chat.stopStream");
+    const stops = app().emulator.callsTo("chat.stopStream");
     const stopBlocks = JSON.parse(String(stops[0]!.args.blocks)) as Array<{ block_id?: string }>;
     const runId = String(stopBlocks[0]?.block_id ?? "").replace("hermes.feedback.", "");
     expect(stopBlocks).toEqual([feedbackBlock(runId)]);
@@ -104,44 +97,44 @@ describe("answers stream into Slack, end to end", () => {
     ]);
     expect(settled.stream).toMatchObject({ state: "stopped", tasks: [{ status: "complete" }] });
     // One answer in the thread: the working message was removed.
-    const replies = botReplies(t, "C0OPS", ts);
+    const replies = botReplies(app(), "C0OPS", ts);
     expect(replies.map((m) => m.ts)).toEqual([final.ts]);
   });
 
   it("a workspace without the streaming methods (unknown_method): the answer is posted once, the usual way", async () => {
-    const appendsBefore = t.emulator.callsTo("chat.appendStream").length;
-    t.emulator.faults.withoutMethods("chat.startStream", "chat.appendStream", "chat.stopStream");
+    const appendsBefore = app().emulator.callsTo("chat.appendStream").length;
+    app().emulator.faults.withoutMethods("chat.startStream", "chat.appendStream", "chat.stopStream");
     model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), answer(ANSWER));
-    const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> time?" });
+    const d = await app().sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> time?" });
     const ts = d.message!.ts;
     const final = await finalMessage("C0OPS", ts, "noon");
     expect(final.stream).toBeUndefined();
-    const replies = botReplies(t, "C0OPS", ts);
+    const replies = botReplies(app(), "C0OPS", ts);
     expect(replies.filter((m) => m.text.includes("noon"))).toHaveLength(1);
     expect(replies).toHaveLength(1);
     const plan = planAnswer(ANSWER);
     if (plan.kind !== "messages") throw new Error("expected one message");
     expect(final.text).toBe(plan.messages[0]!.text);
-    expect(t.emulator.callsTo("chat.appendStream")).toHaveLength(appendsBefore);
+    expect(app().emulator.callsTo("chat.appendStream")).toHaveLength(appendsBefore);
   });
 
   it("a call waiting for approval: its task card is pending, the stream ends with the waiting line, the card is a message of its own", async () => {
     model.enqueue(
       toolCalls([{ name: "send_message", args: { to: "<@U0WANGLEI>", text: "streamed hello" } }]),
     );
-    const d = await t.sender.appMention({
+    const d = await app().sender.appMention({
       user: "U0USER1",
       channel: "C0OPS",
       text: "<@U0HERMES> tell Wang Lei hello",
     });
     const ts = d.message!.ts;
     const [card] = await waitFor(() => {
-      const cards = cardsIn(t, "C0OPS", ts);
+      const cards = cardsIn(app(), "C0OPS", ts);
       return cards.length > 0 ? cards : undefined;
     }, 30_000);
     const streamed = await waitFor(
       () =>
-        botReplies(t, "C0OPS", ts).find(
+        botReplies(app(), "C0OPS", ts).find(
           (m) => m.stream?.state === "stopped" && m.text.includes("Waiting for approval"),
         ),
       30_000,
@@ -154,7 +147,7 @@ describe("answers stream into Slack, end to end", () => {
     expect(card!.stream).toBeUndefined();
     // The working message is gone: the streamed message and the card are the bot's only replies.
     expect(
-      botReplies(t, "C0OPS", ts)
+      botReplies(app(), "C0OPS", ts)
         .map((m) => m.ts)
         .sort(),
     ).toEqual([streamed.ts, card!.ts].sort());
@@ -162,20 +155,20 @@ describe("answers stream into Slack, end to end", () => {
 
   it("a run resumed after approval streams like a first turn: task cards, then the final message as unstreamed", async () => {
     model.enqueue(toolCalls([{ name: "send_message", args: { to: "<@U0WANGLEI>", text: "resumed hello" } }]));
-    const d = await t.sender.appMention({
+    const d = await app().sender.appMention({
       user: "U0USER1",
       channel: "C0OPS",
       text: "<@U0HERMES> tell Wang Lei hello, then the time",
     });
     const ts = d.message!.ts;
     const [card] = await waitFor(() => {
-      const cards = cardsIn(t, "C0OPS", ts);
+      const cards = cardsIn(app(), "C0OPS", ts);
       return cards.length > 0 ? cards : undefined;
     }, 30_000);
-    t.emulator.clearCalls();
+    app().emulator.clearCalls();
     model.toChunks = (c) => completionChunks(c, randomCutter(7));
     model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), answer(ANSWER));
-    await t.sender.blockAction({
+    await app().sender.blockAction({
       user: "U0USER1",
       actionId: "hermes.approve",
       value: approvalIdOf(card!),
@@ -184,16 +177,23 @@ describe("answers stream into Slack, end to end", () => {
     });
     const final = (await finalMessage("C0OPS", ts, "noon")) as SandboxMessage;
     await waitFor(
-      () => t.emulator.callsTo("chat.update").some((c) => c.args.ts === final.ts && c.response?.ok),
+      () =>
+        app()
+          .emulator.callsTo("chat.update")
+          .some((c) => c.args.ts === final.ts && c.response?.ok),
       30_000,
     );
-    expect(t.ws.history("D0WANGLEI").some((m) => m.text.includes("resumed hello"))).toBe(true);
+    expect(
+      app()
+        .ws.history("D0WANGLEI")
+        .some((m) => m.text.includes("resumed hello")),
+    ).toBe(true);
 
     // The resume streamed, in the thread, for the requester.
-    const [start] = t.emulator.callsTo("chat.startStream");
+    const [start] = app().emulator.callsTo("chat.startStream");
     expect(start!.args).toMatchObject({ channel: "C0OPS", thread_ts: ts, recipient_user_id: "U0USER1" });
-    const chunks = t.emulator.calls
-      .filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method))
+    const chunks = app()
+      .emulator.calls.filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method))
       .flatMap((c) => {
         const raw = c.args.chunks;
         return (typeof raw === "string" ? JSON.parse(raw) : (raw ?? [])) as Array<Record<string, unknown>>;
@@ -201,35 +201,41 @@ describe("answers stream into Slack, end to end", () => {
     const tasks = chunks.filter((c) => c.type === "task_update");
     expect(tasks.length).toBeGreaterThan(0);
     expect(tasks.some((c) => c.title === "`get_current_time`" && c.status === "complete")).toBe(true);
-    expect(t.emulator.callsTo("chat.stopStream").filter((c) => c.response?.ok)).toHaveLength(1);
+    expect(
+      app()
+        .emulator.callsTo("chat.stopStream")
+        .filter((c) => c.response?.ok),
+    ).toHaveLength(1);
 
     // The final message is exactly the unstreamed answer, rated by the run.
-    const settled = t.ws.getMessage("C0OPS", final.ts)!;
+    const settled = app().ws.getMessage("C0OPS", final.ts)!;
     const plan = planAnswer(ANSWER);
     if (plan.kind !== "messages") throw new Error("expected one message");
     expect(settled.text).toBe(plan.messages[0]!.text);
-    const stopBlocks = JSON.parse(String(t.emulator.callsTo("chat.stopStream")[0]!.args.blocks)) as Array<{
+    const stopBlocks = JSON.parse(
+      String(app().emulator.callsTo("chat.stopStream")[0]!.args.blocks),
+    ) as Array<{
       block_id?: string;
     }>;
     const runId = String(stopBlocks[0]?.block_id ?? "").replace("hermes.feedback.", "");
     expect(settled.blocks).toEqual([...plan.messages[0]!.blocks, feedbackBlock(runId)]);
     expect(settled.stream).toMatchObject({ state: "stopped" });
     // The "Continuing…" message was replaced by the stream: no other new reply in the thread.
-    const replies = botReplies(t, "C0OPS", ts);
+    const replies = botReplies(app(), "C0OPS", ts);
     expect(replies.some((m) => m.text.includes("Continuing"))).toBe(false);
     expect(replies.filter((m) => m.text.includes("noon"))).toHaveLength(1);
   });
 
   const streamChunks = () =>
-    t.emulator.calls
-      .filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method))
+    app()
+      .emulator.calls.filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method))
       .flatMap((c) => {
         const raw = c.args.chunks;
         return (typeof raw === "string" ? JSON.parse(raw) : (raw ?? [])) as Array<Record<string, unknown>>;
       });
 
   it("a call that fails and a call the policy denies: their task cards end as errors, the answer as unstreamed", async () => {
-    t.emulator.clearCalls();
+    app().emulator.clearCalls();
     model.toChunks = (c) => completionChunks(c, randomCutter(3));
     model.enqueue(
       toolCalls([
@@ -238,7 +244,7 @@ describe("answers stream into Slack, end to end", () => {
       ]),
       answer(ANSWER),
     );
-    const d = await t.sender.appMention({
+    const d = await app().sender.appMention({
       user: "U0USER1",
       channel: "C0OPS",
       text: "<@U0HERMES> the time on Mars, and delete ticket 1",
@@ -246,7 +252,10 @@ describe("answers stream into Slack, end to end", () => {
     const ts = d.message!.ts;
     const final = (await finalMessage("C0OPS", ts, "noon")) as SandboxMessage;
     await waitFor(
-      () => t.emulator.callsTo("chat.update").some((c) => c.args.ts === final.ts && c.response?.ok),
+      () =>
+        app()
+          .emulator.callsTo("chat.update")
+          .some((c) => c.args.ts === final.ts && c.response?.ok),
       30_000,
     );
     const tasks = streamChunks().filter((c) => c.type === "task_update");
@@ -272,7 +281,7 @@ describe("answers stream into Slack, end to end", () => {
       },
     ]);
     expect(JSON.stringify(tasks)).not.toContain("Mars");
-    const settled = t.ws.getMessage("C0OPS", final.ts)!;
+    const settled = app().ws.getMessage("C0OPS", final.ts)!;
     expect(settled.stream!.tasks).toHaveLength(2);
     expect(settled.stream!.tasks).toEqual(
       expect.arrayContaining([
@@ -284,29 +293,33 @@ describe("answers stream into Slack, end to end", () => {
     if (plan.kind !== "messages") throw new Error("expected one message");
     expect(settled.text).toBe(plan.messages[0]!.text);
     // The audit log agrees: the delete was denied, the time call failed.
-    const audit = (await t.hermes.services.audit.query({ limit: 50 })).rows;
+    const audit = (await app().hermes.services.audit.query({ limit: 50 })).rows;
     expect(audit.some((r) => r.toolCallId === "call_delete" && r.action === "tool.denied")).toBe(true);
   });
 
   it("a model server that cannot stream (one JSON body): no Slack stream, the working message becomes the answer", async () => {
-    t.emulator.clearCalls();
+    app().emulator.clearCalls();
     model.streams = false;
     model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), answer(ANSWER));
-    const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> time now?" });
+    const d = await app().sender.appMention({
+      user: "U0USER1",
+      channel: "C0OPS",
+      text: "<@U0HERMES> time now?",
+    });
     const ts = d.message!.ts;
     const final = await finalMessage("C0OPS", ts, "noon");
     expect(model.requests.every((r) => r.body.stream === true)).toBe(true);
-    expect(t.emulator.callsTo("chat.startStream")).toHaveLength(0);
+    expect(app().emulator.callsTo("chat.startStream")).toHaveLength(0);
     expect(final.stream).toBeUndefined();
     // The post-and-update path: the working message, updated with the progress, became the answer.
-    const working = t.emulator
-      .callsTo("chat.postMessage")
+    const working = app()
+      .emulator.callsTo("chat.postMessage")
       .find((c) => c.args.thread_ts === ts && String(c.args.text).includes("Working on it"));
     expect(working?.response?.ts).toBe(final.ts);
     const plan = planAnswer(ANSWER);
     if (plan.kind !== "messages") throw new Error("expected one message");
     expect(final.text).toBe(plan.messages[0]!.text);
-    expect(botReplies(t, "C0OPS", ts).map((m) => m.ts)).toEqual([final.ts]);
+    expect(botReplies(app(), "C0OPS", ts).map((m) => m.ts)).toEqual([final.ts]);
   });
 });
 

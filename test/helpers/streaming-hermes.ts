@@ -1,0 +1,41 @@
+import { afterAll, afterEach, beforeAll } from "vitest";
+import { startTestHermes, type TestHermes, waitFor } from "./hermes-harness.ts";
+import { answer, ScriptedModelServer } from "./scripted-model.ts";
+import { botReplies } from "./slack-thread.ts";
+
+/**
+ * The running app with streaming on (HERMES_STREAMING=auto) and a scripted model, for a describe
+ * block: started in `beforeAll` (with one plain answer first: the model's first answer tells whether
+ * its template opens reasoning, and until then no text is shown), faults and the model's script
+ * cleared after each test, stopped in `afterAll`. `hermes()` is the app once started.
+ */
+export function streamingHermes(): { model: ScriptedModelServer; hermes: () => TestHermes } {
+  const model = new ScriptedModelServer();
+  let t: TestHermes | undefined;
+  beforeAll(async () => {
+    await model.start();
+    t = await startTestHermes({ model, env: { HERMES_STREAMING: "auto" } });
+    model.enqueue(answer("Hello, I am Hermes."));
+    const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> hi" });
+    const started = t;
+    await waitFor(
+      () => botReplies(started, "C0OPS", d.message!.ts).find((m) => m.text.includes("Hermes")),
+      30_000,
+    );
+  }, 120_000);
+  afterEach(() => {
+    t?.emulator.faults.clear();
+    model.reset();
+  });
+  afterAll(async () => {
+    await t?.stop();
+    await model.stop();
+  });
+  return {
+    model,
+    hermes: () => {
+      if (!t) throw new Error("the app is not started yet (use it inside a test)");
+      return t;
+    },
+  };
+}

@@ -7,7 +7,7 @@ import { waitFor } from "../helpers/hermes-harness.ts";
 import { answer, toolCalls } from "../helpers/scripted-model.ts";
 import { botReplies } from "../helpers/slack-thread.ts";
 import { completionChunks, randomCutter } from "../helpers/sse-completion.ts";
-import { streamingHermes } from "../helpers/streaming-hermes.ts";
+import { replacedByAnswer, streamChunks, streamingHermes } from "../helpers/streaming-hermes.ts";
 
 /**
  * Answers in Slack's assistant split view stream too (HERMES_STREAMING=auto), end to end: the real
@@ -62,14 +62,6 @@ describe("assistant threads stream their answers, end to end through Bolt", () =
       "the final answer",
     );
 
-  const streamChunks = () =>
-    app()
-      .emulator.calls.filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method))
-      .flatMap((c) => {
-        const raw = c.args.chunks;
-        return (typeof raw === "string" ? JSON.parse(raw) : (raw ?? [])) as Array<Record<string, unknown>>;
-      });
-
   it("a streaming model: the answer streams into the thread with its task card, the status names the tool and clears, the final message is the unstreamed answer", async () => {
     model.toChunks = (c) => completionChunks(c, randomCutter(5));
     model.enqueue(
@@ -78,14 +70,7 @@ describe("assistant threads stream their answers, end to end through Bolt", () =
     );
     const { thread, replies } = await ask("Open a ticket: the VPN is down on floor 3");
     const final = await settledAnswer(replies, "#1");
-    await waitFor(
-      () =>
-        app()
-          .emulator.callsTo("chat.update")
-          .some((c) => c.args.ts === final.ts && c.response?.ok),
-      30_000,
-      "the streamed message replaced by the answer",
-    );
+    await replacedByAnswer(app(), final.ts);
     await waitFor(() => statusCalls(thread.threadTs).at(-1)?.status === "", 30_000, "status cleared");
     expect(model.requests.every((r) => r.body.stream === true)).toBe(true);
 
@@ -99,7 +84,7 @@ describe("assistant threads stream their answers, end to end through Bolt", () =
       recipient_team_id: app().ws.team.id,
     });
     expect(starts[0]!.response?.ts).toBe(final.ts);
-    const chunks = streamChunks();
+    const chunks = streamChunks(app());
     const tasks = chunks.filter((c) => c.type === "task_update");
     expect(tasks.map((c) => [c.title, c.status])).toEqual([
       ["`create_ticket`", "in_progress"],

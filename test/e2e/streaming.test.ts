@@ -6,7 +6,7 @@ import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-har
 import { answer, toolCalls } from "../helpers/scripted-model.ts";
 import { approvalIdOf, botReplies, cardsIn } from "../helpers/slack-thread.ts";
 import { completionChunks, randomCutter } from "../helpers/sse-completion.ts";
-import { streamingHermes } from "../helpers/streaming-hermes.ts";
+import { replacedByAnswer, streamChunks, streamingHermes } from "../helpers/streaming-hermes.ts";
 
 /**
  * Native streaming in the running app (HERMES_STREAMING=auto): Bolt over real HTTP, the Slack
@@ -39,13 +39,7 @@ describe("answers stream into Slack, end to end", () => {
     });
     const ts = d.message!.ts;
     const final = (await finalMessage("C0OPS", ts, "noon")) as SandboxMessage;
-    await waitFor(
-      () =>
-        app()
-          .emulator.callsTo("chat.update")
-          .some((c) => c.args.ts === final.ts && c.response?.ok),
-      30_000,
-    );
+    await replacedByAnswer(app(), final.ts);
     const settled = app().ws.getMessage("C0OPS", final.ts)!;
 
     // Started in the thread, for the requester (a channel needs the recipient).
@@ -176,13 +170,7 @@ describe("answers stream into Slack, end to end", () => {
       messageTs: card!.ts,
     });
     const final = (await finalMessage("C0OPS", ts, "noon")) as SandboxMessage;
-    await waitFor(
-      () =>
-        app()
-          .emulator.callsTo("chat.update")
-          .some((c) => c.args.ts === final.ts && c.response?.ok),
-      30_000,
-    );
+    await replacedByAnswer(app(), final.ts);
     expect(
       app()
         .ws.history("D0WANGLEI")
@@ -226,14 +214,6 @@ describe("answers stream into Slack, end to end", () => {
     expect(replies.filter((m) => m.text.includes("noon"))).toHaveLength(1);
   });
 
-  const streamChunks = () =>
-    app()
-      .emulator.calls.filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method))
-      .flatMap((c) => {
-        const raw = c.args.chunks;
-        return (typeof raw === "string" ? JSON.parse(raw) : (raw ?? [])) as Array<Record<string, unknown>>;
-      });
-
   it("a call that fails and a call the policy denies: their task cards end as errors, the answer as unstreamed", async () => {
     app().emulator.clearCalls();
     model.toChunks = (c) => completionChunks(c, randomCutter(3));
@@ -251,14 +231,8 @@ describe("answers stream into Slack, end to end", () => {
     });
     const ts = d.message!.ts;
     const final = (await finalMessage("C0OPS", ts, "noon")) as SandboxMessage;
-    await waitFor(
-      () =>
-        app()
-          .emulator.callsTo("chat.update")
-          .some((c) => c.args.ts === final.ts && c.response?.ok),
-      30_000,
-    );
-    const tasks = streamChunks().filter((c) => c.type === "task_update");
+    await replacedByAnswer(app(), final.ts);
+    const tasks = streamChunks(app()).filter((c) => c.type === "task_update");
     // The failed call: its card ends as an error that says it failed (never its error text). Its
     // "in progress" state may have been replaced in the buffer before an append carried it.
     const timeCards = tasks.filter((c) => c.id === "call_time");

@@ -39,3 +39,22 @@ export function streamingHermes(): { model: ScriptedModelServer; hermes: () => T
     },
   };
 }
+
+/** Every chunk (`task_update`, `markdown_text`, …) the app sent with the streaming methods, in order. */
+export function streamChunks(t: TestHermes): Array<Record<string, unknown>> {
+  return t.emulator.calls
+    .filter((c) => /^chat\.(start|append|stop)Stream$/.test(c.method))
+    .flatMap((c) => {
+      const raw = c.args.chunks;
+      return (typeof raw === "string" ? JSON.parse(raw) : (raw ?? [])) as Array<Record<string, unknown>>;
+    });
+}
+
+/** Waits until the streamed message `ts` has been replaced by the answer (a `chat.update` that took). */
+export function replacedByAnswer(t: TestHermes, ts: string): Promise<unknown> {
+  return waitFor(
+    () => t.emulator.callsTo("chat.update").some((c) => c.args.ts === ts && c.response?.ok),
+    30_000,
+    "the streamed message replaced by the answer",
+  );
+}

@@ -144,7 +144,7 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   // Our routes first, then the request guard (signature, timestamps, body shape), then Bolt's router.
   const arriving = options.events?.arriving;
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    if (arriving && req.method === "POST" && (req.url ?? "").startsWith("/slack/events")) {
+    if (arriving && req.method === "POST" && (req.url ?? "").split("?")[0] === "/slack/events") {
       const answered = arriving();
       res.once("close", answered);
     }

@@ -112,7 +112,7 @@ export function createFollowUpLane({
       return () => {
         if (once) return;
         once = true;
-        unanswered = Math.max(0, (unanswered ?? 1) - 1);
+        unanswered = Math.max(0, unanswered! - 1);
         if (unanswered === 0 && held.length > 0 && !checking) {
           checking = true;
           setImmediate(check);

@@ -4,7 +4,13 @@ import { budgetChannel } from "./budget-channel.ts";
 import type { ChatModel, ModelResponse } from "./chat-model.ts";
 import { stopMessage } from "./stop-messages.ts";
 import type { BudgetRefusal, BudgetRequester, TokenBudget, TokenReservation } from "./token-budget.ts";
-import { countTokens, historyTokens, specsTokens } from "./token-count.ts";
+import {
+  countTokens,
+  historyTokens,
+  historyTokensUpperBound,
+  specsTokens,
+  specsTokensUpperBound,
+} from "./token-count.ts";
 
 /** A model call the requester's or the channel's daily budget has no room for; the loop stops the run. */
 export class BudgetExceededError extends HermesError {
@@ -33,8 +39,8 @@ export class BudgetUnavailableError extends HermesError {
 
 /**
  * `model` whose every call is paid for from the daily budgets of one turn's requester and channel
- * (none for a DM: `budgetChannel`): before the call its worst case (the request's prompt tokens plus
- * the most it may write) is reserved in both, atomically, and the call is refused with
+ * (none for a DM: `budgetChannel`): before the call its worst case (the request's prompt tokens, or
+ * an upper bound on them, plus the most it may write) is reserved in both, atomically, and the call is refused with
  * `BudgetExceededError` when either has no room (`BudgetUnavailableError` when the budgets cannot be
  * read); after it the reservation is settled with the tokens the server reports (an estimate when it
  * reports none; nothing when the call failed). Wrap only a real model: command mode's own answers
@@ -65,11 +71,19 @@ export function guardBudget(
     name: model.name,
     maxOutputTokens: model.maxOutputTokens,
     async complete(request) {
-      const prompt = historyTokens(request.messages) + specsTokens(request.tools);
-      const worstCase = prompt + (request.maxOutputTokens ?? model.maxOutputTokens);
-      const held = await o.budget.reserve(requester, worstCase).catch((err: unknown) => {
-        throw new BudgetUnavailableError(err);
-      });
+      const output = request.maxOutputTokens ?? model.maxOutputTokens;
+      const reserve = (tokens: number) =>
+        o.budget.reserve(requester, tokens).catch((err: unknown) => {
+          throw new BudgetUnavailableError(err);
+        });
+      // The prompt's bytes bound its tokens, so holding them is safe and needs no tokenizer (~50 MB a
+      // process never loads while its threads are short); only when that does not fit is the prompt
+      // counted exactly and asked for again, so a call is refused only when its exact need has no room.
+      const bound = historyTokensUpperBound(request.messages) + specsTokensUpperBound(request.tools);
+      let exact: number | undefined;
+      const prompt = () => (exact ??= historyTokens(request.messages) + specsTokens(request.tools));
+      let held = await reserve(bound + output);
+      if (!held.ok && prompt() < bound) held = await reserve(prompt() + output);
       if (!held.ok) throw new BudgetExceededError(held.refusal);
       let used = 0;
       try {
@@ -84,7 +98,7 @@ export function guardBudget(
 }
 
 /** What a call cost: the server's prompt + completion tokens, else an estimate from what was sent and received. */
-function tokensUsed(response: ModelResponse, promptEstimate: number): number {
+function tokensUsed(response: ModelResponse, promptEstimate: () => number): number {
   const u = response.usage;
   if (u.requests === 0) return 0; // answered without asking a model
   const reported = u.promptTokens + u.completionTokens || u.totalTokens;
@@ -94,5 +108,5 @@ function tokensUsed(response: ModelResponse, promptEstimate: number): number {
     // An oversize argument text was cut to a preview: count it at its length (≥ its tokens) instead.
     completion += countTokens(c.name) + (c.oversize ?? countTokens(c.arguments));
   }
-  return promptEstimate + completion;
+  return promptEstimate() + completion;
 }

@@ -3,9 +3,10 @@ import type { ToolSpec } from "./chat-model.ts";
 import type { ChatMessage } from "./messages.ts";
 
 /**
- * The o200k tokenizer holds ~65 MB once loaded and takes ~0.35 s of blocking work to load, so it is
- * not loaded at import: a process that runs turns loads it at start-up (`preloadTokenizer`), before
- * it takes work, so that no turn's first long history stalls the event loop; a receiver never does.
+ * The o200k tokenizer holds ~50 MB once loaded and takes ~0.2–0.35 s of blocking work to load, so it
+ * loads on the first exact count, not at import or start-up: a prompt whose bytes (an upper bound on
+ * its tokens) fit the context budget and the daily budgets is never tokenized, so a process whose
+ * threads stay short never holds it, and the one that first needs it pays the load once.
  */
 let bpe: ((text: string) => number) | undefined;
 function countBpe(text: string): number {
@@ -13,9 +14,14 @@ function countBpe(text: string): number {
   return bpe(text);
 }
 
-/** Loads the tokenizer now (start-up of a process that runs turns), not in the middle of a turn. */
+/** Loads the tokenizer now (tests and benchmarks that time counts, not the load). */
 export function preloadTokenizer(): void {
   countBpe("");
+}
+
+/** Whether this process has loaded the tokenizer (tests of when it loads). */
+export function tokenizerLoaded(): boolean {
+  return bpe !== undefined;
 }
 
 // Per-message framing the chat format adds (role, separators), as OpenAI documents it: ~4 tokens.

@@ -3,7 +3,6 @@ import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import { modelCallLimit } from "../agent/limit-model-calls.ts";
 import { createOpenAIModel } from "../agent/openai-model.ts";
 import { type ModelSet, modelsForRun } from "../agent/run-models.ts";
-import { preloadTokenizer } from "../agent/token-count.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../logger.ts";
 import { loadMcpConfig } from "../mcp/mcp-config.ts";
@@ -305,7 +304,6 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
  */
 async function startWorker(parts: HermesParts, durableQueue: DurableTurnQueue, scheduler: Scheduler) {
   const { config, logger } = parts;
-  preloadTokenizer();
   preloadMrkdwn();
   await durableQueue.process((job, ctx) => handleJob(parts, job, ctx), {
     concurrency: config.env.HERMES_WORKER_CONCURRENCY,

@@ -1,4 +1,12 @@
-import validator from "validator";
+import { createRequire } from "node:module";
+import type validator from "validator";
+
+// Only the four checks used, not the package's index: its 110 modules held several MB in every process.
+const load = createRequire(import.meta.url);
+const isEmail = load("validator/lib/isEmail") as typeof validator.isEmail;
+const isIP = load("validator/lib/isIP") as typeof validator.isIP;
+const isLuhnNumber = load("validator/lib/isLuhnNumber") as typeof validator.isLuhnNumber;
+const isIdentityCard = load("validator/lib/isIdentityCard") as typeof validator.isIdentityCard;
 
 /**
  * The redaction patterns. Each is one regex pass. Every pattern starts at a literal or behind a
@@ -80,7 +88,7 @@ export const PII_RULES: readonly Rule[] = [
   {
     pattern:
       /(?<![A-Za-z0-9_%+-])[A-Za-z0-9_%+-][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,63}(?![A-Za-z0-9-])/g,
-    replace: when((m) => validator.isEmail(m), "[email]"),
+    replace: when((m) => isEmail(m), "[email]"),
   },
   {
     pattern:
@@ -99,11 +107,11 @@ export const PII_RULES: readonly Rule[] = [
     pattern:
       /(?<![\w:.])(?:[0-9A-Fa-f]{0,4}:){2,7}(?:\d{1,3}(?:\.\d{1,3}){3}|[0-9A-Fa-f]{1,4})?(?![\w:]|\.\d)/g,
     // Requiring a digit keeps hex-word look-alikes such as `dead::beef` or `a::b` in code.
-    replace: when((m) => /\d/.test(m) && validator.isIP(m, 6), "[ip]"),
+    replace: when((m) => /\d/.test(m) && isIP(m, 6), "[ip]"),
   },
   {
     pattern: /(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?!\w|\.\d)/g,
-    replace: when((m) => validator.isIP(m, 4), "[ip]"),
+    replace: when((m) => isIP(m, 4), "[ip]"),
   },
   {
     // `+<country> …` in any grouping; the replacer counts digits (E.164: at most 15).
@@ -142,7 +150,7 @@ function isBasicCredential(token: string): boolean {
 
 function redactCard(match: string): string {
   // validator ignores spaces and dashes between groups, not dots.
-  const luhn = (digits: string) => validator.isLuhnNumber(digits.replace(/\./g, ""));
+  const luhn = (digits: string) => isLuhnNumber(digits.replace(/\./g, ""));
   if (luhn(match)) return "[card]";
   // A trailing 3-digit group may be something else (`… 1111 123 apples`): retry without it.
   const lastGroup = /[ .-]\d{3}$/.exec(match);
@@ -176,5 +184,5 @@ function redactInternationalPhone(match: string): string {
  * character (7·8 + 9·3 ≡ 7·3 + 9·2 mod 11), so the date and checksum are still validator's.
  */
 function isChineseResidentId(id: string): boolean {
-  return validator.isIdentityCard(id.startsWith("83") ? `32${id.slice(2)}` : id, "zh-CN");
+  return isIdentityCard(id.startsWith("83") ? `32${id.slice(2)}` : id, "zh-CN");
 }

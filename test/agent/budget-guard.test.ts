@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { guardBudget } from "../../src/agent/budget-guard.ts";
-import type { ChatModel } from "../../src/agent/chat-model.ts";
+import type { ChatModel, ModelRequest } from "../../src/agent/chat-model.ts";
 import { createCommandModel } from "../../src/agent/command-model.ts";
 import { delegate } from "../../src/agent/delegate.ts";
 import { runTurn } from "../../src/agent/loop.ts";
 import type { BudgetRequester, TokenBudget } from "../../src/agent/token-budget.ts";
+import { countTokens, historyTokens, specsTokens } from "../../src/agent/token-count.ts";
 import { silentLogger } from "../../src/logger.ts";
 import { createPolicy } from "../../src/policy/create-policy.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
@@ -186,19 +187,50 @@ describe("the budget guard around a run (postgres)", () => {
     const step = answer("Fine, thanks.") as { completion: Record<string, unknown> };
     server.enqueue({ completion: { ...step.completion, usage: undefined } });
     const { registry } = testRegistry([]);
+    const asked: ModelRequest[] = [];
+    const model = testModel(server, { maxOutputTokens: MAX_OUTPUT });
+    const recording: ChatModel = {
+      ...model,
+      complete: (request) => {
+        asked.push(request);
+        return model.complete(request);
+      },
+    };
     await runTurn(
       { run: { ...testRun, userId: "U0NOUSAGE" }, history: [], userMessage: "how are you?" },
-      {
-        model: metered(testModel(server, { maxOutputTokens: MAX_OUTPUT }), budget, { userId: "U0NOUSAGE" }),
-        registry,
-        logger: silentLogger(),
-      },
+      { model: metered(recording, budget, { userId: "U0NOUSAGE" }), registry, logger: silentLogger() },
     );
     const { used, reserved } = await scopeRow(store, "user", "U0NOUSAGE");
-    const prompt = sizes[0]! - MAX_OUTPUT;
+    const prompt = historyTokens(asked[0]!.messages) + specsTokens(asked[0]!.tools);
     expect(reserved).toBe(0);
-    expect(used).toBeGreaterThan(prompt); // the prompt's estimate plus the answer's tokens
-    expect(used).toBeLessThan(prompt + 20);
+    // The prompt's tokens counted exactly, plus the answer's.
+    expect(used).toBe(prompt + countTokens("Fine, thanks."));
+    // What was held, once, was the prompt's bytes (an upper bound on its tokens) plus the most the
+    // answer may take.
+    expect(sizes).toHaveLength(1);
+    expect(sizes[0]!).toBeGreaterThan(prompt + MAX_OUTPUT);
+  });
+
+  it("a call whose bytes bound does not fit is counted exactly and made when that fits", async () => {
+    const { budget, sizes } = noting(budgets);
+    const model = testModel(server, { maxOutputTokens: MAX_OUTPUT });
+    // A budget too small for anything: both the bound and the exact count are asked for, and refused.
+    await setLimit(budgets, { scope: "user", id: "U0EDGE", tokensPerDay: 100, by: "U0ADMIN" });
+    const refused = await run("U0EDGE", "C0EDGE", "how are you?", model, [], budget);
+    expect(refused.stopReason).toBe("budget");
+    expect(sizes).toHaveLength(2);
+    const [bound, exact] = sizes as [number, number];
+    expect(exact).toBeLessThan(bound);
+    expect(refused.answer).toContain(`needs up to ${exact.toLocaleString("en-US")} tokens`);
+
+    // Room for the exact need but not the bound: the call is made, and holds only what it needs.
+    sizes.length = 0;
+    await setLimit(budgets, { scope: "user", id: "U0EDGE", tokensPerDay: exact, by: "U0ADMIN" });
+    server.enqueue(answerCosting(exact - MAX_OUTPUT));
+    const r = await run("U0EDGE", "C0EDGE", "how are you?", model, [], budget);
+    expect(r.status).toBe("completed");
+    expect(sizes).toEqual([bound, exact]);
+    expect(await scopeRow(store, "user", "U0EDGE")).toEqual({ used: exact - MAX_OUTPUT, reserved: 0 });
   });
 
   it("a failed model call releases its reservation and counts nothing", async () => {
@@ -231,26 +263,33 @@ describe("the budget guard around a run (postgres)", () => {
   it("over budget mid-run: the finished step stands, the next call is not made, the run stops", async () => {
     const { budget, sizes } = noting(budgets);
     const model = testModel(server, { maxOutputTokens: MAX_OUTPUT });
-    // Learn the first call's size on an unlimited user, then give U0MID room for that call and not
-    // for the next (each call reports 120 tokens).
-    server.enqueue(answer("probe"));
+    // Learn the first call's exact size on a user with no room (the bytes bound is asked for, then
+    // the exact count), then give U0MID room for that call and not for the next (each call reports
+    // 120 tokens).
+    await setLimit(budgets, { scope: "user", id: "U0PROBE2", tokensPerDay: 1, by: "U0ADMIN" });
     await run("U0PROBE2", "C0MID", "what time is it?", model, [], budget);
-    await setLimit(budgets, { scope: "user", id: "U0MID", tokensPerDay: sizes[0]! + 100, by: "U0ADMIN" });
+    expect(sizes).toHaveLength(2);
+    const first = sizes[1]!;
+    sizes.length = 0;
+    await setLimit(budgets, { scope: "user", id: "U0MID", tokensPerDay: first + 100, by: "U0ADMIN" });
     server.enqueue(toolCalls([{ name: "get_current_time" }]), answer("It is 10:00."));
     const executions: Execution[] = [];
     const r = await run("U0MID", "C0MID", "what time is it?", model, executions, budget);
     expect(r).toMatchObject({ status: "stopped", stopReason: "budget", modelCalls: 1, steps: 1 });
+    // Each call asked for its bytes bound, then its exact need: step 1's fit, step 2's did not.
+    expect(sizes).toHaveLength(4);
+    expect(sizes[1]).toBe(first);
     // Room after step 1 (limit - 120) is less than step 2 needs, which is within the limit itself.
-    expect(sizes[2]!).toBeGreaterThan(sizes[0]! - 20);
-    expect(sizes[2]!).toBeLessThanOrEqual(sizes[0]! + 100);
-    const limit = (sizes[0]! + 100).toLocaleString("en-US");
+    expect(sizes[3]!).toBeGreaterThan(first - 20);
+    expect(sizes[3]!).toBeLessThanOrEqual(first + 100);
+    const limit = (first + 100).toLocaleString("en-US");
     expect(r.answer).toMatch(
       new RegExp(
         `^You have used your daily token budget \\(${limit} tokens\\); it resets at 00:00 UTC\\. An admin can raise it with /hermes budget <@U0MID> [\\d.]+[km]?\\.$`,
       ),
     );
     expect(executions.map((e) => e.name)).toEqual(["get_current_time"]);
-    expect(server.requests).toHaveLength(2); // the probe and the first step; the second was not sent
+    expect(server.requests).toHaveLength(1); // the first step; the probe and the second were not sent
     expect(await scopeRow(store, "user", "U0MID")).toEqual({ used: 120, reserved: 0 });
   });
 

@@ -4,6 +4,7 @@
  * `npm start -- --receiver`: Slack requests only; `npm run worker` (`--worker`): turns only (see
  * `process-role.ts`).
  */
+import { flushCompileCache } from "node:module";
 import { parseRole, roleProblems } from "./boot/process-role.ts";
 import { startHermes } from "./boot/start-hermes.ts";
 import { ConfigError, loadConfig } from "./config.ts";
@@ -39,6 +40,9 @@ async function main() {
     : "command mode (no model configured: set OPENAI_BASE_URL and HERMES_MODEL)";
   // The one line a person starting Hermes needs to see.
   console.log(`Hermes is running: ${mode} — ${model}`);
+  // What start-up compiled goes to the compile cache now (when npm start enabled it,
+  // boot/compile-cache.mjs), not only at a clean exit: a killed process's next start is warm too.
+  flushCompileCache();
 
   let stopping = false;
   const stop = async (signal: string) => {

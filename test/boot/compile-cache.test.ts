@@ -1,0 +1,54 @@
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
+import { PROCESS_TEST_TIMEOUT_MS } from "../helpers/child-process.ts";
+import { npmStart } from "../helpers/npm-start.ts";
+
+const APP = pathToFileURL(join(import.meta.dirname, "../..")).href;
+
+/** Every file Node's compile cache holds under `dir` (one folder per Node version). */
+function cacheEntries(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => e.name);
+}
+
+describe("npm start keeps Node's compile cache", () => {
+  it(
+    "writes it once running; the next start reads its TypeScript stripped from it, stripping nothing",
+    async () => {
+      const cache = mkdtempSync(join(tmpdir(), "hermes-compile-cache-"));
+      try {
+        const first = await npmStart({ NODE_COMPILE_CACHE: cache });
+        try {
+          // Written when start-up is done, not only at exit: a killed process leaves it too.
+          expect(cacheEntries(cache).length).toBeGreaterThan(100);
+        } finally {
+          await first.stop();
+        }
+        const second = await npmStart({ NODE_COMPILE_CACHE: cache, NODE_DEBUG_NATIVE: "COMPILE_CACHE" });
+        try {
+          const out = second.output();
+          for (const file of ["src/main.ts", "src/boot/start-hermes.ts", "src/agent/loop.ts"]) {
+            expect(out).toContain(
+              `retrieving transpile cache for StrippedTypeScript ${APP}/${file}...success`,
+            );
+          }
+          // No TypeScript file of the app was stripped again.
+          const stripped = out
+            .split("\n")
+            .filter((l) => /transpile cache for StrippedTypeScript .*\/src\//.test(l))
+            .filter((l) => !l.endsWith("...success"));
+          expect(stripped).toEqual([]);
+        } finally {
+          await second.stop();
+        }
+      } finally {
+        rmSync(cache, { recursive: true, force: true });
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+});

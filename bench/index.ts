@@ -35,7 +35,7 @@ const progress = (text: string) => process.stderr.write(`[bench] ${text}\n`);
 
 async function runtimeOverhead() {
   progress("1/6 runtime overhead");
-  const r = await measureRuntimeOverhead({ turns: quick ? 100 : 300, warmup: quick ? 20 : 50 });
+  const r = await measureRuntimeOverhead({ turns: quick ? 100 : 1000, warmup: quick ? 20 : 100 });
   const b = "1 runtime";
   for (const [name, s] of Object.entries(r.perTurnMs)) add(b, `${name} ms/turn (mean)`, fmt(s.mean, 2));
   add(b, "hermes / bare openai loop", fmt(r.vsBare, 2), "≤ 1.3");

@@ -17,15 +17,23 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     {
       level: options.level ?? "info",
       base: { app: "hermes" },
-      formatters: redact ? { log: (obj) => redact(obj) as Record<string, unknown> } : undefined,
+      // A child's bindings (runId, sessionKey, tool) are serialized once, when it is made: redacted then.
+      formatters: redact
+        ? {
+            log: (obj) => redact(obj) as Record<string, unknown>,
+            bindings: (bindings) => redact(bindings) as Record<string, unknown>,
+          }
+        : undefined,
       // The message string does not pass through `formatters.log`: redact it (and its format args) here.
       hooks: redact
         ? {
             logMethod(args, method) {
-              method.apply(
-                this,
-                args.map((a) => (typeof a === "string" ? (redact(a) as string) : a)) as typeof args,
-              );
+              // `args` is this call's own array: redacted in place (no copy per line).
+              for (let i = 0; i < args.length; i++) {
+                const a = args[i];
+                if (typeof a === "string") (args as unknown[])[i] = redact(a);
+              }
+              method.apply(this, args);
             },
           }
         : {},

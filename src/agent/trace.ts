@@ -44,6 +44,15 @@ export interface TraceEvent {
  */
 const LIVE_ONLY = new Set<TraceEventType>(["model.request", "model.text", "tool.start"]);
 
+/**
+ * Whether an event is a log line. A policy "allow" is not: the call's `tool.end` (or its failure)
+ * follows and says it ran; a denial or an approval to wait for is logged.
+ */
+function logged(event: TraceEventType, data: Record<string, unknown>): boolean {
+  if (LIVE_ONLY.has(event)) return false;
+  return !(event === "tool.policy" && data.decision === "allow");
+}
+
 /** One structured event per thing the runtime does; each is a pino JSON line with runId, sessionKey, step. */
 export interface Tracer {
   step: number;
@@ -68,16 +77,17 @@ export function createTracer(options: {
       return child;
     },
     emit(event, data = {}) {
-      // Object.assign, not a spread: V8 builds a mixed spread key by key, several times slower here.
-      const e: TraceEvent = Object.assign(
-        { runId: ids.runId, sessionKey: ids.sessionKey, event, step: tracer.step },
-        data,
-      );
-      if (!LIVE_ONLY.has(event)) {
-        const level = event === "model.error" || event === "tool.validation_error" ? "warn" : "info";
-        options.logger[level](e, event);
+      const level = event === "model.error" || event === "tool.validation_error" ? "warn" : "info";
+      if (logged(event, data) && options.logger.isLevelEnabled(level)) {
+        // Through the run's child: runId and sessionKey are serialized (and redacted) once per run,
+        // not on every line. Object.assign, not a spread: V8 builds a mixed spread key by key.
+        tracer.logger[level](Object.assign({ event, step: tracer.step }, data), event);
       }
-      options.onEvent?.(e);
+      if (options.onEvent) {
+        options.onEvent(
+          Object.assign({ runId: ids.runId, sessionKey: ids.sessionKey, event, step: tracer.step }, data),
+        );
+      }
     },
   };
   return tracer;

@@ -179,21 +179,38 @@ export function containsSensitive(text: string): boolean {
  */
 export const redact = defaultRedactor.redact;
 
-/** One deep copy in progress: the text function and the copies made so far (cycles, sharing). */
-interface Walk extends WeakMap<object, unknown> {
+/**
+ * One deep copy in progress: the text function and the copies made so far (cycles, sharing). A Map,
+ * not a WeakMap: it lives for one copy, and a WeakMap's entries cost the garbage collector extra work
+ * (a log line is one copy; a trace makes several per turn).
+ */
+interface Walk extends Map<object, unknown> {
   text: (text: string) => string;
 }
 
 function walk(text: (text: string) => string): Walk {
-  return Object.assign(new WeakMap<object, unknown>(), { text });
+  return Object.assign(new Map<object, unknown>(), { text });
 }
 
 // Matched against the end of a key, so `accessToken` and `x-api-key` count but `max_tokens` does not.
 const SECRET_KEY = /(?:passw(?:or)?d|secret|token|api[_-]?key|authorization|cookie|private[_-]?key)$/i;
+/** Keys seen so far and whether they name a secret: logs repeat the same few dozen keys. */
+const secretKeys = new Map<string, boolean>();
+const SECRET_KEYS_CACHED = 2000;
+
+function isSecretKey(key: string): boolean {
+  let secret = secretKeys.get(key);
+  if (secret === undefined) {
+    secret = SECRET_KEY.test(key);
+    if (secretKeys.size >= SECRET_KEYS_CACHED) secretKeys.clear();
+    if (key.length <= 64) secretKeys.set(key, secret);
+  }
+  return secret;
+}
 
 function redactEntry(key: string, value: unknown, seen: Walk): unknown {
   // null/undefined say "not set", which is useful and reveals nothing.
-  if (SECRET_KEY.test(key) && value !== null && value !== undefined) return "[secret]";
+  if (value !== null && value !== undefined && isSecretKey(key)) return "[secret]";
   return redactValue(value, seen);
 }
 
@@ -245,10 +262,10 @@ function redactValue(value: unknown, seen: Walk): unknown {
     return out;
   }
 
-  const proto = Object.getPrototypeOf(value) as object | null;
-  const out: Record<string, unknown> = Object.create(proto === null ? null : Object.prototype);
+  const out: Record<string, unknown> = Object.getPrototypeOf(value) === null ? Object.create(null) : {};
   seen.set(value, out);
-  for (const [key, item] of Object.entries(value)) out[key] = redactEntry(key, item, seen);
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) out[key] = redactEntry(key, record[key], seen);
   return out;
 }
 

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { AnyMiddlewareArgs, App, Middleware } from "@slack/bolt";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
@@ -57,7 +57,7 @@ function replayGuard(s: ReplayDeps): Middleware<AnyMiddlewareArgs> {
 
 /** Socket Mode (and apps without our receiver) have no raw body: the parsed one stands in. */
 function hashOf(body: Record<string, unknown>): string {
-  return createHash("sha256").update(JSON.stringify(body)).digest("hex");
+  return hash("sha256", JSON.stringify(body), "hex");
 }
 
 function userOf(body: Record<string, unknown>): unknown {

@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../logger.ts";
 import { decidePayload, mediaType } from "./payload-shape.ts";
@@ -62,7 +62,7 @@ export function createRequestGuard(options: {
     if (decision.kind === "ignore") return refuse(200, `ignored: ${decision.reason}`, "info");
 
     req.rawBody = raw;
-    req.hermesBodySha256 = createHash("sha256").update(raw).digest("hex");
+    req.hermesBodySha256 = hash("sha256", raw, "hex");
     // Bolt compares the content type exactly; parameters (`; charset=…`) would make it parse a form as JSON.
     req.headers["content-type"] = mediaType(req.headers["content-type"]);
     return false;

@@ -223,6 +223,45 @@ async function appendRows(tx: Database, events: ParsedEvent[]): Promise<AuditRow
     prevHash = row.hash;
     return row;
   });
-  await tx.insert(auditLog).values(rows);
+  await tx.execute(insertRows(rows));
   return rows;
+}
+
+/**
+ * The rows as one parameter (a JSON array read by `jsonb_to_recordset`): the statement is the same
+ * text whatever the rows hold, and costs no query building per row (an append runs twice a turn).
+ */
+function insertRows(rows: AuditRow[]) {
+  const records = rows.map((r) => ({
+    id: r.id,
+    created_at: r.createdAt,
+    action: r.action,
+    tool: r.tool,
+    user_id: r.userId,
+    team_id: r.teamId,
+    channel_id: r.channelId,
+    thread_ts: r.threadTs,
+    run_id: r.runId,
+    tool_call_id: r.toolCallId,
+    approval_id: r.approvalId,
+    actor_id: r.actorId,
+    args: r.args,
+    args_sha256: r.argsSha256,
+    result_summary: r.resultSummary,
+    error: r.error,
+    duration_ms: r.durationMs,
+    prev_hash: r.prevHash,
+    hash: r.hash,
+  }));
+  return sql`
+    INSERT INTO ${auditLog} (id, created_at, action, tool, user_id, team_id, channel_id, thread_ts,
+      run_id, tool_call_id, approval_id, actor_id, args, args_sha256, result_summary, error,
+      duration_ms, prev_hash, hash)
+    SELECT id, created_at, action, tool, user_id, team_id, channel_id, thread_ts, run_id,
+      tool_call_id, approval_id, actor_id, args, args_sha256, result_summary, error, duration_ms,
+      prev_hash, hash
+    FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(id bigint, created_at timestamptz,
+      action text, tool text, user_id text, team_id text, channel_id text, thread_ts text, run_id text,
+      tool_call_id text, approval_id text, actor_id text, args jsonb, args_sha256 text,
+      result_summary text, error text, duration_ms integer, prev_hash text, hash text)`;
 }

@@ -3,6 +3,7 @@ import { toStorableJson } from "./canonical-json.ts";
 import { createClaimBatcher } from "./claim-batch.ts";
 import type { Database } from "./db.ts";
 import { and, asc, eq, inArray, isNotNull, lt, ne, sql } from "./drizzle.ts";
+import { prepared } from "./prepared.ts";
 import { slackEvents } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 
@@ -63,6 +64,46 @@ const SLACK_TS = /^[0-9]+([.][0-9]+)?$/;
  */
 export function createEventDedupe({ db }: { db: Database }): EventDedupe {
   const insertClaim = createClaimBatcher(db);
+  // Each runs once or twice a turn: built once (prepared.ts).
+  const statusOf = prepared(() =>
+    db
+      .select({ status: slackEvents.status })
+      .from(slackEvents)
+      .where(eq(slackEvents.eventId, sql.placeholder("eventId"))),
+  );
+  const finishEvent = prepared(() =>
+    db
+      .update(slackEvents)
+      .set({ status: sql`${sql.placeholder("status")}`, finishedAt: sql`now()`, payload: null })
+      .where(eq(slackEvents.eventId, sql.placeholder("eventId"))),
+  );
+  const keepEventPending = prepared(() =>
+    db
+      .insert(slackEvents)
+      .values({ eventId: sql.placeholder("eventId"), payload: sql.placeholder("payload") })
+      .onConflictDoUpdate({
+        target: slackEvents.eventId,
+        set: { payload: sql`excluded.payload` },
+        setWhere: eq(slackEvents.status, "received"),
+      }),
+  );
+  const theirTs = sql`${slackEvents.payload}->>'messageTs'`;
+  const earlierInSession = prepared(() =>
+    db
+      .select({ eventId: slackEvents.eventId })
+      .from(slackEvents)
+      .where(
+        and(
+          eq(slackEvents.status, "received"),
+          eq(slackEvents.sessionKey, sql.placeholder("sessionKey")),
+          ne(slackEvents.eventId, sql.placeholder("eventId")),
+          sql`${slackEvents.receivedAt} > now() - make_interval(secs => ${sql.placeholder("withinSecs")})`,
+          // CASE first: a row whose payload holds no ts is never cast (and never counts).
+          sql`(case when ${theirTs} ~ ${SLACK_TS.source} then (${theirTs})::numeric end) < ${sql.placeholder("messageTs")}::numeric`,
+        ),
+      )
+      .limit(5),
+  );
   return withStorageErrors(
     {
       async claim(eventId, { sessionKey, staleAfterMs, payload }) {
@@ -90,49 +131,26 @@ export function createEventDedupe({ db }: { db: Database }): EventDedupe {
       },
 
       async isFinished(eventId) {
-        const [row] = await db
-          .select({ status: slackEvents.status })
-          .from(slackEvents)
-          .where(eq(slackEvents.eventId, eventId));
+        const [row] = await statusOf().execute({ eventId });
         return row !== undefined && row.status !== "received";
       },
 
       async finish(eventId, status) {
-        await db
-          .update(slackEvents)
-          .set({ status, finishedAt: sql`now()`, payload: null })
-          .where(eq(slackEvents.eventId, eventId));
+        await finishEvent().execute({ eventId, status });
       },
 
       async keepPending(eventId, job) {
-        const payload = toStorableJson(job);
-        await db
-          .insert(slackEvents)
-          .values({ eventId, payload })
-          .onConflictDoUpdate({
-            target: slackEvents.eventId,
-            set: { payload },
-            setWhere: eq(slackEvents.status, "received"),
-          });
+        await keepEventPending().execute({ eventId, payload: toStorableJson(job) });
       },
 
       async earlierUnfinished({ sessionKey, messageTs, eventId, withinMs }) {
         if (!SLACK_TS.test(messageTs)) return [];
-        const theirTs = sql`${slackEvents.payload}->>'messageTs'`;
-        const rows = await db
-          .select({ eventId: slackEvents.eventId })
-          .from(slackEvents)
-          .where(
-            and(
-              eq(slackEvents.status, "received"),
-              eq(slackEvents.sessionKey, sessionKey),
-              ne(slackEvents.eventId, eventId),
-              sql`${slackEvents.receivedAt} > now() - make_interval(secs => ${withinMs / 1000})`,
-              // CASE first: a row whose payload holds no ts is never cast (and never counts).
-              sql`(case when ${theirTs} ~ ${SLACK_TS.source} then (${theirTs})::numeric end) < ${messageTs}::numeric`,
-            ),
-          )
-          .limit(5);
+        const rows = await earlierInSession().execute({
+          sessionKey,
+          eventId,
+          withinSecs: withinMs / 1000,
+          messageTs,
+        });
         return rows.map((r) => r.eventId);
       },
 

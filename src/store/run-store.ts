@@ -3,6 +3,7 @@ import { HermesError } from "../errors.ts";
 import { toStorableJson } from "./canonical-json.ts";
 import type { Database, Transaction } from "./db.ts";
 import { and, asc, desc, eq, inArray, sql } from "./drizzle.ts";
+import { prepared } from "./prepared.ts";
 import { approvals, type RunStatus, runs } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 
@@ -84,6 +85,55 @@ const toRecord = (row: Omit<RunRecord, "snapshot"> & { snapshot: unknown }): Run
 });
 
 export function createRunStore({ db }: { db: Database }): RunStore {
+  // Run before each tool call and at each step: built once (prepared.ts).
+  const checkpointRun = prepared(() =>
+    db
+      .insert(runs)
+      .values({
+        id: sql.placeholder("id"),
+        sessionKey: sql.placeholder("sessionKey"),
+        userId: sql.placeholder("userId"),
+        status: "running",
+        snapshot: sql.placeholder("snapshot"),
+        eventId: sql.placeholder("eventId"),
+        teamId: sql.placeholder("teamId"),
+        channelId: sql.placeholder("channelId"),
+        threadTs: sql.placeholder("threadTs"),
+        costUsd: sql.placeholder("costUsd"),
+      })
+      .onConflictDoUpdate({
+        target: runs.id,
+        set: { snapshot: sql`excluded.snapshot`, updatedAt: sql`now()` },
+        setWhere: eq(runs.status, "running"),
+      })
+      .returning({ id: runs.id }),
+  );
+  const runForEvent = prepared(() =>
+    db
+      .select(columns)
+      .from(runs)
+      .where(eq(runs.eventId, sql.placeholder("eventId"))),
+  );
+  const finishRun = prepared(() =>
+    db
+      .update(runs)
+      .set({
+        status: sql`${sql.placeholder("status")}`,
+        updatedAt: sql`now()`,
+        finishedAt: sql`now()`,
+        snapshot: sql.placeholder("snapshot"),
+      })
+      .where(eq(runs.id, sql.placeholder("runId")))
+      .returning({ id: runs.id }),
+  );
+  const latestPaused = prepared(() =>
+    db
+      .select(columns)
+      .from(runs)
+      .where(and(eq(runs.sessionKey, sql.placeholder("sessionKey")), eq(runs.status, "paused")))
+      .orderBy(desc(runs.updatedAt), desc(runs.id))
+      .limit(1),
+  );
   return withStorageErrors(
     {
       async savePaused(snapshot, tx) {
@@ -116,29 +166,19 @@ export function createRunStore({ db }: { db: Database }): RunStore {
 
       async checkpoint(snapshot, options = {}) {
         const { run } = snapshot;
-        const stored = toStorableJson(snapshot);
-        const saved = await db
-          .insert(runs)
-          .values({
-            id: run.runId,
-            sessionKey: run.sessionKey,
-            userId: run.userId,
-            status: "running",
-            snapshot: stored,
-            eventId: options.eventId ?? null,
-            ...recordColumns(snapshot),
-          })
-          .onConflictDoUpdate({
-            target: runs.id,
-            set: { snapshot: stored, updatedAt: sql`now()` },
-            setWhere: eq(runs.status, "running"),
-          })
-          .returning({ id: runs.id });
+        const saved = await checkpointRun().execute({
+          id: run.runId,
+          sessionKey: run.sessionKey,
+          userId: run.userId,
+          snapshot: toStorableJson(snapshot),
+          eventId: options.eventId ?? null,
+          ...recordColumns(snapshot),
+        });
         return saved.length > 0;
       },
 
       async forEvent(eventId) {
-        const [row] = await db.select(columns).from(runs).where(eq(runs.eventId, eventId));
+        const [row] = await runForEvent().execute({ eventId });
         return row && toRecord(row);
       },
 
@@ -187,26 +227,20 @@ export function createRunStore({ db }: { db: Database }): RunStore {
       },
 
       async finish(runId, status, snapshot) {
+        if (snapshot) {
+          const done = await finishRun().execute({ runId, status, snapshot: toStorableJson(snapshot) });
+          return done.length > 0;
+        }
         const rows = await db
           .update(runs)
-          .set({
-            status,
-            updatedAt: sql`now()`,
-            finishedAt: sql`now()`,
-            ...(snapshot ? { snapshot: toStorableJson(snapshot) } : {}),
-          })
+          .set({ status, updatedAt: sql`now()`, finishedAt: sql`now()` })
           .where(eq(runs.id, runId))
           .returning({ id: runs.id });
         return rows.length > 0;
       },
 
       async latestPausedForSession(sessionKey) {
-        const [row] = await db
-          .select(columns)
-          .from(runs)
-          .where(and(eq(runs.sessionKey, sessionKey), eq(runs.status, "paused")))
-          .orderBy(desc(runs.updatedAt), desc(runs.id))
-          .limit(1);
+        const [row] = await latestPaused().execute({ sessionKey });
         return row && toRecord(row);
       },
     },

@@ -1,5 +1,6 @@
 import type { Database } from "./db.ts";
 import { eq, sql } from "./drizzle.ts";
+import { prepared } from "./prepared.ts";
 import { type UserLevel, users } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 
@@ -35,6 +36,13 @@ const columns = {
 };
 
 export function createUserStore({ db }: { db: Database }): UserStore {
+  // Read on every turn (the requester's level and tool lists): built once (prepared.ts).
+  const userById = prepared(() =>
+    db
+      .select(columns)
+      .from(users)
+      .where(eq(users.id, sql.placeholder("userId"))),
+  );
   const upsert = async ({ id, level, displayName, toolAllow, toolDeny }: UserUpdate): Promise<UserRecord> => {
     const set: Partial<typeof users.$inferInsert> = {};
     if (level !== undefined) set.level = level;
@@ -53,7 +61,7 @@ export function createUserStore({ db }: { db: Database }): UserStore {
   return withStorageErrors(
     {
       async get(userId) {
-        const [row] = await db.select(columns).from(users).where(eq(users.id, userId));
+        const [row] = await userById().execute({ userId });
         return row;
       },
       upsert,

@@ -60,7 +60,12 @@ async function singleProcess() {
     add("5 memory", "idle RSS, npm start, fresh db (MB)", fmt(rssFresh, 0));
 
     progress("2/6 end to end");
-    const e2e = await measureE2E(stack, fresh, { turns: quick ? 60 : 200, warmup: 20, modelDelayMs: 50 });
+    // Steady state: a process's first ~100 turns run while V8 still compiles the hot paths (JIT tiers).
+    const e2e = await measureE2E(stack, fresh, {
+      turns: quick ? 60 : 200,
+      warmup: quick ? 20 : 100,
+      modelDelayMs: 50,
+    });
     const b2 = "2 end to end";
     add(b2, `turns (one tool call, model ${e2e.modelDelayMs} ms/call)`, String(e2e.turns));
     add(b2, "event in → answer posted p50 / p99 (ms)", `${fmt(e2e.totalMs.p50)} / ${fmt(e2e.totalMs.p99)}`);

@@ -5,6 +5,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { liveGroups, signalGroup } from "../../test/helpers/child-process.ts";
+import { npmStartFlags } from "../../test/helpers/start-command.ts";
 import { cpuMs, cpuTimes, rssMb } from "./proc-stats.ts";
 
 export type Role = "all" | "receiver" | "worker";
@@ -30,15 +31,6 @@ export function hasReceiverFlag(appDir: string): boolean {
     const path = join(appDir, file);
     return existsSync(path) && readFileSync(path, "utf8").includes('"--receiver"');
   });
-}
-
-/** The node flags `npm start` passes in the build in `appDir` (`node <flags> src/main.ts`). */
-export function npmStartFlags(appDir: string): string[] {
-  const pkg = JSON.parse(readFileSync(join(appDir, "package.json"), "utf8")) as {
-    scripts?: { start?: string };
-  };
-  const words = (pkg.scripts?.start ?? "").split(/\s+/);
-  return words.slice(1, Math.max(1, words.indexOf("src/main.ts")));
 }
 
 /** Whether this build can run a receiver alone. */

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { liveGroups, signalGroup as signalProcessGroup } from "./child-process.ts";
+import { npmStartFlags } from "./start-command.ts";
 
 /** How long a start may take: module load plus migrations on a busy 2-core machine. Only bounds a hang. */
 export const PROCESS_START_TIMEOUT_MS = 120_000;
@@ -22,7 +23,7 @@ export interface HermesProcess {
 }
 
 /**
- * Starts `src/main.ts` as a real process (`node src/main.ts`, one process: its pid is Hermes, not a
+ * Starts `src/main.ts` as a real process, as `npm start` runs it (`node <its flags> src/main.ts`: its pid is Hermes, not a
  * launcher) in its own process group, with exactly `env` plus PATH/HOME/LANG, and waits for the
  * start-up line ("Hermes is running: … at http://localhost:<port>…") and `/healthz` to answer.
  * Kill it by pid (`kill9`, `stop`); never by name. A start that fails kills what it started.
@@ -35,12 +36,16 @@ export async function startHermesProcess(
   const base = Object.fromEntries(
     ["PATH", "HOME", "LANG"].filter((k) => process.env[k]).map((k) => [k, process.env[k]!]),
   );
-  const child: ChildProcess = spawn(process.execPath, ["src/main.ts", ...(options.args ?? [])], {
-    cwd: process.cwd(),
-    env: { PORT: "0", HERMES_LOG_LEVEL: "warn", ...base, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [...npmStartFlags(), "src/main.ts", ...(options.args ?? [])],
+    {
+      cwd: process.cwd(),
+      env: { PORT: "0", HERMES_LOG_LEVEL: "warn", ...base, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    },
+  );
   const pid = child.pid;
   if (pid === undefined) throw new Error("could not spawn Hermes");
   liveGroups.add(pid);

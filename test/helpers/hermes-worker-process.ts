@@ -1,5 +1,6 @@
 import { startProcess } from "./child-process.ts";
 import { PROCESS_START_TIMEOUT_MS } from "./hermes-process.ts";
+import { npmStartFlags } from "./start-command.ts";
 
 export interface HermesWorkerProcess {
   pid: number;
@@ -13,7 +14,7 @@ export interface HermesWorkerProcess {
 }
 
 /**
- * `npm run worker` as a real process (`node src/main.ts --worker`: its pid is Hermes, in
+ * `npm run worker` as a real process (`node <npm start's flags> src/main.ts --worker`: its pid is Hermes, in
  * its own process group) with exactly `env` plus PATH/HOME/LANG. A worker has no HTTP port, so it is
  * ready once it prints its start-up line ("Hermes is running: worker only …"), which comes after its
  * queue consumer is connected. Kill it by pid (`kill9`, `stop`), never by name; a start that fails
@@ -26,7 +27,7 @@ export async function startHermesWorkerProcess(
   const base = Object.fromEntries(
     ["PATH", "HOME", "LANG"].filter((k) => process.env[k]).map((k) => [k, process.env[k]!]),
   );
-  const proc = startProcess(process.execPath, ["src/main.ts", "--worker"], {
+  const proc = startProcess(process.execPath, [...npmStartFlags(), "src/main.ts", "--worker"], {
     env: { PORT: "0", HERMES_LOG_LEVEL: "warn", ...base, ...env },
   });
   const pid = proc.pid;

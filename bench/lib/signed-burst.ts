@@ -4,9 +4,10 @@
  * latency is the delivery and the receiver's answer alone. The floor (a server that answers at once)
  * and Hermes' acks are measured with this same client, so the two figures can be read side by side.
  */
+
+import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { Agent, request } from "node:http";
-import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { appMentionEvent, eventCallback } from "../../src/sandbox/event-payloads.ts";
 import { postAsUser } from "../../src/sandbox/post-as-user.ts";
 import { signSlackRequest } from "../../src/sandbox/slack-signature.ts";
@@ -58,35 +59,36 @@ export function prepareMentions(
   });
 }
 
-/** Fires every prepared request at once; each one's ms from being sent to its answer's end, in order. */
+/**
+ * Fires every prepared request at once from a process of its own (`fire-at-once.ts`); each one's ms
+ * from being sent to its answer's end, in order. A child, not this process: the benchmark's process
+ * also serves the Slack emulator and the model that the receiver calls while its acks come back, and
+ * the client's clocks must not wait for that work. `onFiring` runs when the child starts sending.
+ */
 export async function fireAtOnce(
   url: string,
   prepared: PreparedMention[],
+  onFiring: () => void = () => {},
 ): Promise<{ latencies: number[]; statuses: number[] }> {
-  const agent = new Agent({ keepAlive: false, maxSockets: Number.POSITIVE_INFINITY });
-  const latencies: number[] = new Array(prepared.length);
-  const statuses: number[] = new Array(prepared.length);
-  try {
-    await Promise.all(
-      prepared.map(
-        (r, i) =>
-          new Promise<void>((resolve, reject) => {
-            const t0 = performance.now();
-            const req = request(url, { method: "POST", headers: r.headers, agent }, (res) => {
-              res.resume();
-              res.on("end", () => {
-                latencies[i] = performance.now() - t0;
-                statuses[i] = res.statusCode ?? 0;
-                resolve();
-              });
-            });
-            req.on("error", reject);
-            req.end(r.body);
-          }),
-      ),
-    );
-  } finally {
-    agent.destroy();
-  }
-  return { latencies, statuses };
+  const child = spawn(process.execPath, [fileURLToPath(new URL("./fire-at-once.ts", import.meta.url))], {
+    stdio: ["pipe", "pipe", "inherit"],
+  });
+  let out = "";
+  let firing = false;
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    out += chunk;
+    if (!firing && out.startsWith("firing\n")) {
+      firing = true;
+      onFiring();
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  child.stdin.end(
+    JSON.stringify({ url, requests: prepared.map((r) => ({ body: r.body, headers: r.headers })) }),
+  );
+  const code = await exited;
+  const result = out.split("\n")[1];
+  if (code !== 0 || !result) throw new Error(`the burst client failed (exit ${code}): ${out.slice(0, 500)}`);
+  return JSON.parse(result) as { latencies: number[]; statuses: number[] };
 }

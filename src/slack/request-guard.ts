@@ -16,6 +16,21 @@ export interface GuardedRequest extends IncomingMessage {
 }
 
 /**
+ * Whether Bolt's HTTP receiver would take `req` as a request to its endpoint `path`: a POST whose URL
+ * pathname, read as Bolt reads it (`new URL(url, base).pathname`: no query or fragment, dot segments
+ * resolved), is `path`. The guard uses exactly this test, so every request Bolt routes has passed it
+ * (Bolt's own signature check is off: `create-slack-app.ts`).
+ */
+export function isEventsRequest(req: IncomingMessage, path = "/slack/events"): boolean {
+  if (req.method !== "POST") return false;
+  try {
+    return new URL(req.url ?? "/", "http://localhost").pathname === path;
+  } catch {
+    return false; // Bolt's own parse would throw too: no route, no listener
+  }
+}
+
+/**
  * Runs in front of Bolt on `POST /slack/events`: reads the body (413 past the limit), checks the
  * signature and the timestamp in both directions (401), then the body's shape (see `decidePayload`:
  * 400/415, or a 200 ack for kinds Hermes ignores). A request that passes goes on to Bolt with its
@@ -34,7 +49,7 @@ export function createRequestGuard(options: {
   const log = options.logger.child({ component: "slack-request-guard" });
 
   return async (req: GuardedRequest, res: ServerResponse): Promise<boolean> => {
-    if (req.method !== "POST" || (req.url ?? "").split("?")[0] !== path) return false;
+    if (!isEventsRequest(req, path)) return false;
     const refuse = (status: number, reason: string, level: "warn" | "info" = "warn") => {
       log[level]({ status, reason, retryNum: req.headers["x-slack-retry-num"] }, "slack request refused");
       res.writeHead(status, { "content-type": "text/plain; charset=utf-8" });

@@ -1,3 +1,4 @@
+import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { signSlackRequest } from "../../src/sandbox/slack-signature.ts";
 import { SIGNING_SECRET, startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
@@ -118,6 +119,40 @@ describe("Slack requests: forged, stale, replayed and malformed bodies", () => {
       body: mention({ team_id: "T0EVIL" }),
     });
     expect(res.status).toBe(401);
+    await expectNoSideEffects(before);
+  });
+
+  it("refuses an unsigned event under every spelling of the events path Bolt routes (401), with no side effects", async () => {
+    // Bolt's own signature check is off: the guard must see every request Bolt would route.
+    const before = { audit: await auditCount(), claims: await eventClaims() };
+    const raw = (path: string, body: string) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          {
+            host: "127.0.0.1",
+            port: t.hermes.port,
+            method: "POST",
+            path,
+            headers: { "content-type": "application/json" },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on("error", reject);
+        req.end(body);
+      });
+    for (const path of [
+      "/slack/events",
+      "/slack/events?x=1",
+      "/slack/events#x",
+      "/slack/./events",
+      "/slack/x/../events",
+      "/slack/events?#",
+    ]) {
+      expect({ path, status: await raw(path, mention()) }).toEqual({ path, status: 401 });
+    }
     await expectNoSideEffects(before);
   });
 

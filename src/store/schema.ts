@@ -85,6 +85,8 @@ export const auditLog = pgTable(
     index("audit_log_user_id_created_at_idx").on(t.userId, t.createdAt),
     index("audit_log_actor_id_created_at_idx").on(t.actorId, t.createdAt),
     index("audit_log_tool_created_at_idx").on(t.tool, t.createdAt),
+    // `/hermes audit channel:#x` reads one channel's rows, newest first.
+    index("audit_log_channel_id_created_at_idx").on(t.channelId, t.createdAt),
     index("audit_log_run_id_idx").on(t.runId),
     index("audit_log_tool_call_id_idx").on(t.toolCallId),
   ],

@@ -1,0 +1,1 @@
+CREATE INDEX "audit_log_channel_id_created_at_idx" ON "audit_log" USING btree ("channel_id","created_at");

@@ -48,7 +48,13 @@ export class BudgetUnavailableError extends HermesError {
  */
 export function guardBudget(
   model: ChatModel,
-  o: { budget: TokenBudget; requester: BudgetRequester; logger: Logger },
+  o: {
+    budget: TokenBudget;
+    requester: BudgetRequester;
+    logger: Logger;
+    /** Where a settle goes once the call has answered: the run waits for it at its end, not each step. */
+    settlements?: Settlements;
+  },
 ): ChatModel {
   const requester = { userId: o.requester.userId, channelId: budgetChannel(o.requester.channelId) };
   const settle = async (held: TokenReservation, used: number) => {
@@ -86,12 +92,18 @@ export function guardBudget(
       if (!held.ok && prompt() < bound) held = await reserve(prompt() + output);
       if (!held.ok) throw new BudgetExceededError(held.refusal);
       let used = 0;
+      let answered = false;
       try {
         const response = await model.complete(request);
         used = tokensUsed(response, prompt);
+        answered = true;
         return response;
       } finally {
-        await settle(held.reservation, used);
+        const settled = settle(held.reservation, used);
+        // The answer goes on at once and the settle is awaited when the run ends (`Settlements`);
+        // until then the reservation holds the worst case, so a next call never sees too much room.
+        if (answered && o.settlements) o.settlements.add(settled);
+        else await settled;
       }
     },
   };
@@ -109,4 +121,27 @@ function tokensUsed(response: ModelResponse, promptEstimate: () => number): numb
     completion += countTokens(c.name) + (c.oversize ?? countTokens(c.arguments));
   }
   return promptEstimate() + completion;
+}
+
+/**
+ * A run's settles still in flight. `add` takes one (it never rejects: `settle` logs what it could not
+ * write); `flush` waits for all of them. A run flushes before it returns, so once `runTurn`, a resume
+ * or a continuation has returned, everything its calls used is counted.
+ */
+export interface Settlements {
+  add(settle: Promise<void>): void;
+  flush(): Promise<void>;
+}
+
+export function createSettlements(): Settlements {
+  const pending = new Set<Promise<void>>();
+  return {
+    add(settle) {
+      pending.add(settle);
+      void settle.finally(() => pending.delete(settle));
+    },
+    async flush() {
+      while (pending.size > 0) await Promise.all(pending);
+    },
+  };
 }

@@ -63,11 +63,16 @@ export const delegate = (deps: {
           ? { action: "deny", reason: "calls needing approval are not available in a delegated task" }
           : d;
       };
+      // The primary only, as before: a sub-agent has no fallback model.
+      const { model, settled } = meteredModels(deps, {
+        userId: ctx.run.userId,
+        channelId: ctx.run.channelId,
+      });
       const result = await runTurn(
         { run: { ...ctx.run, runId: `${ctx.run.runId}.${ctx.callId}` }, history: [], userMessage: task },
         {
-          // The primary only, as before: a sub-agent has no fallback model.
-          model: meteredModels(deps, { userId: ctx.run.userId, channelId: ctx.run.channelId }).model,
+          model,
+          ...(settled ? { settled } : {}),
           registry: deps.registry,
           logger: deps.logger,
           toolNames: usable,

@@ -117,6 +117,20 @@ export async function loop(
   tracer: Tracer,
   outer?: AbortSignal,
 ): Promise<TurnResult> {
+  try {
+    return await steps(state, deps, tracer, outer);
+  } finally {
+    // A run returns once what its calls used is counted (settles ran beside the steps).
+    await deps.settled?.();
+  }
+}
+
+async function steps(
+  state: State,
+  deps: DurableDeps,
+  tracer: Tracer,
+  outer?: AbortSignal,
+): Promise<TurnResult> {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const own = outer ? undefined : turnSignal(deps);
   const signal = outer ?? own!.signal;

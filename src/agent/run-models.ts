@@ -1,6 +1,6 @@
 import type { LimitFunction } from "p-limit";
 import type { Logger } from "../logger.ts";
-import { guardBudget } from "./budget-guard.ts";
+import { createSettlements, guardBudget } from "./budget-guard.ts";
 import type { ChatModel } from "./chat-model.ts";
 import { createCommandModel } from "./command-model.ts";
 import { limitModelCalls } from "./limit-model-calls.ts";
@@ -21,6 +21,8 @@ export interface RunModels {
   /** Command mode in front of the primary: `run <tool> …` and `help` never reach a model. */
   model: ChatModel;
   fallbackModel?: ChatModel;
+  /** Waits until the budget settles of this run's calls are written (metered models only). */
+  settled?: () => Promise<void>;
 }
 
 /**
@@ -51,7 +53,13 @@ export function meteredModels(
 ): RunModels {
   const { budget, logger } = s;
   if (!budget) return { model: s.model, ...(s.fallbackModel ? { fallbackModel: s.fallbackModel } : {}) };
-  const meter = (model: ChatModel) => guardBudget(model, { budget, logger, requester });
-  if (s.models) return modelsForRun(s.models, meter);
-  return { model: meter(s.model), ...(s.fallbackModel ? { fallbackModel: meter(s.fallbackModel) } : {}) };
+  const settlements = createSettlements();
+  const meter = (model: ChatModel) => guardBudget(model, { budget, logger, requester, settlements });
+  const settled = settlements.flush;
+  if (s.models) return { ...modelsForRun(s.models, meter), settled };
+  return {
+    model: meter(s.model),
+    ...(s.fallbackModel ? { fallbackModel: meter(s.fallbackModel) } : {}),
+    settled,
+  };
 }

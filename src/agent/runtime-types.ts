@@ -41,6 +41,8 @@ export interface RuntimeDeps {
   limits?: Partial<Limits>;
   onTraceEvent?: (e: TraceEvent) => void;
   signal?: AbortSignal;
+  /** Waits for what the run's model calls still have to write (budget settles); awaited as a run ends. */
+  settled?: () => Promise<void>;
 }
 
 export interface TurnInput {

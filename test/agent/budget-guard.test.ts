@@ -4,6 +4,7 @@ import type { ChatModel, ModelRequest } from "../../src/agent/chat-model.ts";
 import { createCommandModel } from "../../src/agent/command-model.ts";
 import { delegate } from "../../src/agent/delegate.ts";
 import { runTurn } from "../../src/agent/loop.ts";
+import { meteredModels } from "../../src/agent/run-models.ts";
 import type { BudgetRequester, TokenBudget } from "../../src/agent/token-budget.ts";
 import { countTokens, historyTokens, specsTokens } from "../../src/agent/token-count.ts";
 import { silentLogger } from "../../src/logger.ts";
@@ -11,6 +12,7 @@ import { createPolicy } from "../../src/policy/create-policy.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
 import { type BudgetStore, createBudgetStore, utcDay } from "../../src/store/budget-store.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
+import { waitFor } from "../helpers/redis-queue.ts";
 import { type Execution, fixtureTools, testModel, testRegistry, testRun } from "../helpers/runtime.ts";
 import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../helpers/scripted-model.ts";
 
@@ -180,6 +182,51 @@ describe("the budget guard around a run (postgres)", () => {
     // Two calls of 100 + 20 tokens (the scripted usage), nothing left held.
     expect(await scopeRow(store, "user", "U0REAL")).toEqual({ used: 240, reserved: 0 });
     expect(await scopeRow(store, "channel", "C0REAL")).toEqual({ used: 240, reserved: 0 });
+  });
+
+  it("a step's settle is written beside the next step; the run returns once every settle is", async () => {
+    let release = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const settled: number[] = [];
+    const slowSettles: TokenBudget = {
+      reserve: (r, n) => budgets.reserve(r, n),
+      settle: async (held, n) => {
+        await gate;
+        await budgets.settle(held, n);
+        settled.push(n);
+      },
+    };
+    server.enqueue(toolCalls([{ name: "get_current_time" }]), answer("It is 10:00."));
+    const { registry } = testRegistry(fixtureTools([]));
+    let returned = false;
+    // Metered as a run's models are (run-models.ts): the settles are the run's to wait for.
+    const models = meteredModels(
+      { model: testModel(server), budget: slowSettles, logger: silentLogger() },
+      { userId: "U0BESIDE", channelId: "C0BESIDE" },
+    );
+    expect(models.settled).toBeTypeOf("function");
+    const running = runTurn(
+      {
+        run: { ...testRun, userId: "U0BESIDE", channelId: "C0BESIDE" },
+        history: [],
+        userMessage: "what time is it?",
+      },
+      { ...models, registry, logger: silentLogger() },
+    ).then((r) => {
+      returned = true;
+      return r;
+    });
+    // The second step asked the model while the first step's settle was still waiting.
+    await waitFor("the second model request", () => server.requests.length === 2);
+    expect(settled).toEqual([]);
+    expect(returned).toBe(false);
+    release();
+    const r = await running;
+    expect(r.status).toBe("completed");
+    expect(settled).toEqual([120, 120]);
+    expect(await scopeRow(store, "user", "U0BESIDE")).toEqual({ used: 240, reserved: 0 });
   });
 
   it("counts an estimate when the server reports no usage", async () => {

@@ -2,8 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
+import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { bufferedDestination, createLogger } from "../src/logger.ts";
+import { bufferedDestination, createLogger, lineWriter } from "../src/logger.ts";
 import { redact } from "../src/policy/redact.ts";
 import { waitFor } from "./helpers/hermes-harness.ts";
 
@@ -61,5 +62,69 @@ describe("the buffered log destination", () => {
       (destination as unknown as { destroy(): void }).destroy();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the trace's line writer", () => {
+  function memoryLogger(level = "info") {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(...String(chunk).split("\n").filter(Boolean));
+        cb();
+      },
+    });
+    return { lines, log: createLogger({ level, destination: sink, redact }) };
+  }
+  const tick = () => new Promise((r) => setTimeout(r, 10));
+
+  it("writes the line pino would write: same keys in the same order, same redaction", async () => {
+    const fields = {
+      event: "model.response",
+      step: 2,
+      model: "qwen3",
+      toolCalls: ["send_message"],
+      usage: { promptTokens: 100, completionTokens: 20 },
+      error: "could not reach bob@example.com",
+      apiKey: "sk-live-1234567890abcdef",
+      latencyMs: Number.NaN,
+      repairs: [],
+      skipped: undefined,
+    };
+    const { lines, log } = memoryLogger();
+    const parent = log.child({ component: "worker" });
+    const bindings = { runId: "r1", sessionKey: "T:C:1" };
+    parent.child(bindings).info(fields, "model.response");
+    expect(lineWriter(parent, bindings)?.("info", fields, "model.response")).toBe(true);
+    await tick();
+    expect(lines).toHaveLength(2);
+    const [byPino, byWriter] = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect({ ...byWriter, time: 0 }).toEqual({ ...byPino, time: 0 });
+    expect(Object.keys(byWriter!)).toEqual(Object.keys(byPino!));
+    expect(byWriter).toMatchObject({
+      level: 30,
+      app: "hermes",
+      component: "worker",
+      runId: "r1",
+      error: "could not reach [email]",
+      apiKey: "[secret]",
+      latencyMs: null,
+      msg: "model.response",
+    });
+  });
+
+  it("leaves to pino what JSON cannot write, and writes nothing for a level that is off", async () => {
+    const { lines, log } = memoryLogger("warn");
+    const write = lineWriter(log, { runId: "r2" })!;
+    expect(write("info", { event: "run.start" }, "run.start")).toBe(false);
+    const cyclic: Record<string, unknown> = { event: "note" };
+    cyclic.self = cyclic;
+    expect(write("warn", cyclic, "note")).toBe(false);
+    expect(write("warn", { event: "note", n: 10n }, "note")).toBe(false);
+    expect(write("warn", { event: "model.error", error: "HTTP 500" }, "model.error")).toBe(true);
+    await tick();
+    expect(lines.map((l) => JSON.parse(l).event)).toEqual(["model.error"]);
+    // A logger not made by createLogger has none.
+    expect(lineWriter(pino(), {})).toBeUndefined();
   });
 });

@@ -1,4 +1,4 @@
-import type { Logger } from "../logger.ts";
+import { type LineWriter, type Logger, lineWriter } from "../logger.ts";
 
 export type TraceEventType =
   | "run.start"
@@ -69,6 +69,8 @@ export function createTracer(options: {
 }): Tracer {
   const ids = { runId: options.runId, sessionKey: options.sessionKey };
   let child: Logger | undefined;
+  // The run's lines in one JSON.stringify each (logger.ts); pino's own path for what it cannot write.
+  let write: LineWriter | undefined | null = null;
   const tracer: Tracer = {
     step: 0,
     // A pino child costs a serialization of its bindings: made only when something logs through it.
@@ -79,9 +81,11 @@ export function createTracer(options: {
     emit(event, data = {}) {
       const level = event === "model.error" || event === "tool.validation_error" ? "warn" : "info";
       if (logged(event, data) && options.logger.isLevelEnabled(level)) {
-        // Through the run's child: runId and sessionKey are serialized (and redacted) once per run,
-        // not on every line. Object.assign, not a spread: V8 builds a mixed spread key by key.
-        tracer.logger[level](Object.assign({ event, step: tracer.step }, data), event);
+        // runId and sessionKey are bound (and redacted) once per run, not on every line. Object.assign,
+        // not a spread: V8 builds a mixed spread key by key.
+        const line = Object.assign({ event, step: tracer.step }, data);
+        if (write === null) write = lineWriter(options.logger, ids);
+        if (!write?.(level, line, event)) tracer.logger[level](line, event);
       }
       if (options.onEvent) {
         options.onEvent(

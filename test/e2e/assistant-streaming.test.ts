@@ -7,7 +7,12 @@ import { waitFor } from "../helpers/hermes-harness.ts";
 import { answer, toolCalls } from "../helpers/scripted-model.ts";
 import { botReplies } from "../helpers/slack-thread.ts";
 import { completionChunks, randomCutter } from "../helpers/sse-completion.ts";
-import { replacedByAnswer, streamChunks, streamingHermes } from "../helpers/streaming-hermes.ts";
+import {
+  replacedByAnswer,
+  streamChunks,
+  streamedText,
+  streamingHermes,
+} from "../helpers/streaming-hermes.ts";
 
 /**
  * Answers in Slack's assistant split view stream too (HERMES_STREAMING=auto), end to end: the real
@@ -90,12 +95,9 @@ describe("assistant threads stream their answers, end to end through Bolt", () =
       ["`create_ticket`", "in_progress"],
       ["`create_ticket`", "complete"],
     ]);
-    const streamedText = chunks
-      .filter((c) => c.type === "markdown_text")
-      .map((c) => c.text)
-      .join("");
-    expect(streamedText.length).toBeGreaterThan(20);
-    expect(ANSWER.startsWith(streamedText)).toBe(true);
+    const streamed = streamedText(chunks);
+    expect(streamed.length).toBeGreaterThan(20);
+    expect(ANSWER.startsWith(streamed)).toBe(true);
     expect(
       app()
         .emulator.callsTo("chat.stopStream")

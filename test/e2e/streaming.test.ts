@@ -6,7 +6,12 @@ import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-har
 import { answer, toolCalls } from "../helpers/scripted-model.ts";
 import { approvalIdOf, botReplies, cardsIn } from "../helpers/slack-thread.ts";
 import { completionChunks, randomCutter } from "../helpers/sse-completion.ts";
-import { replacedByAnswer, streamChunks, streamingHermes } from "../helpers/streaming-hermes.ts";
+import {
+  replacedByAnswer,
+  streamChunks,
+  streamedText,
+  streamingHermes,
+} from "../helpers/streaming-hermes.ts";
 
 /**
  * Native streaming in the running app (HERMES_STREAMING=auto): Bolt over real HTTP, the Slack
@@ -61,12 +66,9 @@ describe("answers stream into Slack, end to end", () => {
     expect(tasks.map((c) => c.status)).toEqual(["in_progress", "complete"]);
     expect(new Set(tasks.map((c) => c.id)).size).toBe(1);
     expect(tasks[0]!.title).toBe("`get_current_time`");
-    const streamedText = chunks
-      .filter((c) => c.type === "markdown_text")
-      .map((c) => c.text)
-      .join("");
-    expect(streamedText.length).toBeGreaterThan(20);
-    expect(ANSWER.startsWith(streamedText)).toBe(true);
+    const streamed = streamedText(chunks);
+    expect(streamed.length).toBeGreaterThan(20);
+    expect(ANSWER.startsWith(streamed)).toBe(true);
     expect(app().emulator.callsTo("chat.appendStream").length).toBeGreaterThan(0);
     expect(
       app()

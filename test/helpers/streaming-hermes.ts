@@ -50,6 +50,14 @@ export function streamChunks(t: TestHermes): Array<Record<string, unknown>> {
     });
 }
 
+/** The answer text the stream carried: its `markdown_text` chunks, joined. */
+export function streamedText(chunks: Array<Record<string, unknown>>): string {
+  return chunks
+    .filter((c) => c.type === "markdown_text")
+    .map((c) => c.text)
+    .join("");
+}
+
 /** Waits until the streamed message `ts` has been replaced by the answer (a `chat.update` that took). */
 export function replacedByAnswer(t: TestHermes, ts: string): Promise<unknown> {
   return waitFor(

@@ -28,6 +28,17 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
 
+  /** The sandbox page as Li Ming, in #ops, with the page's script errors collected. */
+  async function openOps(): Promise<{ page: Page; errors: string[] }> {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 }, reducedMotion: "reduce" });
+    page.setDefaultTimeout(UI_WAIT_MS);
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(`${origin}/?as=U0USER1#C0OPS`);
+    await visible(page.getByRole("heading", { name: "#ops", level: 1 }));
+    return { page, errors };
+  }
+
   beforeAll(async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
     await model.start();
@@ -52,15 +63,7 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
         toolCalls([{ name: "send_message", args: { to: "<@U0WANGLEI>", text: "Li Ming joins at three" } }]),
         answer("Done — I told Wang Lei you'll join at three."),
       );
-      const page: Page = await browser.newPage({
-        viewport: { width: 1400, height: 900 },
-        reducedMotion: "reduce",
-      });
-      page.setDefaultTimeout(UI_WAIT_MS);
-      const errors: string[] = [];
-      page.on("pageerror", (e) => errors.push(e.message));
-      await page.goto(`${origin}/?as=U0USER1#C0OPS`);
-      await visible(page.getByRole("heading", { name: "#ops", level: 1 }));
+      const { page, errors } = await openOps();
 
       const composer = page.getByRole("combobox", { name: "Message #ops" });
       await composer.click();
@@ -258,15 +261,7 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
   it(
     "a failure sentence and a stop sentence link to their runs, as answers do",
     async () => {
-      const page: Page = await browser.newPage({
-        viewport: { width: 1400, height: 900 },
-        reducedMotion: "reduce",
-      });
-      page.setDefaultTimeout(UI_WAIT_MS);
-      const errors: string[] = [];
-      page.on("pageerror", (e) => errors.push(e.message));
-      await page.goto(`${origin}/?as=U0USER1#C0OPS`);
-      await visible(page.getByRole("heading", { name: "#ops", level: 1 }));
+      const { page, errors } = await openOps();
       const main = page.getByRole("main");
       const thread = page.getByRole("complementary", { name: /Thread/ });
       const panel = page.getByRole("complementary", { name: /Runs/ });

@@ -25,8 +25,9 @@ export function markdownToMrkdwn(markdown: string): string {
 // no `&` or `<` (escaped for Slack), no `@` (e-mail autolinks). Newlines are checked separately.
 const PROSE = /^[\p{L}\p{N}\p{M} .,;:?!'"()%/$€£¥°+=\-–—…‘’“”«»、。！（），：；？]*$/u;
 // What prose characters still start: autolinks, edge or doubled whitespace (trimmed or collapsed),
-// list items (`1.`, `2)`, `- `, `+ `), setext underlines (`=`, `-`), paragraph breaks beyond one.
-const NOT_PLAIN = /www\.|:\/\/|^\s|\s$| \n|\n | {2}|\n\n\n|(?:^|\n)(?:\d+[.)]|[-+=])/i;
+// list items (`1.`, `2)`, `- `, `+ `), setext underlines (`=`, `-`), a one-column table's delimiter
+// row (`:-`, `:-:`: GFM needs no pipes for one column), paragraph breaks beyond one.
+const NOT_PLAIN = /www\.|:\/\/|^\s|\s$| \n|\n | {2}|\n\n\n|(?:^|\n)(?:\d+[.)]|[-+=]|:-)/i;
 
 /**
  * Plain prose (most short answers) converts to itself: checked without parsing, so it skips the

@@ -78,6 +78,8 @@ describe("markdownToMrkdwn", () => {
       "see www.example.com",
       "x\n- y",
       " lead",
+      "a\n:-",
+      "Status\n:-: done",
       "mail a@b.co",
       "",
     ]) {

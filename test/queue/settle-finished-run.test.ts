@@ -31,6 +31,19 @@ describe("a finished run's answer shown again after a crash", () => {
   /** The worker "died" after the run finished: the event is unfinished again and its job comes back. */
   async function handOutAgain(d: Delivery, text: string) {
     const ts = d.message!.ts;
+    // The first worker marks the event done after it has posted: wait for that mark, or it would
+    // land after the reset below and undo it.
+    await waitFor(
+      async () =>
+        (
+          await execSql<{ status: string }>(
+            t.hermes.services.db.db,
+            `select status from slack_events where event_id = '${d.eventId}'`,
+          )
+        )[0]?.status === "done",
+      30_000,
+      "the first worker's done mark",
+    );
     await execSql(
       t.hermes.services.db.db,
       `update slack_events set status = 'received', finished_at = null where event_id = '${d.eventId}'`,

@@ -129,6 +129,10 @@ export const envSchema = z.object({
   HERMES_WORKER_CONCURRENCY: int(32, 1, 1000),
   // Model calls in flight at once per process, primary and fallback together
   HERMES_MODEL_CONCURRENCY: int(8, 1, 1000),
+  // Redis queue: how long a job's lock outlives its worker; a dead worker's turn waits about this (up to 1.5×) for another
+  HERMES_QUEUE_LOCK_SECONDS: int(60, 5, 3600),
+  // How often each process re-reads the schedules (ones added or removed in another process show up then)
+  HERMES_SCHEDULE_RELOAD_SECONDS: int(60, 1, 3600),
   // Daily token budgets (UTC days) per requester and per channel; per-user/channel overrides live in the DB
   HERMES_BUDGET_USER_TOKENS_PER_DAY: tokensPerDay,
   HERMES_BUDGET_CHANNEL_TOKENS_PER_DAY: tokensPerDay,

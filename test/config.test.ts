@@ -123,4 +123,23 @@ describe("loadConfig", () => {
       'HERMES_WORKER_CONCURRENCY must be a whole number from 1 to 1000 (got "0")',
     ]);
   });
+
+  it("times a dead worker's failover and the schedule reload: defaults, overrides, clear refusals", () => {
+    const d = loadConfig({}).env;
+    expect([d.HERMES_QUEUE_LOCK_SECONDS, d.HERMES_SCHEDULE_RELOAD_SECONDS]).toEqual([60, 60]);
+    const set = loadConfig({ HERMES_QUEUE_LOCK_SECONDS: "15", HERMES_SCHEDULE_RELOAD_SECONDS: "5" }).env;
+    expect([set.HERMES_QUEUE_LOCK_SECONDS, set.HERMES_SCHEDULE_RELOAD_SECONDS]).toEqual([15, 5]);
+    let err: unknown;
+    try {
+      // A lock shorter than a few seconds would be lost by a live worker in a GC pause: refused.
+      loadConfig({ HERMES_QUEUE_LOCK_SECONDS: "1", HERMES_SCHEDULE_RELOAD_SECONDS: "0" });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConfigError);
+    expect([...(err as ConfigError).problems].sort()).toEqual([
+      'HERMES_QUEUE_LOCK_SECONDS must be a whole number from 5 to 3600 (got "1")',
+      'HERMES_SCHEDULE_RELOAD_SECONDS must be a whole number from 1 to 3600 (got "0")',
+    ]);
+  });
 });

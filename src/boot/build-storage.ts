@@ -69,7 +69,13 @@ export async function buildStorage(
       })
     : createMemorySessionStore({ ttlSeconds: env.HERMES_SESSION_TTL_SECONDS });
   const queue: TurnQueue = env.REDIS_URL
-    ? createBullmqTurnQueue({ redis: env.REDIS_URL, logger, prefix: env.HERMES_REDIS_PREFIX })
+    ? createBullmqTurnQueue({
+        redis: env.REDIS_URL,
+        logger,
+        prefix: env.HERMES_REDIS_PREFIX,
+        lockDurationMs: env.HERMES_QUEUE_LOCK_SECONDS * 1000,
+        stalledIntervalMs: env.HERMES_QUEUE_LOCK_SECONDS * 500,
+      })
     : createMemoryTurnQueue({ logger });
   return {
     handle,

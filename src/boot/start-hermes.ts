@@ -219,6 +219,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const scheduler = createScheduler({
     store: storage.schedules,
     logger,
+    refreshMs: env.HERMES_SCHEDULE_RELOAD_SECONDS * 1000,
     onFire: (fire) => fireSchedule(parts, fire),
   });
   if (slackApp && receiving && intake) {

@@ -221,6 +221,10 @@ describe("restart recovery in production mode", () => {
         decision: "approved",
       });
       expect(decided.kind).toBe("decided");
+      // …and a while ago: the sweep leaves a decision younger than 15 s to its click's own enqueue.
+      await outside.db.execute(
+        sql`UPDATE approvals SET decided_at = decided_at - interval '30 seconds' WHERE id = ${approvalId}`,
+      );
       model.reset();
       model.enqueue(answer("Told Wang Lei, after the restart."));
     });

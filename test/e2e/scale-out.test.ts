@@ -46,10 +46,14 @@ const OVERLAP_DELAY_MS = 250;
 /** The killed worker's model call: never answered before the process is gone. */
 const HOLD_MS = 10 * 60_000;
 /**
- * Bounds on waits that only catch a hang (the test waits on conditions, never on time). A dead
- * worker's job goes back to the queue once its lock (60 s) expires and a stalled check (every 30 s)
- * sees it: about 60–90 s after the kill.
+ * A dead worker's job goes back to the queue once its lock expires and a stalled check (every half
+ * of the lock) sees it: 15–23 s after the kill here (production default 60 s). A live worker renews
+ * its locks every 7.5 s, far more often than a busy machine stalls an event loop.
  */
+const QUEUE_LOCK_SECONDS = 15;
+/** Every process re-reads the schedules this often (default 60 s), so schedule B is seen in time. */
+const SCHEDULE_RELOAD_SECONDS = 5;
+/** Bounds on waits that only catch a hang (the test waits on conditions, never on time). */
 const TURNS_CEILING_MS = 240_000;
 const RECOVERY_CEILING_MS = 300_000;
 
@@ -245,7 +249,12 @@ describe("scale-out: 2 receivers + 3 workers as separate processes on one Redis 
           redisPrefix,
           dataDir: dir!.path,
           modelBaseUrl: `${model.baseURL.replace(/\/v1$/, "")}/p/${label}/v1`,
-          extra: { HERMES_HTTP_TOOLS: toolsFile, HERMES_TURN_TIMEOUT_SECONDS: "600" },
+          extra: {
+            HERMES_HTTP_TOOLS: toolsFile,
+            HERMES_TURN_TIMEOUT_SECONDS: "600",
+            HERMES_QUEUE_LOCK_SECONDS: String(QUEUE_LOCK_SECONDS),
+            HERMES_SCHEDULE_RELOAD_SECONDS: String(SCHEDULE_RELOAD_SECONDS),
+          },
         }),
     });
     const { receivers } = cluster;
@@ -256,12 +265,12 @@ describe("scale-out: 2 receivers + 3 workers as separate processes on one Redis 
       );
     turnTakers = [...(RECEIVERS_RUN_TURNS ? receivers : []), ...cluster.workers].map((m) => m.label);
 
-    // Schedule B: added while every process runs; each sees it at its next reload (every 60 s) and
+    // Schedule B: added while every process runs; each sees it at its next reload (every 5 s) and
     // arms a timer for the same instant, so they all try to claim the one fire at once.
     scheduled.set(
       "B",
       await schedules.add({
-        cron: yearlyAt(new Date(Date.now() + 75_000)),
+        cron: yearlyAt(new Date(Date.now() + 30_000)),
         channelId: SCHEDULE_CHANNEL,
         prompt: "sched-B: report the queue length",
         ownerId: "U0ADMIN",

@@ -149,6 +149,9 @@ describe("Socket Mode acks", () => {
       HERMES_MODEL: "scripted",
       OPENAI_API_KEY: "k",
       HERMES_MODEL_MAX_RETRIES: "0",
+      // The emulator enforces no rate limits here: this test is about acks, not Slack's pacing (at
+      // Slack's real rates, 40 answers in one channel take ~40 s; test/slack/rate-limit covers that).
+      HERMES_SLACK_RATE_SCALE: "1000",
     };
     hermes = await startHermes({ config: loadConfig(env), logger: silentLogger(), rawEnv: env });
     await waitFor(() => gateway.connected(), 30_000, "the Socket Mode connection");

@@ -298,16 +298,24 @@ describe("Redis killed or flushed under a running Hermes", () => {
     await redis.kill9();
     await waitFor(async () => (await health()).status === 503, 30_000, "degraded");
     model.enqueue(answer("Told Wang Lei, no restart needed."));
+    const queueDown = () =>
+      t.ws
+        .ephemeralMessages(CHANNEL, "U0USER1")
+        .filter((m) => m.text.includes("Your decision is recorded (approved). My queue is unavailable"));
+    const toldBefore = queueDown().length; // the test before this one was told so too
     expect((await clickApprove(card, approvalId)).status).toBe(200);
     await waitFor(
       async () => (await t.hermes.services.approvals.get(approvalId))?.status === "approved",
       60_000,
       "the approval is recorded",
     );
-    // The outage lasts a while (a crashed cache is not back in milliseconds). ioredis keeps a command
-    // in its offline queue across up to three reconnect attempts (up to 2 s apart) before failing it:
-    // 10 s makes the click's enqueue meet a Redis that is gone, not one that is coming back.
-    await sleep(10_000);
+    // The outage lasts until the click's enqueue has failed (ioredis keeps a command in its offline
+    // queue across up to three reconnect attempts before failing it): the clicker is told why.
+    await waitFor(
+      () => queueDown().length > toldBefore,
+      60_000,
+      "the clicker is told the queue is unavailable",
+    );
     await redis.start();
     await waitFor(healthy, 60_000, "healthy after Redis is back");
     // Background sweeps run every 10 s: three of them are plenty.

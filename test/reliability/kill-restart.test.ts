@@ -32,6 +32,11 @@ const userText = (r: RecordedRequest) =>
 const hasToolResult = (r: RecordedRequest) => r.body.messages.some((m) => m.role === "tool");
 /** Long enough to hold a worker slot until the test kills the process; never answered in time. */
 const HOLD_MS = 10 * 60_000;
+/**
+ * Redis mode: a dead worker's jobs come back once their lock expires and a stalled check sees them,
+ * 10–15 s after the kill here (production default 60 s).
+ */
+const QUEUE_LOCK_SECONDS = 10;
 /** Turns a process runs at once here: few, so that a handful of hanging turns hold every slot. */
 const WORKER_SLOTS = 4;
 
@@ -76,6 +81,7 @@ describe.each([
         extra: {
           HERMES_HTTP_TOOLS: effects.writeToolsFile(dir.path),
           HERMES_WORKER_CONCURRENCY: String(WORKER_SLOTS),
+          HERMES_QUEUE_LOCK_SECONDS: String(QUEUE_LOCK_SECONDS),
           ...extra,
         },
       }),
@@ -228,7 +234,8 @@ describe.each([
 
   it("(b) killed while a side-effecting tool runs: reconciled as interrupted, the thread told, never executed again", async () => {
     await kill9();
-    // The smallest turn budget: Redis-mode reconciliation waits for calls older than a turn + 60 s.
+    // The smallest turn budget. Redis mode: the queue hands the dead worker's job out again once its
+    // lock expires, and that run settles the call (reconciliation would wait for a turn + 60 s).
     await start({ HERMES_TURN_TIMEOUT_SECONDS: "5" });
     effects.hold();
     const before = effects.effects.length;

@@ -5,6 +5,7 @@ import { LogLevel } from "@slack/logger";
 import { type HttpHandler, type RouteServer, startRouteServer } from "../boot/route-server.ts";
 import type { Logger } from "../logger.ts";
 import { ackUnhandled } from "./ack-unhandled.ts";
+import { deliverEventCallback, eventCallbackOf } from "./direct-events.ts";
 import { type RecordEvent, RecordFirstApp } from "./record-first-app.ts";
 import { createRequestGuard, type GuardedRequest, isEventsRequest } from "./request-guard.ts";
 import { slackLogger } from "./slack-logger.ts";
@@ -114,7 +115,8 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   }
 
   if (!options.signingSecret) throw new Error("SLACK_SIGNING_SECRET is required in HTTP mode");
-  // Bolt's plain HTTP receiver, fed by our server: no Express routing on the way to an ack.
+  // Bolt's plain HTTP receiver, fed by our server: no Express routing on the way to an ack. Events API
+  // callbacks, the bulk of requests, skip it too (`direct-events.ts`).
   const receiver = new HTTPReceiver({
     signingSecret: options.signingSecret,
     endpoints: ["/slack/events"],
@@ -147,14 +149,17 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   const guard = createRequestGuard({ signingSecret: options.signingSecret, logger: options.logger });
   // Our routes first, then the request guard (signature, timestamps, body shape), then Bolt's router.
   const arriving = options.events?.arriving;
-  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: GuardedRequest, res: ServerResponse) => {
     if (arriving && isEventsRequest(req)) {
       const answered = arriving();
       res.once("close", answered);
     }
     try {
       if ((await serve(req, res)) || (await guard(req, res))) return;
-      receiver.requestListener(req, res);
+      // Events API callbacks go straight to the App (the guard parsed them); the rest through Bolt's receiver.
+      const callback = eventCallbackOf(req);
+      if (callback) await deliverEventCallback(app, req, res, callback, options.logger);
+      else receiver.requestListener(req, res);
     } catch (err) {
       options.logger.error({ err, url: req.url }, "HTTP request failed");
       if (!res.headersSent) res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });

@@ -13,6 +13,8 @@ export interface GuardedRequest extends IncomingMessage {
   rawBody?: Buffer;
   /** sha256 (hex) of the signed body: how a replayed command or click is recognised. */
   hermesBodySha256?: string;
+  /** The body as the guard parsed and checked it (an event callback goes on to the App with it). */
+  hermesPayload?: Record<string, unknown>;
 }
 
 /**
@@ -77,6 +79,7 @@ export function createRequestGuard(options: {
     if (decision.kind === "ignore") return refuse(200, `ignored: ${decision.reason}`, "info");
 
     req.rawBody = raw;
+    req.hermesPayload = decision.body;
     req.hermesBodySha256 = hash("sha256", raw, "hex");
     // Bolt compares the content type exactly; parameters (`; charset=…`) would make it parse a form as JSON.
     req.headers["content-type"] = mediaType(req.headers["content-type"]);

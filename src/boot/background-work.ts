@@ -5,6 +5,7 @@ import type { Logger } from "../logger.ts";
 import type { TurnOutput } from "../queue/turn-output.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { Scheduler } from "../schedules/scheduler.ts";
+import { abandonedNotice } from "../slack/interrupted-notice.ts";
 import type { SlackOutput } from "../slack/slack-output.ts";
 import { reconcileInterrupted } from "../store/reconcile.ts";
 import { startRetentionSweeps } from "../store/retention-schedule.ts";
@@ -54,7 +55,7 @@ export async function startBackgroundWork(
       options.recoverTurns?.(),
       // With several replicas a call younger than a turn may still be running elsewhere, so start-up
       // leaves it; this later pass marks it once it is old enough (a quick restart is no escape).
-      reconcile ? reconcileInterruptedCalls(s) : 0,
+      reconcile ? reconcileInterruptedCalls(s).then(() => abandonStaleRuns(s)) : 0,
     ]).then(
       () => undefined,
       (err: unknown) => log.warn({ err: errorMessage(err) }, "background sweep failed"),
@@ -108,6 +109,41 @@ export async function resumeDecidedRuns(s: Pick<BackgroundDeps, "runs" | "queue"
     );
   }
   return due.length;
+}
+
+/** Why an abandoned run stopped (its `stop_reason`, shown by `/hermes run` and the Runs panel). */
+export const ABANDONED_REASON = "Its worker died and no other worker continued it.";
+
+/**
+ * Runs left `running` that nobody will continue: with Redis, the queue hands a dead worker's job to
+ * another worker once (a second death fails the job, so a turn that kills workers cannot take the
+ * fleet down), and then the run would stay `running` for good. Once it has had no update for longer
+ * than a turn, plus the queue's hand-over time and a minute, it is marked failed, its event finished,
+ * and its thread told once. Embedded: one process, whose start-up continues every running run.
+ */
+export async function abandonStaleRuns(
+  s: Pick<BackgroundDeps, "config" | "limits" | "runs" | "events" | "output" | "logger">,
+): Promise<number> {
+  if (!s.config.env.REDIS_URL) return 0;
+  const handOverMs = s.config.env.HERMES_QUEUE_LOCK_SECONDS * 1500;
+  const olderThanMs = (s.limits.turnTimeoutMs ?? 300_000) + handOverMs + 60_000;
+  const stale = await s.runs.abandonStale(olderThanMs, ABANDONED_REASON);
+  for (const record of stale) {
+    const { runId, sessionKey } = record;
+    s.logger.warn({ runId, sessionKey }, "run abandoned: its worker died and no other continued it");
+    if (record.eventId)
+      await s.events
+        .finish(record.eventId, "failed")
+        .catch((err: unknown) =>
+          s.logger.warn({ err: errorMessage(err), runId }, "could not finish its event"),
+        );
+    const { channelId, threadTs } = record.snapshot.run;
+    if (!channelId || !threadTs) continue;
+    await s.output
+      .postAnswer(abandonedNotice(runId), { channel: channelId, threadTs }, { runId })
+      .catch((err: unknown) => s.logger.warn({ err: errorMessage(err), runId }, "could not tell the thread"));
+  }
+  return stale.length;
 }
 
 /**

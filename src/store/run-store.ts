@@ -56,6 +56,12 @@ export interface RunStore {
    */
   listPausedAllDecided(): Promise<Array<{ runId: string; approvalId: string }>>;
   latestPausedForSession(sessionKey: string): Promise<RunRecord | undefined>;
+  /**
+   * Marks `failed` (with `stopReason`) the runs still `running` with no update for `olderThanMs`:
+   * longer than any turn and than the queue takes to hand a dead worker's job out again, so nobody
+   * runs them any more. One statement: with several replicas sweeping, each run is returned once.
+   */
+  abandonStale(olderThanMs: number, stopReason: string): Promise<RunRecord[]>;
 }
 
 const columns = {
@@ -237,6 +243,20 @@ export function createRunStore({ db }: { db: Database }): RunStore {
           .where(eq(runs.id, runId))
           .returning({ id: runs.id });
         return rows.length > 0;
+      },
+
+      async abandonStale(olderThanMs, stopReason) {
+        const rows = await db
+          .update(runs)
+          .set({ status: "failed", stopReason, updatedAt: sql`now()`, finishedAt: sql`now()` })
+          .where(
+            and(
+              eq(runs.status, "running"),
+              sql`${runs.updatedAt} < now() - make_interval(secs => ${olderThanMs / 1000})`,
+            ),
+          )
+          .returning(columns);
+        return rows.map(toRecord);
       },
 
       async latestPausedForSession(sessionKey) {

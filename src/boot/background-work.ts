@@ -9,6 +9,7 @@ import { abandonedNotice } from "../slack/interrupted-notice.ts";
 import type { SlackOutput } from "../slack/slack-output.ts";
 import { reconcileInterrupted } from "../store/reconcile.ts";
 import { startRetentionSweeps } from "../store/retention-schedule.ts";
+import type { RunRecord } from "../store/run-store.ts";
 import type { Storage } from "../store/storage.ts";
 import { startConfiguredAuditCheckpoints } from "./audit-checkpoints.ts";
 
@@ -118,16 +119,23 @@ export const ABANDONED_REASON = "Its worker died and no other worker continued i
  * Runs left `running` that nobody will continue: with Redis, the queue hands a dead worker's job to
  * another worker once (a second death fails the job, so a turn that kills workers cannot take the
  * fleet down), and then the run would stay `running` for good. Once it has had no update for longer
- * than a turn, plus the queue's hand-over time and a minute, it is marked failed, its event finished,
- * and its thread told once. Embedded: one process, whose start-up continues every running run.
+ * than a turn, plus the queue's hand-over time and a minute, and no job that would continue it is
+ * still queued (a long backlog), it is marked failed, its event finished, and its thread told once.
+ * Embedded: one process, whose start-up continues every running run.
  */
 export async function abandonStaleRuns(
-  s: Pick<BackgroundDeps, "config" | "limits" | "runs" | "events" | "output" | "logger">,
+  s: Pick<
+    BackgroundDeps,
+    "config" | "limits" | "runs" | "events" | "approvals" | "queue" | "output" | "logger"
+  >,
 ): Promise<number> {
   if (!s.config.env.REDIS_URL) return 0;
   const handOverMs = s.config.env.HERMES_QUEUE_LOCK_SECONDS * 1500;
   const olderThanMs = (s.limits.turnTimeoutMs ?? 300_000) + handOverMs + 60_000;
-  const stale = await s.runs.abandonStale(olderThanMs, ABANDONED_REASON);
+  const candidates = await s.runs.listStale(olderThanMs);
+  const due: string[] = [];
+  for (const run of candidates) if (!(await continuationQueued(s, run))) due.push(run.runId);
+  const stale = await s.runs.abandonStale(due, olderThanMs, ABANDONED_REASON);
   for (const record of stale) {
     const { runId, sessionKey } = record;
     s.logger.warn({ runId, sessionKey }, "run abandoned: its worker died and no other continued it");
@@ -144,6 +152,20 @@ export async function abandonStaleRuns(
       .catch((err: unknown) => s.logger.warn({ err: errorMessage(err), runId }, "could not tell the thread"));
   }
   return stale.length;
+}
+
+/** Whether a job that would continue `run` is still queued or running: its turn's, or a resume's. */
+async function continuationQueued(
+  s: Pick<BackgroundDeps, "approvals" | "queue">,
+  run: RunRecord,
+): Promise<boolean> {
+  const ids = [
+    ...(run.eventId ? [`turn:${run.eventId}`] : []),
+    `resume:${run.runId}:recover`,
+    ...(await s.approvals.listForRun(run.runId)).map((a) => `resume:${run.runId}:${a.id}`),
+  ];
+  for (const id of ids) if (await s.queue.isPending(id)) return true;
+  return false;
 }
 
 /**

@@ -230,8 +230,18 @@ export function createBullmqTurnQueue(options: BullmqTurnQueueOptions): TurnQueu
         failed: counts.failed ?? 0,
       };
     },
+
+    async isPending(jobId) {
+      const state = await queue.getJobState(toBullJobId(jobId)).catch((cause: unknown) => {
+        throw new HermesError("storage_unavailable", "The job queue (Redis) cannot be reached.", { cause });
+      });
+      return PENDING_STATES.has(state);
+    },
   };
 }
+
+/** BullMQ's states of a job that will still run (or is running). */
+const PENDING_STATES = new Set<string>(["waiting", "prioritized", "waiting-children", "delayed", "active"]);
 
 async function quit(client: Redis): Promise<void> {
   await client.quit().catch(() => client.disconnect());

@@ -45,6 +45,7 @@ export function createDurableTurnQueue(o: {
     pause: () => queue.pause(),
     stop: (options) => queue.stop(options),
     counts: () => queue.counts(),
+    isPending: (jobId) => queue.isPending(jobId),
 
     async recoverPending(claimedBefore = startedAt) {
       const claimed = await pending.claimPending(claimedBefore);

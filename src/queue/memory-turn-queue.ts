@@ -194,5 +194,9 @@ export function createMemoryTurnQueue(options: MemoryTurnQueueOptions): TurnQueu
     async counts() {
       return { waiting: waiting.length, delayed: delayed.size, active: active.size, failed: failed.size };
     },
+
+    async isPending(jobId) {
+      return waitingIds.has(jobId) || delayed.has(jobId) || active.has(jobId);
+    },
   };
 }

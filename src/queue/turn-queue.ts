@@ -70,6 +70,8 @@ export interface TurnQueue {
   stop(options?: StopOptions): Promise<void>;
   /** For `/healthz` and tests. */
   counts(): Promise<QueueCounts>;
+  /** Whether a job with this id is waiting, delayed for a retry or running (not done, failed or unknown). */
+  isPending(jobId: string): Promise<boolean>;
 }
 
 export const DEFAULT_STOP_TIMEOUT_MS = 30_000;

@@ -57,11 +57,16 @@ export interface RunStore {
   listPausedAllDecided(): Promise<Array<{ runId: string; approvalId: string }>>;
   latestPausedForSession(sessionKey: string): Promise<RunRecord | undefined>;
   /**
-   * Marks `failed` (with `stopReason`) the runs still `running` with no update for `olderThanMs`:
-   * longer than any turn and than the queue takes to hand a dead worker's job out again, so nobody
-   * runs them any more. One statement: with several replicas sweeping, each run is returned once.
+   * Runs still `running` with no update for `olderThanMs` (oldest first, at most 100): longer than any
+   * turn and than the queue takes to hand a dead worker's job out again.
    */
-  abandonStale(olderThanMs: number, stopReason: string): Promise<RunRecord[]>;
+  listStale(olderThanMs: number): Promise<RunRecord[]>;
+  /**
+   * Marks `failed` (with `stopReason`) those of `runIds` that are still `running` with no update for
+   * `olderThanMs`, and returns them. One statement: with several replicas sweeping, each run is
+   * returned once.
+   */
+  abandonStale(runIds: string[], olderThanMs: number, stopReason: string): Promise<RunRecord[]>;
 }
 
 const columns = {
@@ -83,6 +88,10 @@ const recordColumns = ({ run }: RunSnapshot) => ({
   // The cost adds up from 0; it becomes null (unknown) once a model without a price answers.
   costUsd: 0,
 });
+
+/** No update for `olderThanMs` (by Postgres's clock: one clock for every replica). */
+const staleSince = (olderThanMs: number) =>
+  sql`${runs.updatedAt} < now() - make_interval(secs => ${olderThanMs / 1000})`;
 
 // jsonb holds plain JSON; the loop wrote the snapshot as JSON, so reading it back is the same value.
 const toRecord = (row: Omit<RunRecord, "snapshot"> & { snapshot: unknown }): RunRecord => ({
@@ -245,16 +254,22 @@ export function createRunStore({ db }: { db: Database }): RunStore {
         return rows.length > 0;
       },
 
-      async abandonStale(olderThanMs, stopReason) {
+      async listStale(olderThanMs) {
+        const rows = await db
+          .select(columns)
+          .from(runs)
+          .where(and(eq(runs.status, "running"), staleSince(olderThanMs)))
+          .orderBy(asc(runs.updatedAt), asc(runs.id))
+          .limit(100);
+        return rows.map(toRecord);
+      },
+
+      async abandonStale(runIds, olderThanMs, stopReason) {
+        if (runIds.length === 0) return [];
         const rows = await db
           .update(runs)
           .set({ status: "failed", stopReason, updatedAt: sql`now()`, finishedAt: sql`now()` })
-          .where(
-            and(
-              eq(runs.status, "running"),
-              sql`${runs.updatedAt} < now() - make_interval(secs => ${olderThanMs / 1000})`,
-            ),
-          )
+          .where(and(inArray(runs.id, runIds), eq(runs.status, "running"), staleSince(olderThanMs)))
           .returning(columns);
         return rows.map(toRecord);
       },

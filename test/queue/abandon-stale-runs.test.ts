@@ -2,6 +2,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ABANDONED_REASON, abandonStaleRuns } from "../../src/boot/background-work.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+import { turnJob } from "../helpers/redis-queue.ts";
 import { answer, ScriptedModelServer } from "../helpers/scripted-model.ts";
 
 const CHANNEL = "C0OPS";
@@ -109,5 +110,27 @@ describe.each([
     // A later sweep finds nothing more to do, and the thread is not told twice.
     expect(await abandonStaleRuns(t.hermes.services)).toBe(0);
     expect(botReplies(dead.ts).filter((m) => m.text.includes("stopped when the process"))).toHaveLength(1);
+
+    // A stale run whose turn job is still queued (handed back, waiting behind a long backlog) is left
+    // for that job to continue. The workers are paused, so the job stays waiting.
+    const queued = await deadRun(`queued-run ${redis}`, 3600);
+    await t.hermes.services.queue.pause();
+    const { sessionKey } = (await t.hermes.services.runs.get(queued.runId))!;
+    const jobId = `turn:${queued.eventId}`;
+    await t.hermes.services.queue.enqueue(
+      turnJob({
+        sessionKey,
+        channelId: CHANNEL,
+        threadTs: queued.ts,
+        messageTs: queued.ts,
+        userId: "U0USER1",
+        eventId: queued.eventId,
+        text: "<@U0HERMES> queued-run",
+      }),
+      { jobId },
+    );
+    expect(await t.hermes.services.queue.isPending(jobId)).toBe(true);
+    expect(await abandonStaleRuns(t.hermes.services)).toBe(0);
+    expect((await runRow(queued.runId))!.status).toBe("running");
   }, 120_000);
 });

@@ -97,6 +97,33 @@ describe.each(backends)("TurnQueue ($name)", (backend) => {
     await waitFor("the id to be usable again", () => runs.length === 2);
   });
 
+  it("isPending: true while a job waits or runs, false once it is done, failed, or was never queued", async () => {
+    const queue = backend.open(newQueueName());
+    const jobId = "turn:T0001:EvPENDING";
+    expect(await queue.isPending(jobId)).toBe(false);
+    await queue.enqueue(turnJob({ text: "pending" }), { jobId });
+    expect(await queue.isPending(jobId)).toBe(true); // waiting: no worker yet
+    let release: () => void = () => undefined;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started = false;
+    await queue.process(async (job) => {
+      if (job.type === "turn" && job.text === "fails") throw new Error("boom");
+      started = true;
+      await held;
+    });
+    await waitFor("the job to start", () => started);
+    expect(await queue.isPending(jobId)).toBe(true); // running
+    release();
+    await waitFor("the job to be done", async () => !(await queue.isPending(jobId)));
+    // A failed turn (turns are never retried) is not pending either, though its id is still known.
+    const failedId = "turn:T0001:EvFAILED";
+    await queue.enqueue(turnJob({ text: "fails" }), { jobId: failedId });
+    await waitFor("the failed job to settle", async () => (await queue.counts()).failed === 1);
+    expect(await queue.isPending(failedId)).toBe(false);
+  });
+
   it("never runs more than `concurrency` jobs at once", async () => {
     const queue = backend.open(newQueueName());
     let running = 0;

@@ -293,29 +293,26 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
         "refusal",
       );
       model.enqueue(answer("Done by admin approval."));
-      await Promise.all([
+      // The admin's double click: both at once. (Which of two different deciders wins a race is
+      // whichever Postgres takes first: test/policy/approval-concurrency and approval-attacks race
+      // approves against rejects; here the admin's approval must be the decision.)
+      const approve = () =>
         t.sender.blockAction({
           user: "U0ADMIN",
           actionId: "hermes.approve",
           value: approvalId,
           channel: "C0OPS",
           messageTs: card.ts,
-        }),
-        t.sender.blockAction({
-          user: "U0ADMIN",
-          actionId: "hermes.approve",
-          value: approvalId,
-          channel: "C0OPS",
-          messageTs: card.ts,
-        }),
-        t.sender.blockAction({
-          user: "U0USER1",
-          actionId: "hermes.reject",
-          value: approvalId,
-          channel: "C0OPS",
-          messageTs: card.ts,
-        }),
-      ]);
+        });
+      await Promise.all([approve(), approve()]);
+      // The requester's reject, once the admin has decided: too late.
+      await t.sender.blockAction({
+        user: "U0USER1",
+        actionId: "hermes.reject",
+        value: approvalId,
+        channel: "C0OPS",
+        messageTs: card.ts,
+      });
       await waitFor(
         () => botReplies(t, "C0OPS", ts).find((m) => m.text === "Done by admin approval."),
         30_000,

@@ -2,6 +2,7 @@ import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import type { Config } from "../config.ts";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
+import { RESUME_CAUSES, resumeJobId, turnJobId } from "../queue/jobs.ts";
 import type { TurnOutput } from "../queue/turn-output.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { Scheduler } from "../schedules/scheduler.ts";
@@ -84,7 +85,7 @@ export async function expireApprovals(
     if (a.runId) {
       await s.queue.enqueue(
         { type: "resume", runId: a.runId, approvalId: a.id, reason: "expired" },
-        { jobId: `resume:${a.runId}:${a.id}` },
+        { jobId: resumeJobId(a.runId, a.id) },
       );
     }
   }
@@ -106,7 +107,7 @@ export async function resumeDecidedRuns(s: Pick<BackgroundDeps, "runs" | "queue"
   for (const { runId, approvalId } of due) {
     await s.queue.enqueue(
       { type: "resume", runId, approvalId, reason: "decided" },
-      { jobId: `resume:${runId}:${approvalId}` },
+      { jobId: resumeJobId(runId, approvalId) },
     );
   }
   return due.length;
@@ -157,12 +158,12 @@ export async function abandonStaleRuns(
 /** Whether a job that would continue `run` is still queued or running: its turn's, or a resume's. */
 async function continuationQueued(
   s: Pick<BackgroundDeps, "approvals" | "queue">,
-  run: RunRecord,
+  run: Pick<RunRecord, "runId" | "eventId">,
 ): Promise<boolean> {
   const ids = [
-    ...(run.eventId ? [`turn:${run.eventId}`] : []),
-    `resume:${run.runId}:recover`,
-    ...(await s.approvals.listForRun(run.runId)).map((a) => `resume:${run.runId}:${a.id}`),
+    ...(run.eventId ? [turnJobId(run.eventId)] : []),
+    ...RESUME_CAUSES.map((cause) => resumeJobId(run.runId, cause)),
+    ...(await s.approvals.listForRun(run.runId)).map((a) => resumeJobId(run.runId, a.id)),
   ];
   for (const id of ids) if (await s.queue.isPending(id)) return true;
   return false;

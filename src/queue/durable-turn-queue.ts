@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.ts";
-import { parseQueueJob } from "./jobs.ts";
+import { parseQueueJob, turnJobId } from "./jobs.ts";
 import type { TurnQueue } from "./turn-queue.ts";
 
 /** Where turn jobs wait durably until their event finishes (`slack_events.payload`). */
@@ -58,7 +58,7 @@ export function createDurableTurnQueue(o: {
           continue;
         }
         // The same job id as the receiver's, so a turn already queued here is not queued twice.
-        await queue.enqueue(parsed.job, { jobId: `turn:${eventId}` });
+        await queue.enqueue(parsed.job, { jobId: turnJobId(eventId) });
         queued.push(eventId);
       }
       if (queued.length > 0)

@@ -29,6 +29,13 @@ export const resumeJobSchema = z.object({
 export const queueJobSchema = z.discriminatedUnion("type", [turnJobSchema, resumeJobSchema]);
 
 export type QueueJob = z.infer<typeof queueJobSchema>;
+
+/** The queue id of a Slack event's turn: every producer uses it, so the turn is queued once. */
+export const turnJobId = (eventId: string) => `turn:${eventId}`;
+/** What may resume a run, besides each of its approvals (by approval id). */
+export const RESUME_CAUSES = ["recover", "cancel"] as const;
+/** The queue id of a run's resume by one of its approvals (its id) or a `RESUME_CAUSES` cause. */
+export const resumeJobId = (runId: string, by: string) => `resume:${runId}:${by}`;
 export type QueueJobType = QueueJob["type"];
 export type TurnJob = z.infer<typeof turnJobSchema>;
 export type ResumeJob = z.infer<typeof resumeJobSchema>;

@@ -6,6 +6,7 @@ import type { Logger } from "../logger.ts";
 import { type CallSettlement, settleRunCalls } from "../store/reconcile.ts";
 import type { Storage } from "../store/storage.ts";
 import type { DurableTurnQueue } from "./durable-turn-queue.ts";
+import { resumeJobId } from "./jobs.ts";
 import type { TurnOutput } from "./turn-output.ts";
 import type { TurnQueue } from "./turn-queue.ts";
 
@@ -100,7 +101,7 @@ export async function recoverUnfinishedWork(
     if (run.eventId && requeued.has(run.eventId)) continue; // its turn job continues it
     await s.queue.enqueue(
       { type: "resume", runId: run.runId, reason: "decided" },
-      { jobId: `resume:${run.runId}:recover` },
+      { jobId: resumeJobId(run.runId, "recover") },
     );
   }
 }

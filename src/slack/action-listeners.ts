@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import { errorMessage } from "../errors.ts";
 import type { Approval, DecideResult } from "../policy/approval-store.ts";
 import { resolveLevel } from "../policy/levels.ts";
+import { resumeJobId } from "../queue/jobs.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { Storage } from "../store/storage.ts";
 import { APPROVE_ACTION, approvalCard, type CardState, REJECT_ACTION, slackDate } from "./approval-card.ts";
@@ -110,7 +111,7 @@ async function settle(
               approvalId: a.id,
               reason: result.kind === "expired" ? "expired" : "decided",
             },
-            { jobId: `resume:${a.runId}:${a.id}` },
+            { jobId: resumeJobId(a.runId, a.id) },
           );
         } catch (err) {
           // The decision is in Postgres; the background sweep queues the resume once the queue is back.

@@ -1,5 +1,6 @@
 import type { Config } from "../config.ts";
 import { resolveLevel } from "../policy/levels.ts";
+import { resumeJobId } from "../queue/jobs.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { Storage } from "../store/storage.ts";
 import type { CardUpdates } from "./deliver-result.ts";
@@ -44,6 +45,6 @@ export async function cancelPausedRun(
   });
   await s.queue.enqueue(
     { type: "resume", runId: input.runId, reason: "decided" },
-    { jobId: `resume:${input.runId}:cancel` },
+    { jobId: resumeJobId(input.runId, "cancel") },
   );
 }

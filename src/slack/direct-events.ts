@@ -2,7 +2,7 @@ import type { ServerResponse } from "node:http";
 import type { App, ReceiverEvent } from "@slack/bolt";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { GuardedRequest } from "./request-guard.ts";
+import { type GuardedRequest, header } from "./request-guard.ts";
 
 /**
  * The Events API callback the request guard let through (verified and parsed once), if `req` is one:
@@ -55,11 +55,6 @@ export async function deliverEventCallback(
     res.writeHead(500, { "content-type": "text/plain; charset=utf-8" });
     res.end("internal error");
   }
-}
-
-function header(req: GuardedRequest, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }
 
 function retryNumOf(value: string | undefined): number | undefined {

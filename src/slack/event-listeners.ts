@@ -2,7 +2,7 @@ import type { App } from "@slack/bolt";
 import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import type { Config } from "../config.ts";
 import { errorMessage } from "../errors.ts";
-import type { TurnJob } from "../queue/jobs.ts";
+import { type TurnJob, turnJobId } from "../queue/jobs.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { TurnJobMeta } from "../queue/turn-worker.ts";
 import type { Storage } from "../store/storage.ts";
@@ -124,7 +124,7 @@ export function createEventIntake(s: IntakeDeps): EventIntake {
           });
           await s.queue.enqueue(
             { ...job, meta: meta as Record<string, unknown> },
-            { jobId: `turn:${job.eventId}` },
+            { jobId: turnJobId(job.eventId) },
           );
         } catch (err) {
           await refuse(job, err);

@@ -87,7 +87,8 @@ export function createRequestGuard(options: {
   };
 }
 
-function header(req: IncomingMessage, name: string): string | undefined {
+/** A request header's value (the first, when it came more than once). */
+export function header(req: IncomingMessage, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }

@@ -1,5 +1,6 @@
 import type { Config } from "../config.ts";
 import { resolveLevel } from "../policy/levels.ts";
+import { turnJobId } from "../queue/jobs.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { TurnJobMeta } from "../queue/turn-worker.ts";
 import { scheduledPostHeader } from "../schedules/format-schedules.ts";
@@ -62,6 +63,6 @@ export async function fireSchedule(
       isDm: false,
       meta: meta as Record<string, unknown>,
     },
-    { jobId: `turn:${eventId}` },
+    { jobId: turnJobId(eventId) },
   );
 }

@@ -60,7 +60,7 @@ export interface RunStore {
    * Runs still `running` with no update for `olderThanMs` (oldest first, at most 100): longer than any
    * turn and than the queue takes to hand a dead worker's job out again.
    */
-  listStale(olderThanMs: number): Promise<RunRecord[]>;
+  listStale(olderThanMs: number): Promise<Array<Pick<RunRecord, "runId" | "eventId">>>;
   /**
    * Marks `failed` (with `stopReason`) those of `runIds` that are still `running` with no update for
    * `olderThanMs`, and returns them. One statement: with several replicas sweeping, each run is
@@ -255,13 +255,12 @@ export function createRunStore({ db }: { db: Database }): RunStore {
       },
 
       async listStale(olderThanMs) {
-        const rows = await db
-          .select(columns)
+        return db
+          .select({ runId: runs.id, eventId: runs.eventId })
           .from(runs)
           .where(and(eq(runs.status, "running"), staleSince(olderThanMs)))
           .orderBy(asc(runs.updatedAt), asc(runs.id))
           .limit(100);
-        return rows.map(toRecord);
       },
 
       async abandonStale(runIds, olderThanMs, stopReason) {

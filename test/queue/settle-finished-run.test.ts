@@ -28,19 +28,21 @@ describe("a finished run's answer shown again after a crash", () => {
   });
   beforeEach(() => model.reset());
 
+  const eventStatus = async (eventId: string) =>
+    (
+      await execSql<{ status: string }>(
+        t.hermes.services.db.db,
+        `select status from slack_events where event_id = '${eventId}'`,
+      )
+    )[0]?.status;
+
   /** The worker "died" after the run finished: the event is unfinished again and its job comes back. */
   async function handOutAgain(d: Delivery, text: string) {
     const ts = d.message!.ts;
     // The first worker marks the event done after it has posted: wait for that mark, or it would
     // land after the reset below and undo it.
     await waitFor(
-      async () =>
-        (
-          await execSql<{ status: string }>(
-            t.hermes.services.db.db,
-            `select status from slack_events where event_id = '${d.eventId}'`,
-          )
-        )[0]?.status === "done",
+      async () => (await eventStatus(d.eventId!)) === "done",
       30_000,
       "the first worker's done mark",
     );
@@ -91,17 +93,7 @@ describe("a finished run's answer shown again after a crash", () => {
     for (const m of shown as SandboxMessage[])
       expect(m.blocks as Block[]).toContainEqual(feedbackBlock(run.id));
     expect(model.requests).toHaveLength(1);
-    await waitFor(
-      async () =>
-        (
-          await execSql<{ status: string }>(
-            t.hermes.services.db.db,
-            `select status from slack_events where event_id = '${d.eventId}'`,
-          )
-        )[0]?.status === "done",
-      30_000,
-      "the event marked done",
-    );
+    await waitFor(async () => (await eventStatus(d.eventId!)) === "done", 30_000, "the event marked done");
   });
 
   it("a failed run: its sentence again, without feedback buttons", async () => {

@@ -22,6 +22,8 @@ export interface E2EResult {
   systemMsPerTurn: number;
   /** Monotonic-clock window (µs) of the measured turns, to cut a `--cpu-prof` profile to it. */
   windowUs: { from: number; to: number };
+  /** Each measured turn's own window and Hermes' own time per step in it, in order. */
+  perTurn: Array<{ from: number; to: number; ownPerStepMs: number }>;
 }
 
 export async function measureE2E(
@@ -37,19 +39,26 @@ export async function measureE2E(
   };
   for (let i = 0; i < o.warmup; i++) await one();
   const totals: number[] = [];
+  const windows: Array<{ from: number; to: number }> = [];
   const cpu0 = hermes.cpuTimes();
   const from = monotonicUs();
-  for (let i = 0; i < o.turns; i++) totals.push(await one());
+  for (let i = 0; i < o.turns; i++) {
+    const start = monotonicUs();
+    totals.push(await one());
+    windows.push({ from: start, to: monotonicUs() });
+  }
   const to = monotonicUs();
+  const own = totals.map((t) => (t - STEPS_PER_TURN * o.modelDelayMs) / STEPS_PER_TURN);
   const cpu1 = hermes.cpuTimes();
   return {
     turns: o.turns,
     modelDelayMs: o.modelDelayMs,
     totalMs: summarize(totals),
-    ownPerStepMs: summarize(totals.map((t) => (t - STEPS_PER_TURN * o.modelDelayMs) / STEPS_PER_TURN)),
+    ownPerStepMs: summarize(own),
     cpuMsPerTurn: (cpu1.user + cpu1.system - cpu0.user - cpu0.system) / o.turns,
     systemMsPerTurn: (cpu1.system - cpu0.system) / o.turns,
     windowUs: { from, to },
+    perTurn: windows.map((w, i) => ({ ...w, ownPerStepMs: own[i]! })),
   };
 }
 

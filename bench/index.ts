@@ -19,10 +19,14 @@ import { measureFloor } from "./lib/ack-floor.ts";
 import { createBenchStack } from "./lib/bench-stack.ts";
 import { RECEIVER_FLAG } from "./lib/hermes-processes.ts";
 import { formatTable, type ReportRow } from "./lib/report-table.ts";
+import { stallsIn, startStallMeter } from "./lib/stall-meter.ts";
 import { fmt, percentile } from "./lib/stats.ts";
 import { measureEmbeddedStart, measureIdleSessions, measureLongThread, settledRssMb } from "./memory.ts";
 import { measureRuntimeOverhead } from "./runtime-overhead.ts";
 import { measureThroughput, scalingEfficiency } from "./throughput.ts";
+
+/** How long the process is left alone before the quiet-spell burst. */
+const QUIET_MS = 20_000;
 
 const quick = process.argv.includes("--quick");
 const LARGER_SEMI_SPACE = "--max-semi-space-size=16";
@@ -61,11 +65,17 @@ async function singleProcess() {
 
     progress("2/6 end to end");
     // Steady state: a process's first ~100 turns run while V8 still compiles the hot paths (JIT tiers).
+    const meter = await startStallMeter();
     const e2e = await measureE2E(stack, fresh, {
       turns: quick ? 60 : 200,
       warmup: quick ? 20 : 100,
       modelDelayMs: 50,
     });
+    const stalls = await meter.stop();
+    const machineStalls = stallsIn(stalls, e2e.windowUs);
+    // The same figure over the turns no stall of the bystander's overlapped: beside the headline
+    // (which counts every turn), to tell the machine's stalls from Hermes' own tail.
+    const calm = e2e.perTurn.filter((t) => stallsIn(stalls, t).over20 === 0).map((t) => t.ownPerStepMs);
     const b2 = "2 end to end";
     add(b2, `turns (one tool call, model ${e2e.modelDelayMs} ms/call)`, String(e2e.turns));
     add(b2, "event in → answer posted p50 / p99 (ms)", `${fmt(e2e.totalMs.p50)} / ${fmt(e2e.totalMs.p99)}`);
@@ -73,6 +83,16 @@ async function singleProcess() {
     add(b2, "own time per model step p99 (ms)", fmt(e2e.ownPerStepMs.p99), "≤ 25");
     add(b2, "CPU per turn, whole process (ms)", fmt(e2e.cpuMsPerTurn), "(issue: ~28)");
     add(b2, "  of which kernel (system) (ms)", fmt(e2e.systemMsPerTurn));
+    add(
+      b2,
+      "  a bystander's stalls meanwhile: > 20 ms, > 50 ms, max (ms)",
+      `${machineStalls.over20}, ${machineStalls.over50}, ${fmt(machineStalls.maxMs)}`,
+    );
+    add(
+      b2,
+      "  own time p99 over the turns no such stall overlapped (ms; turns)",
+      calm.length ? `${fmt(percentile(calm, 0.99))} (${calm.length})` : "none",
+    );
     head.own_p99_ms = fmt(e2e.ownPerStepMs.p99);
 
     progress("5/6 a long thread");
@@ -122,6 +142,25 @@ async function singleProcess() {
         `  floor: a server answering at once, ${f.events}: p50 / p99 (ms)`,
         `${f.p50} / ${f.p99}`,
       );
+    if (!quick) {
+      // The client the benchmark used before stop 22 (node:http; its clocks also hold its own
+      // request building and parsing), for figures measured before then.
+      const [old] = await measureAckBursts(stack, fresh, { sizes: [200], modelDelayMs: 50, client: "http" });
+      const [oldFloor] = await measureFloor([200], () => undefined, "http");
+      add(
+        "3 acks",
+        "  200 with the node:http client: ack p99, floor p99 (ms)",
+        `${fmt(old!.ackMs.p99)}, ${oldFloor!.p99}`,
+      );
+      // A burst after a quiet spell (as Slack's come), not straight after the last one's answers.
+      await new Promise((resolve) => setTimeout(resolve, QUIET_MS));
+      const [quiet] = await measureAckBursts(stack, fresh, { sizes: [200], modelDelayMs: 50 });
+      add(
+        "3 acks",
+        `  200 after ${QUIET_MS / 1000} s quiet: ack p50 / p99 (ms)`,
+        `${fmt(quiet!.ackMs.p50)} / ${fmt(quiet!.ackMs.p99)}`,
+      );
+    }
 
     progress("5/6 1,000 idle sessions and 100 paused runs");
     const idle = await measureIdleSessions(stack, fresh, { sessions: 1000, paused: 100 });

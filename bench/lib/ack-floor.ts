@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import { startSlackEmulator } from "../../test/helpers/slack.ts";
 import { CHANNEL } from "./bench-stack.ts";
-import { fireAtOnce, prepareMentions } from "./signed-burst.ts";
+import { type BurstClient, fireAtOnce, prepareMentions } from "./signed-burst.ts";
 
 /** The floor server checks no signature; the requests are signed so they cost what real ones do. */
 const SIGNING_SECRET = "ack-floor-secret";
@@ -27,14 +27,14 @@ function percentile(sorted: number[], p: number): number {
 }
 
 /** A burst of `n` signed mentions against `url` (see `signed-burst.ts`). */
-async function burst(url: string, emulator: SlackApiEmulator, n: number, label: string) {
+async function burst(url: string, emulator: SlackApiEmulator, n: number, label: string, client: BurstClient) {
   const prepared = prepareMentions(emulator.workspace, {
     signingSecret: SIGNING_SECRET,
     channel: CHANNEL,
     user: "U0USER1",
     texts: Array.from({ length: n }, (_, i) => `<@U0HERMES> ${label} ${i}`),
   });
-  const { latencies, statuses } = await fireAtOnce(url, prepared);
+  const { latencies, statuses } = await fireAtOnce(url, prepared, undefined, client);
   return { latencies, failed: statuses.filter((s) => s !== 200).length };
 }
 
@@ -57,7 +57,11 @@ function describe(label: string, f: AckFigures): string {
  * The same bursts against a server that answers 200 at once: what this client, loopback and the
  * machine's current load cost alone, to read the figures against.
  */
-export async function measureFloor(sizes: number[], log: (line: string) => void): Promise<AckFigures[]> {
+export async function measureFloor(
+  sizes: number[],
+  log: (line: string) => void,
+  client: BurstClient = "raw",
+): Promise<AckFigures[]> {
   const server = createServer((req, res) => {
     req.resume();
     req.on("end", () => res.end());
@@ -66,10 +70,10 @@ export async function measureFloor(sizes: number[], log: (line: string) => void)
   const emulator = await startSlackEmulator();
   try {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/slack/events`;
-    await burst(url, emulator, 5, "warm-up");
+    await burst(url, emulator, 5, "warm-up", client);
     const figures: AckFigures[] = [];
     for (const n of sizes) {
-      const b = await burst(url, emulator, n, `floor ${n}`);
+      const b = await burst(url, emulator, n, `floor ${n}`, client);
       figures.push(figuresOf(n, b.latencies, b.failed));
       log(describe("floor", figures.at(-1)!));
     }

@@ -13,7 +13,7 @@ import {
 } from "../../test/helpers/scripted-model.ts";
 import { startSlackEmulator } from "../../test/helpers/slack.ts";
 import { type HermesProcess, type Role, startHermesProcess } from "./hermes-processes.ts";
-import { fireAtOnce, prepareMentions } from "./signed-burst.ts";
+import { type BurstClient, fireAtOnce, prepareMentions } from "./signed-burst.ts";
 import { tempDir } from "./temp-dir.ts";
 
 const SIGNING_SECRET = "bench-signing-secret";
@@ -134,7 +134,12 @@ export async function createBenchStack() {
        * `size` mentions, each a new thread, prepared (posted, signed) first and then delivered all at
        * once over plain HTTP, as the ack floor's are: `ackMs` is the receiver's answer alone.
        */
-      async burst(receiver: HermesProcess, kind: TurnKind, size: number): Promise<SentTurn[]> {
+      async burst(
+        receiver: HermesProcess,
+        kind: TurnKind,
+        size: number,
+        client: BurstClient = "raw",
+      ): Promise<SentTurn[]> {
         const tokens = Array.from({ length: size }, () => nextToken());
         const answered = tokens.map((token) => waiters.wait(token));
         const prepared = prepareMentions(emulator.workspace, {
@@ -150,6 +155,7 @@ export async function createBenchStack() {
           () => {
             t0 = performance.now();
           },
+          client,
         );
         return tokens.map((token, i) => {
           if (statuses[i] !== 200) throw new Error(`event ${token}: HTTP ${statuses[i]}`);

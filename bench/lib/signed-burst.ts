@@ -1,7 +1,9 @@
 /**
  * Bursts of signed `app_mention`s delivered the way Slack delivers them (one socket each, all at
- * once) over plain `node:http`. Bodies and signatures are made before the clock starts, so a
- * latency is the delivery and the receiver's answer alone. The floor (a server that answers at once)
+ * once). Bodies, signatures and each request's bytes are made before the clock starts, and each
+ * clock starts when its request is written, so a latency is the delivery and the receiver's answer
+ * alone. `client: "http"` measures with `node:http`'s client instead, as the benchmark did before
+ * stop 22 (see `fire-at-once.ts`). The floor (a server that answers at once)
  * and Hermes' acks are measured with this same client, so the two figures can be read side by side.
  */
 
@@ -64,11 +66,15 @@ export function prepareMentions(
  * from being sent to its answer's end, in order. A child, not this process: the benchmark's process
  * also serves the Slack emulator and the model that the receiver calls while its acks come back, and
  * the client's clocks must not wait for that work. `onFiring` runs when the child starts sending.
+ * `client` picks how it sends (`fire-at-once.ts`): raw sockets, or `node:http` as before stop 22.
  */
+export type BurstClient = "raw" | "http";
+
 export async function fireAtOnce(
   url: string,
   prepared: PreparedMention[],
   onFiring: () => void = () => {},
+  client: BurstClient = "raw",
 ): Promise<{ latencies: number[]; statuses: number[] }> {
   const child = spawn(process.execPath, [fileURLToPath(new URL("./fire-at-once.ts", import.meta.url))], {
     stdio: ["pipe", "pipe", "inherit"],
@@ -85,7 +91,11 @@ export async function fireAtOnce(
   });
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   child.stdin.end(
-    JSON.stringify({ url, requests: prepared.map((r) => ({ body: r.body, headers: r.headers })) }),
+    JSON.stringify({
+      url,
+      requests: prepared.map((r) => ({ body: r.body, headers: r.headers })),
+      client,
+    }),
   );
   const code = await exited;
   const result = out.split("\n")[1];

@@ -91,7 +91,7 @@ function packageVersion(name: string): string {
   return (JSON.parse(readFileSync(file, "utf8")) as { version: string }).version;
 }
 
-async function buildContenders(baseURL: string): Promise<Record<Contender, () => Promise<string>>> {
+export async function buildContenders(baseURL: string): Promise<Record<Contender, () => Promise<string>>> {
   const weather = (city: string) => ({ city, celsius: 7, sky: "cloudy" });
 
   // (a) bare loop on the SDK

@@ -1,11 +1,12 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { bufferedDestination, createLogger, lineWriter } from "../src/logger.ts";
+import { bufferedDestination, createLogger, LOG_BUFFER_BYTES, lineWriter } from "../src/logger.ts";
 import { redact } from "../src/policy/redact.ts";
+import { PROCESS_TEST_TIMEOUT_MS, runProcess } from "./helpers/child-process.ts";
 import { waitFor } from "./helpers/hermes-harness.ts";
 
 describe("createLogger with redaction", () => {
@@ -63,6 +64,42 @@ describe("the buffered log destination", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it(
+    "keeps every line whole and in order across many buffer writes, multi-byte text included, and writes the rest at exit",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "hermes-log-"));
+      const script = join(dir, "write-lines.ts");
+      const logger = new URL("../src/logger.ts", import.meta.url).pathname;
+      // The production destination (stdout, buffered): lines of varied length with 2-, 3- and 4-byte
+      // characters, about 8 buffers' worth, then an exit straight after the last one, so whatever
+      // is still gathered must be written on the way out.
+      writeFileSync(
+        script,
+        `import { createLogger } from ${JSON.stringify(logger)};
+const log = createLogger();
+for (let i = 0; i < 2000; i++) log.info({ seq: i, text: "7 °C in Zürich, 北京 晴 🌤️ ".repeat(1 + (i % 7)) }, "line " + i);
+process.exit(0);
+`,
+      );
+      try {
+        const run = await runProcess(process.execPath, [script], { env: process.env });
+        expect(run.code, run.stderr).toBe(0);
+        expect(Buffer.byteLength(run.stdout)).toBeGreaterThan(6 * LOG_BUFFER_BYTES);
+        const rows = run.stdout
+          .trimEnd()
+          .split("\n")
+          .map((l) => JSON.parse(l) as { seq: number; text: string; msg: string });
+        expect(rows.map((r) => r.seq)).toEqual([...Array(2000).keys()]);
+        for (const r of rows) {
+          expect(r.text).toBe("7 °C in Zürich, 北京 晴 🌤️ ".repeat(1 + (r.seq % 7)));
+          expect(r.msg).toBe(`line ${r.seq}`);
+        }
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });
 
 describe("the trace's line writer", () => {

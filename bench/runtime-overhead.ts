@@ -14,7 +14,7 @@ import { runTurn } from "../src/agent/loop.ts";
 import { createOpenAIModel } from "../src/agent/openai-model.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "../src/agent/system-prompt.ts";
 import { bufferedDestination, createLogger, silentLogger } from "../src/logger.ts";
-import { redact } from "../src/policy/redact.ts";
+import { redactForLog } from "../src/policy/redact.ts";
 import { defineTool } from "../src/tools/define-tool.ts";
 import { ToolRegistry } from "../src/tools/registry.ts";
 import { createMemoryResultStore } from "../src/tools/result-store.ts";
@@ -125,7 +125,11 @@ export async function buildContenders(baseURL: string): Promise<Record<Contender
   }
 
   // (b) Hermes, with its trace written as JSON lines (to /dev/null) and redaction on, as in production
-  const logger = createLogger({ level: "info", redact, destination: bufferedDestination("/dev/null") });
+  const logger = createLogger({
+    level: "info",
+    redact: redactForLog,
+    destination: bufferedDestination("/dev/null"),
+  });
   const registry = new ToolRegistry({ results: createMemoryResultStore(), logger }).register(
     defineTool({
       name: "get_weather",

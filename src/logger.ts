@@ -6,7 +6,11 @@ export interface LoggerOptions {
   level?: string;
   /** Where JSON lines go; stdout by default. Tests and the CLI pass a file or a memory stream. */
   destination?: DestinationStream;
-  /** Applied to every logged object before it is written (PII / secret redaction). */
+  /**
+   * Applied to every logged object before it is written (PII / secret redaction). Its result is only
+   * serialized, so it may hand back the object itself when nothing in it is sensitive
+   * (`Redactor.redactForLog`).
+   */
   redact?: (value: unknown) => unknown;
 }
 

@@ -22,7 +22,7 @@ async function main() {
   const secrets = await loadSecretValues({ config, rawEnv: process.env });
   const logger = createLogger({
     level: config.env.HERMES_LOG_LEVEL,
-    redact: createRedactor({ secrets }).redact,
+    redact: createRedactor({ secrets }).redactForLog,
   });
   const hermes = await startHermes({ config, logger, rawEnv: process.env, role, secrets });
   const slack =

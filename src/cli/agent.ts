@@ -51,10 +51,10 @@ async function main(argv: string[]): Promise<number> {
   const tracePath = values.trace ?? `${config.env.HERMES_DATA_DIR}/traces/agent-${Date.now()}.jsonl`;
   mkdirSync(dirname(tracePath), { recursive: true });
   // The trace file never holds the configured secrets (the model key above all), nor PII.
-  const { redact } = createRedactor({ secrets: collectSecretValues({ config }) });
+  const { redactForLog } = createRedactor({ secrets: collectSecretValues({ config }) });
   const logger = createLogger({
     level: "info",
-    redact,
+    redact: redactForLog,
     destination: pino.destination({ dest: tracePath, sync: true }),
   });
   const results = createMemoryResultStore();

@@ -125,7 +125,7 @@ function traceLogger(path: string) {
   mkdirSync(dirname(resolve(path)), { recursive: true });
   return createLogger({
     level: "info",
-    redact: createRedactor().redact,
+    redact: createRedactor().redactForLog,
     destination: pino.destination({ dest: path, sync: true }),
   });
 }

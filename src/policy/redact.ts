@@ -21,6 +21,11 @@ import type { SecretValues } from "./secret-values.ts";
 export interface Redactor {
   /** A redacted deep copy (secrets and PII): for logs, traces and the audit log. */
   redact(value: unknown): unknown;
+  /**
+   * `redact` for a value that is only serialized (a log line): the value itself when redacting it
+   * would change nothing (most trace lines), so nothing is copied; a redacted deep copy otherwise.
+   */
+  redactForLog(value: unknown): unknown;
   /** Secrets and PII in one string. */
   redactText(text: string): string;
   /**
@@ -135,6 +140,8 @@ export function createRedactor(options: { secrets?: SecretValues } = {}): Redact
     redactText,
     redactSecrets,
     redact: (value) => redactValue(value, walk(redactText)),
+    redactForLog: (value) =>
+      wouldChange(value, redactText, 0) ? redactValue(value, walk(redactText)) : value,
     redactSecretsDeep: (value) => redactValue(value, walk(redactSecrets)),
   };
 }
@@ -179,6 +186,9 @@ export function containsSensitive(text: string): boolean {
  */
 export const redact = defaultRedactor.redact;
 
+/** `redact` for what is only serialized: the value itself when nothing in it is sensitive (no copy). */
+export const redactForLog = defaultRedactor.redactForLog;
+
 /**
  * One deep copy in progress: the text function and the copies made so far (cycles, sharing). A Map,
  * not a WeakMap: it lives for one copy, and a WeakMap's entries cost the garbage collector extra work
@@ -206,6 +216,40 @@ function isSecretKey(key: string): boolean {
     if (key.length <= 64) secretKeys.set(key, secret);
   }
   return secret;
+}
+
+/** Deeper than this, `wouldChange` does not look: it answers true and the copy is made (and handles cycles). */
+const MAX_CHECK_DEPTH = 32;
+
+/**
+ * Whether `redactValue` would return anything but `value` itself, read only (no copy, no Map). What
+ * it does not vouch for (class instances, Maps, Errors, `toJSON`, bigints, a deep or cyclic value)
+ * counts as a change, so the copy decides those exactly as before.
+ */
+function wouldChange(value: unknown, text: (text: string) => string, depth: number): boolean {
+  if (typeof value === "string") return text(value) !== value;
+  if (typeof value === "number") {
+    if (Math.abs(value) < 1e7) return false;
+    const asText = String(value);
+    return text(asText) !== asText;
+  }
+  if (typeof value !== "object" || value === null) return typeof value === "bigint";
+  if (depth >= MAX_CHECK_DEPTH) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (wouldChange(item, text, depth + 1)) return true;
+    return false;
+  }
+  if (value instanceof Date) return false;
+  const proto = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return true;
+  const record = value as Record<string, unknown>;
+  if (typeof record.toJSON === "function") return true;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
+    if (item !== null && item !== undefined && isSecretKey(key)) return true;
+    if (wouldChange(item, text, depth + 1)) return true;
+  }
+  return false;
 }
 
 function redactEntry(key: string, value: unknown, seen: Walk): unknown {

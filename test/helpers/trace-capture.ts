@@ -1,6 +1,6 @@
 import type { TraceEvent } from "../../src/agent/trace.ts";
 import { createLogger, type Logger } from "../../src/logger.ts";
-import { redact } from "../../src/policy/redact.ts";
+import { redactForLog } from "../../src/policy/redact.ts";
 
 export interface CapturedLog {
   /** Redacted like production's logger, so what is captured is what would be written. */
@@ -16,7 +16,7 @@ export function captureLog(level = "info"): CapturedLog {
   const lines: Array<Record<string, unknown>> = [];
   const logger = createLogger({
     level,
-    redact,
+    redact: redactForLog,
     destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
   });
   return {

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { containsSensitive, redact, redactText } from "../../src/policy/redact.ts";
+import { containsSensitive, redact, redactForLog, redactText } from "../../src/policy/redact.ts";
 import {
   cnIdCheckChar,
   ID_THAT_PASSES_LUHN,
@@ -211,6 +211,75 @@ describe("redact (deep)", () => {
     expect([...out.set]).toEqual(["[ip]"]);
     expect(out.date).toBe(date);
     expect(out.url).toBe("postgres://u:[secret]@db.example.com/x");
+  });
+});
+
+describe("redactForLog (for values that are only serialized)", () => {
+  it("hands back the value itself when nothing in it is sensitive: no copy", () => {
+    const line = {
+      event: "model.response",
+      step: 2,
+      toolCalls: ["get_weather"],
+      usage: { promptTokens: 100, completionTokens: 20 },
+      unsetToken: null,
+      max_tokens: 1024,
+      latencyMs: Number.NaN,
+      at: new Date("2026-11-29T00:00:00Z"),
+      streamed: false,
+    };
+    expect(redactForLog(line)).toBe(line);
+    expect(redactForLog("model.response")).toBe("model.response");
+  });
+
+  // Every kind of value `redact` changes or copies specially: redactForLog answers as redact does.
+  const changed: Array<[string, unknown]> = [
+    ["a string in a nested array", { a: [{ b: ["mail alice@example.com"] }] }],
+    ["a value under a secret-named key", { headers: { Authorization: "Basic dXNlcjpwYXNz" } }],
+    ["a number that is a phone", { n: 13800138000 }],
+    ["a number that is a card", [4111111111111111]],
+    ["a Map", { m: new Map([["to", "alice@example.com"]]) }],
+    ["a Set", { s: new Set(["10.0.0.1"]) }],
+    ["an Error", { err: Object.assign(new Error("reach bob@example.com"), { token: "t" }) }],
+    ["an object with toJSON", { url: new URL("postgres://u:p4ss@db.example.com/x") }],
+    ["a bigint", { big: 13800138000n }],
+    ["a plain string", "call +86 138 0013 8000"],
+  ];
+  it.each(changed)("redacts %s exactly as redact does", (_label, value) => {
+    expect(redactForLog(value)).toEqual(redact(value));
+    expect(redactForLog(value)).not.toBe(value);
+  });
+
+  it("copies a cyclic or very deep value as redact does (cycles kept)", () => {
+    const node: Record<string, unknown> = { email: "bob@example.com" };
+    node.self = node;
+    const out = redactForLog(node) as Record<string, unknown>;
+    expect(out.self).toBe(out);
+    expect(out.email).toBe("[email]");
+    let deep: Record<string, unknown> = { leaf: "clean" };
+    for (let i = 0; i < 40; i++) deep = { next: deep };
+    expect(redactForLog(deep)).toEqual(deep);
+  });
+
+  it("serializes like redact on random values built from sensitive fragments", () => {
+    const key = fc.oneof(
+      fc.constantFrom("password", "token", "max_tokens", "to", "note", "apiKey"),
+      fc.string(),
+    );
+    const leaf = fc.oneof(
+      fragmentText,
+      fc.constantFrom(13800138000, 4111111111111111, 42, 1764420000.123456, Number.NaN),
+      fc.boolean(),
+      fc.constant(null),
+    );
+    const { tree } = fc.letrec((tie) => ({
+      tree: fc.oneof({ depthSize: "small" }, leaf, fc.array(tie("tree")), fc.dictionary(key, tie("tree"))),
+    }));
+    fc.assert(
+      fc.property(tree, (value) => {
+        expect(JSON.stringify(redactForLog(value))).toBe(JSON.stringify(redact(value)));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 

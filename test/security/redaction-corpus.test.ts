@@ -242,7 +242,7 @@ describe("redaction corpus end to end (Bolt app over HTTP, Postgres, Slack emula
     });
     const logger = createLogger({
       level: "debug",
-      redact: createRedactor({ secrets }).redact,
+      redact: createRedactor({ secrets }).redactForLog,
       destination: { write: (line: string) => void lines.push(JSON.parse(line)) },
     });
     t = await startTestHermes({ model, logger, env });

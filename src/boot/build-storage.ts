@@ -54,7 +54,7 @@ export async function buildStorage(
     logger.warn({ err: String(err) }, "could not check the database role's rights on audit_log"),
   );
   const db = handle.db;
-  const audit = createAuditLog({ db, key });
+  const audit = createAuditLog({ db, key, pool: handle.kind === "postgres" ? handle.pool : undefined });
   const redis = env.REDIS_URL
     ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false })
     : undefined;

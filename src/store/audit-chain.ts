@@ -58,9 +58,12 @@ export function auditRowHash(row: Omit<AuditRow, "hash">): string {
   return sha256Hex(row.prevHash + canonicalJson(fields));
 }
 
+/** `to_char`'s pattern for a timestamp's hashed text (microseconds, UTC, ISO 8601). */
+export const UTC_ISO_PATTERN = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
+
 /** A timestamptz as the exact text that is hashed: same output on Postgres and PGlite. */
 export function utcIso(value: SQL | typeof auditLog.createdAt): SQL<string> {
-  return sql<string>`to_char(${value} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+  return sql<string>`to_char(${value} AT TIME ZONE 'UTC', ${sql.raw(UTC_ISO_PATTERN)})`;
 }
 
 /** Select list giving an `AuditRow` (drizzle would otherwise return the driver's timestamp text). */

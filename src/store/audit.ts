@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
+import type pg from "pg";
 import { z } from "zod";
 import { HermesError, isHermesError } from "../errors.ts";
+import { appendInOwnTransaction, appendRows } from "./audit-append.ts";
 import { type AuditRow, auditRowColumns, auditRowHash, GENESIS_HASH, utcIso } from "./audit-chain.ts";
 import {
   type AuditCheckpoint,
@@ -13,11 +15,9 @@ import { ARGS_MAC_PREFIX, type AuditKey, createAuditKey } from "./audit-key.ts";
 import { type AuditPage, type AuditQuery, queryAudit } from "./audit-query.ts";
 import { storableString, toStorableJson } from "./canonical-json.ts";
 import type { Database, Transaction } from "./db.ts";
-import { asc, desc, gt, sql } from "./drizzle.ts";
+import { asc, desc, gt } from "./drizzle.ts";
 import { AUDIT_ACTIONS, auditLog } from "./schema.ts";
 
-/** Transaction-level advisory lock that serializes audit writers across all connections and replicas. */
-const AUDIT_LOCK_KEY = 0x4845524d_0002; // "HERM" + 2
 const VERIFY_BATCH = 1000;
 
 const optionalText = z
@@ -97,13 +97,18 @@ export interface AuditLog {
 export interface AuditLogOptions {
   db: Database;
   /**
+   * The Postgres pool behind `db`, when it is Postgres: appends outside a caller's transaction then
+   * start their own with one round trip for BEGIN, the lock and the head (`appendInOwnTransaction`).
+   */
+  pool?: pg.Pool | undefined;
+  /**
    * Keys `args_sha256` and signs checkpoints (`resolveAuditKey`). Absent: a random key for this
    * object only (tests, benchmarks): rows stay unguessable but cannot be checked against args later.
    */
   key?: AuditKey | undefined;
 }
 
-export function createAuditLog({ db, key: given }: AuditLogOptions): AuditLog {
+export function createAuditLog({ db, pool, key: given }: AuditLogOptions): AuditLog {
   const key = given ?? createAuditKey(randomBytes(32));
   const keyed = (event: ParsedEvent): ParsedEvent => {
     const hash = event.argsSha256;
@@ -112,7 +117,9 @@ export function createAuditLog({ db, key: given }: AuditLogOptions): AuditLog {
       : { ...event, argsSha256: key.argsMac(hash) };
   };
   // Appends outside a caller's transaction are written in batches, one transaction each.
-  const grouped = createGroupCommit((events: ParsedEvent[]) => db.transaction((t) => appendRows(t, events)));
+  const grouped = createGroupCommit((events: ParsedEvent[]) =>
+    pool ? appendInOwnTransaction(pool, events) : db.transaction((t) => appendRows(t, events)),
+  );
   return {
     async append(event, tx) {
       const parsed = auditEventSchema.safeParse(event);
@@ -191,77 +198,3 @@ async function readHead(db: Database): Promise<AuditHead | null> {
 }
 
 type ParsedEvent = z.output<typeof auditEventSchema>;
-
-/** Appends `events` in order, chained to the head and to each other, in `tx` (under the chain's lock). */
-async function appendRows(tx: Database, events: ParsedEvent[]): Promise<AuditRow[]> {
-  const lock = await tx.execute<{ iso: string }>(
-    sql`SELECT pg_advisory_xact_lock(${sql.raw(String(AUDIT_LOCK_KEY))}) AS locked,
-               current_setting('transaction_isolation') AS iso`,
-  );
-  // Under REPEATABLE READ the snapshot predates the lock, so the head read below could be stale.
-  if (lock.rows[0]?.iso !== "read committed") {
-    throw new HermesError(
-      "storage_unavailable",
-      "The audit log can only be written in a READ COMMITTED transaction.",
-    );
-  }
-  // Under the lock: the head is final, and ids and timestamps increase along the chain.
-  const next = await tx.execute<{ id: string | number; created_at: string; prev_hash: string | null }>(
-    sql`SELECT n.id, n.created_at, (SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1) AS prev_hash
-          FROM (SELECT nextval(pg_get_serial_sequence('audit_log', 'id')) AS id,
-                       ${utcIso(sql`clock_timestamp()`)} AS created_at
-                  FROM generate_series(1, ${sql.raw(String(events.length))})) AS n`,
-  );
-  if (next.rows.length !== events.length) throw new Error("audit_log: nextval returned too few rows");
-  // Ids and times, each in increasing order (both drawn under the lock), go to the events in order.
-  const ids = next.rows.map((r) => Number(r.id)).sort((a, b) => a - b);
-  const times = next.rows.map((r) => r.created_at).sort();
-  let prevHash = next.rows[0]?.prev_hash ?? GENESIS_HASH;
-  const rows = events.map((event, i): AuditRow => {
-    const unhashed: Omit<AuditRow, "hash"> = { id: ids[i]!, createdAt: times[i]!, ...event, prevHash };
-    const row: AuditRow = { ...unhashed, hash: auditRowHash(unhashed) };
-    prevHash = row.hash;
-    return row;
-  });
-  await tx.execute(insertRows(rows));
-  return rows;
-}
-
-/**
- * The rows as one parameter (a JSON array read by `jsonb_to_recordset`): the statement is the same
- * text whatever the rows hold, and costs no query building per row (an append runs twice a turn).
- */
-function insertRows(rows: AuditRow[]) {
-  const records = rows.map((r) => ({
-    id: r.id,
-    created_at: r.createdAt,
-    action: r.action,
-    tool: r.tool,
-    user_id: r.userId,
-    team_id: r.teamId,
-    channel_id: r.channelId,
-    thread_ts: r.threadTs,
-    run_id: r.runId,
-    tool_call_id: r.toolCallId,
-    approval_id: r.approvalId,
-    actor_id: r.actorId,
-    args: r.args,
-    args_sha256: r.argsSha256,
-    result_summary: r.resultSummary,
-    error: r.error,
-    duration_ms: r.durationMs,
-    prev_hash: r.prevHash,
-    hash: r.hash,
-  }));
-  return sql`
-    INSERT INTO ${auditLog} (id, created_at, action, tool, user_id, team_id, channel_id, thread_ts,
-      run_id, tool_call_id, approval_id, actor_id, args, args_sha256, result_summary, error,
-      duration_ms, prev_hash, hash)
-    SELECT id, created_at, action, tool, user_id, team_id, channel_id, thread_ts, run_id,
-      tool_call_id, approval_id, actor_id, args, args_sha256, result_summary, error, duration_ms,
-      prev_hash, hash
-    FROM jsonb_to_recordset(${JSON.stringify(records)}::jsonb) AS x(id bigint, created_at timestamptz,
-      action text, tool text, user_id text, team_id text, channel_id text, thread_ts text, run_id text,
-      tool_call_id text, approval_id text, actor_id text, args jsonb, args_sha256 text,
-      result_summary text, error text, duration_ms integer, prev_hash text, hash text)`;
-}

@@ -1,7 +1,9 @@
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isHermesError } from "../../src/errors.ts";
 import { argsSha256 } from "../../src/policy/args-hash.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
+import { AUDIT_LOCK_KEY } from "../../src/store/audit-append.ts";
 import { auditRowHash, GENESIS_HASH } from "../../src/store/audit-chain.ts";
 import { users } from "../../src/store/schema.ts";
 import { PROCESS_TEST_TIMEOUT_MS, runProcess } from "../helpers/child-process.ts";
@@ -236,5 +238,97 @@ describe("postgres: other tampering, and the CLI", () => {
     });
     expect(csv).toMatchObject({ code: 0 });
     expect(csv.stdout).toContain(",'=cmd|' /C calc'!A0,");
+  });
+});
+
+describe("postgres: an append in a transaction of its own", () => {
+  let store: TestStore;
+  beforeAll(async () => {
+    store = await openTestStore("postgres");
+  });
+  afterAll(() => store?.cleanup());
+
+  /** A pool on the test database whose clients count the queries sent. */
+  function countingPool(options: pg.PoolConfig = {}) {
+    const pool = new pg.Pool({ connectionString: store.url, max: 2, ...options });
+    const sent: string[] = [];
+    pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        sent.push(String(typeof args[0] === "string" ? args[0] : (args[0] as { text: string }).text));
+        return query(...args);
+      };
+    });
+    return { pool, sent };
+  }
+
+  it("takes three round trips: BEGIN, the lock and the head together, then the insert, then COMMIT", async () => {
+    const { pool, sent } = countingPool();
+    try {
+      const audit = createAuditLog({ db: store.handle.db, pool });
+      const first = await audit.append(event(1));
+      expect(sent).toHaveLength(3);
+      expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(\d+\) .*; SELECT n\.id/s);
+      expect(sent[1]).toMatch(/INSERT INTO audit_log/);
+      expect(sent[2]).toBe("COMMIT");
+      const second = await audit.append(event(2));
+      expect(second.prevHash).toBe(first.hash);
+      expect(await audit.verify()).toMatchObject({ ok: true, head: second.hash });
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("a server whose transactions default to REPEATABLE READ is refused, rolled back, nothing written", async () => {
+    const audit = createAuditLog(store.handle);
+    const before = await audit.head();
+    const { pool, sent } = countingPool({ options: "-c default_transaction_isolation=repeatable\\ read" });
+    try {
+      const err = await createAuditLog({ db: store.handle.db, pool })
+        .append(event(3))
+        .catch((e: unknown) => e);
+      expect(isHermesError(err, "storage_unavailable")).toBe(true);
+      expect(sent.at(-1)).toBe("ROLLBACK");
+      // The connection went back to the pool outside any transaction: the chain's lock is free.
+      const other = await pool.connect();
+      try {
+        const { rows } = await other.query<{ free: boolean }>(
+          `SELECT pg_try_advisory_lock(${AUDIT_LOCK_KEY}) AS free, pg_advisory_unlock(${AUDIT_LOCK_KEY})`,
+        );
+        expect(rows[0]?.free).toBe(true);
+      } finally {
+        other.release();
+      }
+      const { rows: states } = await pool.query<{ n: string }>(
+        "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'",
+      );
+      expect(Number(states[0]?.n)).toBe(0);
+      expect(await audit.head()).toEqual(before);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("a lock wait past the statement timeout fails the append, rolls back, and the next append chains on", async () => {
+    const audit = createAuditLog(store.handle);
+    const before = await audit.head();
+    const holder = new pg.Client({ connectionString: store.url });
+    await holder.connect();
+    const { pool, sent } = countingPool({ statement_timeout: 300, max: 1 });
+    try {
+      await holder.query(`BEGIN; SELECT pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
+      const blocked = createAuditLog({ db: store.handle.db, pool });
+      const err = await blocked.append(event(4)).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(sent.at(-1)).toBe("ROLLBACK");
+      await holder.query("COMMIT");
+      // The same (only) connection is reused, and the chain goes on from the old head.
+      const row = await blocked.append(event(5));
+      expect(row.prevHash).toBe(before?.hash);
+      expect(await audit.verify()).toMatchObject({ ok: true, head: row.hash });
+    } finally {
+      await holder.end();
+      await pool.end();
+    }
   });
 });

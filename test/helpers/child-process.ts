@@ -61,11 +61,14 @@ export function startProcess(
   let stdout = "";
   let stderr = "";
   let failedToSpawn: Error | undefined;
-  child.stdout.on("data", (d: Buffer) => {
-    stdout += d.toString();
+  // Decoded as a stream: a multi-byte character split across two chunks stays one character.
+  child.stdout.setEncoding("utf8");
+  child.stderr.setEncoding("utf8");
+  child.stdout.on("data", (d: string) => {
+    stdout += d;
   });
-  child.stderr.on("data", (d: Buffer) => {
-    stderr += d.toString();
+  child.stderr.on("data", (d: string) => {
+    stderr += d;
   });
   let status: ExitStatus | undefined;
   const exited = new Promise<ExitStatus>((resolve) => {

@@ -50,8 +50,11 @@ export async function startHermesProcess(
   if (pid === undefined) throw new Error("could not spawn Hermes");
   liveGroups.add(pid);
   let out = "";
-  child.stdout?.on("data", (d: Buffer) => (out += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (out += d.toString()));
+  // Decoded as a stream: a multi-byte character split across two chunks stays one character.
+  child.stdout?.setEncoding("utf8");
+  child.stderr?.setEncoding("utf8");
+  child.stdout?.on("data", (d: string) => (out += d));
+  child.stderr?.on("data", (d: string) => (out += d));
   const exited = new Promise<number | null>((resolve) => {
     child.once("exit", (code) => {
       liveGroups.delete(pid);

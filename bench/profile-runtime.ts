@@ -9,9 +9,8 @@ import { writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { answer, ScriptedModelServer, toolCalls } from "../test/helpers/scripted-model.ts";
 import { formatSelfTimes, summarizeCpuProfile } from "./lib/cpuprofile-summary.ts";
-import { buildContenders, CONTENDERS, type Contender } from "./runtime-overhead.ts";
+import { buildContenders, CONTENDERS, type Contender, startWeatherModel } from "./runtime-overhead.ts";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -23,14 +22,9 @@ const TURNS = Number(arg("--turns") ?? 3000);
 const TOP = Number(arg("--top") ?? 30);
 const keep = arg("--keep");
 
-const server = await new ScriptedModelServer().start();
+const server = await startWeatherModel();
 const session = new Session();
 try {
-  server.record = false;
-  server.fallback = (req) =>
-    req.body.messages.some((m) => m.role === "tool")
-      ? answer("It is 7 °C and cloudy in Berlin.")
-      : toolCalls([{ name: "get_weather", args: { city: "Berlin" } }]);
   const turn = (await buildContenders(server.baseURL))[contender];
   for (let i = 0; i < 300; i++) await turn();
   session.connect();

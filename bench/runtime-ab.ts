@@ -8,9 +8,8 @@
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { answer, ScriptedModelServer, toolCalls } from "../test/helpers/scripted-model.ts";
 import { mean, percentile } from "./lib/stats.ts";
-import { buildContenders } from "./runtime-overhead.ts";
+import { buildContenders, startWeatherModel } from "./runtime-overhead.ts";
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(name);
@@ -21,13 +20,8 @@ if (!against) throw new Error("usage: node bench/runtime-ab.ts --against DIR [--
 const ROUNDS = Number(arg("--rounds") ?? 150);
 const ROUND = 25;
 
-const server = await new ScriptedModelServer().start();
+const server = await startWeatherModel();
 try {
-  server.record = false;
-  server.fallback = (req) =>
-    req.body.messages.some((m) => m.role === "tool")
-      ? answer("It is 7 °C and cloudy in Berlin.")
-      : toolCalls([{ name: "get_weather", args: { city: "Berlin" } }]);
   const other = pathToFileURL(resolve(against, "bench/runtime-overhead.ts")).href;
   const before = (await import(other)) as { buildContenders?: typeof buildContenders };
   if (typeof before.buildContenders !== "function")

@@ -39,14 +39,20 @@ export interface RuntimeOverhead {
   openaiAgentsVersion: string;
 }
 
-export async function measureRuntimeOverhead(o: { turns: number; warmup: number }): Promise<RuntimeOverhead> {
+/** The scripted model every contender talks to: a `get_weather` call, then a one-sentence answer. */
+export async function startWeatherModel(): Promise<ScriptedModelServer> {
   const server = await new ScriptedModelServer().start();
+  server.record = false;
+  server.fallback = (req) =>
+    req.body.messages.some((m) => m.role === "tool")
+      ? answer("It is 7 °C and cloudy in Berlin.")
+      : toolCalls([{ name: "get_weather", args: { city: "Berlin" } }]);
+  return server;
+}
+
+export async function measureRuntimeOverhead(o: { turns: number; warmup: number }): Promise<RuntimeOverhead> {
+  const server = await startWeatherModel();
   try {
-    server.record = false;
-    server.fallback = (req) =>
-      req.body.messages.some((m) => m.role === "tool")
-        ? answer("It is 7 °C and cloudy in Berlin.")
-        : toolCalls([{ name: "get_weather", args: { city: "Berlin" } }]);
     const contenders = await buildContenders(server.baseURL);
     const samples = Object.fromEntries(CONTENDERS.map((n) => [n, [] as number[]])) as Record<
       Contender,

@@ -1,3 +1,4 @@
+import { randomBytes, randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { containsSensitive, redact, redactForLog, redactText } from "../../src/policy/redact.ts";
@@ -211,6 +212,39 @@ describe("redact (deep)", () => {
     expect([...out.set]).toEqual(["[ip]"]);
     expect(out.date).toBe(date);
     expect(out.url).toBe("postgres://u:[secret]@db.example.com/x");
+  });
+});
+
+describe("redactText on base64 runs among ids and hashes", () => {
+  const b64 = (text: string) => Buffer.from(text, "utf8").toString("base64");
+  // Base64 runs that decode to noise and hold no digit and none of the letters the redactor's first
+  // look searches for (`token`, `xox`, `AKIA`, …): only the base64 rule can apply to them.
+  const QUIET = "BCDFGHJLMNQRVWZ";
+  const noise = (chars: number) => Array.from(randomBytes(chars), (b) => QUIET[b % QUIET.length]).join("");
+  const secret = b64("password=hunter2-is-secret");
+
+  it("finds an encoded secret after runs that decode to noise (uuids, hashes, random base64)", () => {
+    const ids = [
+      randomUUID(),
+      randomBytes(32).toString("hex"),
+      noise(64),
+      `call_${randomBytes(12).toString("hex")}`,
+    ];
+    expect(redactText(`${ids.join(" ")} then ${secret}`)).toBe(`${ids.join(" ")} then [secret]`);
+    expect(redactText(ids.join(" "))).toBe(ids.join(" "));
+  });
+
+  it("keeps to the decode budget: a run too long for what is left is skipped, a later one that fits is read", () => {
+    // Longer than the whole budget (64 Ki characters): not decoded, and the budget is left whole.
+    const huge = noise(80 * 1024);
+    expect(redactText(`${huge} ${secret}`)).toBe(`${huge} [secret]`);
+    // 60 Ki decoded, then a run longer than the 4 Ki left (skipped), then a short one that fits.
+    const first = noise(60 * 1024);
+    const second = noise(8 * 1024);
+    expect(redactText(`${first} ${second} ${secret}`)).toBe(`${first} ${second} [secret]`);
+    // No budget left for it: the secret itself is not decoded.
+    const all = noise(64 * 1024 - 8);
+    expect(redactText(`${all} ${secret}`)).toBe(`${all} ${secret}`);
   });
 });
 

@@ -14,6 +14,7 @@ import { samplingParams } from "./sampling-params.ts";
 import { createReasoningLearner } from "./streaming/answer-preview.ts";
 import { type RawOutcome, StreamInterrupted, streamCompletion } from "./streaming/stream-completion.ts";
 import { toolFormatContext } from "./tool-formats/context.ts";
+import { turnSignalFetch, withTurnSignal } from "./turn-signal-fetch.ts";
 import type { ToolFormatContext } from "./tool-formats/types.ts";
 
 export interface OpenAIModelOptions extends ModelConfig {
@@ -36,6 +37,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
     apiKey: options.apiKey,
     timeout: options.timeoutMs,
     maxRetries: 0,
+    fetch: turnSignalFetch(),
   });
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
   const where = options.baseURL ?? "api.openai.com";
@@ -73,7 +75,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
       }
     }
     if (!outcome) {
-      outcome = { completion: await client.chat.completions.create(params, { signal: request.signal }) };
+      outcome = { completion: await client.chat.completions.create(params, withTurnSignal(request.signal)) };
       if (refusedStream) streamRefused = true;
     }
     const latencyMs = Math.round(performance.now() - started);

@@ -38,6 +38,11 @@ export function insertResults(messages: ChatMessage[], outcomes: CallOutcome[]) 
   if (results.length === 0) return;
   let at = messages.length;
   while (at > 0 && messages[at - 1]!.role === "tool") at--;
+  // The usual step: one result, right after its call message.
+  if (results.length === 1 && at === messages.length) {
+    messages.push(results[0]!);
+    return;
+  }
   const existing = messages.slice(at) as ToolMessage[];
   const callMsg = messages[at - 1];
   const order = callMsg?.role === "assistant" ? (callMsg.toolCalls ?? []).map((c) => c.id) : [];

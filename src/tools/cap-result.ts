@@ -3,9 +3,15 @@ export function serializeResult(value: unknown): string {
   if (value === undefined || value === null) return "(no output)";
   if (typeof value === "string") return value === "" ? "(empty result)" : value;
   try {
-    return JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v)) ?? String(value);
+    // Without a replacer first: a replacer is called for every key, and only a bigint (which plain
+    // `JSON.stringify` refuses with a TypeError) needs one.
+    return JSON.stringify(value) ?? String(value);
   } catch {
-    return String(value);
+    try {
+      return JSON.stringify(value, (_k, v) => (typeof v === "bigint" ? v.toString() : v)) ?? String(value);
+    } catch {
+      return String(value);
+    }
   }
 }
 

@@ -3,6 +3,7 @@ import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/compl
 import type { RawAssistantMessage } from "../normalize-response.ts";
 import { createAnswerPreview } from "./answer-preview.ts";
 import { createChunkAccumulator, type RawChunk } from "./chunk-accumulator.ts";
+import { withTurnSignal } from "../turn-signal-fetch.ts";
 
 /** A streamed answer that stopped before its end (connection lost, no finish reason): asked again. */
 export class StreamInterrupted extends Error {
@@ -38,7 +39,7 @@ export async function streamCompletion(
   },
 ): Promise<RawOutcome | { completion: unknown }> {
   const { data: stream, response } = await client.chat.completions
-    .create({ ...params, stream: true, stream_options: { include_usage: true } }, { signal: o.signal })
+    .create({ ...params, stream: true, stream_options: { include_usage: true } }, withTurnSignal(o.signal))
     .withResponse();
   const type = response.headers.get("content-type") ?? "";
   if (!type.includes("text/event-stream")) {

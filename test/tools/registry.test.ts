@@ -232,9 +232,30 @@ describe("ToolRegistry.execute", () => {
       input: z.object({}),
       execute: () => ({ a: 1, b: [1, 2] }),
     });
-    reg.register(none, obj);
+    const big = defineTool({
+      name: "big",
+      description: "d",
+      input: z.object({}),
+      execute: () => ({ id: 2n ** 70n, at: new Date(0), n: 1 }),
+    });
+    const cyclic = defineTool({
+      name: "cyclic",
+      description: "d",
+      input: z.object({}),
+      execute: () => {
+        const o: Record<string, unknown> = { a: 1 };
+        o.self = o;
+        return o;
+      },
+    });
+    reg.register(none, obj, big, cyclic);
     expect((await reg.execute(none, {}, ctx())).content).toBe("(no output)");
     expect((await reg.execute(obj, {}, ctx())).content).toBe('{"a":1,"b":[1,2]}');
+    // A bigint is written as its digits; what JSON cannot write at all is described, not thrown.
+    expect((await reg.execute(big, {}, ctx())).content).toBe(
+      '{"id":"1180591620717411303424","at":"1970-01-01T00:00:00.000Z","n":1}',
+    );
+    expect((await reg.execute(cyclic, {}, ctx())).content).toBe("[object Object]");
   });
 
   it("get_current_time uses the requester's time zone, and refuses an unknown one", async () => {

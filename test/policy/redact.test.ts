@@ -1,7 +1,14 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { containsSensitive, redact, redactForLog, redactText } from "../../src/policy/redact.ts";
+import {
+  containsSensitive,
+  createRedactor,
+  redact,
+  redactForLog,
+  redactText,
+} from "../../src/policy/redact.ts";
+import { createSecretValues } from "../../src/policy/secret-values.ts";
 import {
   cnIdCheckChar,
   ID_THAT_PASSES_LUHN,
@@ -245,6 +252,29 @@ describe("redactText on base64 runs among ids and hashes", () => {
     // No budget left for it: the secret itself is not decoded.
     const all = noise(64 * 1024 - 8);
     expect(redactText(`${all} ${secret}`)).toBe(`${all} ${secret}`);
+  });
+});
+
+describe("redactText on UUIDs (run ids: not scanned)", () => {
+  it("a random UUID comes back as the full scan leaves it: unchanged", () => {
+    for (let i = 0; i < 20_000; i++) {
+      const id = randomUUID();
+      expect(redactText(id)).toBe(id);
+      // With a character after it, it is no UUID: the full scan (screening view, base64 decode) runs.
+      expect(redactText(`${id} `)).toBe(`${id} `);
+    }
+  });
+
+  it("a UUID that holds a configured secret value is still redacted, alone and inside text", () => {
+    const key = randomUUID();
+    const r = createRedactor({ secrets: createSecretValues([key]) });
+    expect(r.redactText(key)).toBe("[secret]");
+    expect(r.redactSecrets(key)).toBe("[secret]");
+    expect(r.redactText(`key ${key}`)).toBe("key [secret]");
+    const other = randomUUID();
+    expect(r.redactText(other)).toBe(other);
+    // Not the canonical form: scanned as any text (and clean).
+    expect(r.redactText(other.toUpperCase())).toBe(other.toUpperCase());
   });
 });
 

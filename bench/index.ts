@@ -41,7 +41,10 @@ async function runtimeOverhead() {
   progress("1/6 runtime overhead");
   const r = await measureRuntimeOverhead({ turns: quick ? 100 : 1000, warmup: quick ? 20 : 100 });
   const b = "1 runtime";
-  for (const [name, s] of Object.entries(r.perTurnMs)) add(b, `${name} ms/turn (mean)`, fmt(s.mean, 2));
+  for (const [name, s] of Object.entries(r.perTurnMs)) {
+    const gc = r.gcPerTurnMs[name as keyof typeof r.gcPerTurnMs];
+    add(b, `${name} ms/turn (mean: turn + collecting its garbage)`, `${fmt(s.mean + gc, 2)} (${fmt(s.mean, 2)} + ${fmt(gc, 2)})`);
+  }
   add(b, "hermes / bare openai loop", fmt(r.vsBare, 2), "≤ 1.3");
   add(b, `hermes / @openai/agents ${r.openaiAgentsVersion}`, fmt(r.vsOpenaiAgents, 2), "≤ 0.7");
   add(

@@ -3,9 +3,12 @@
  * OpenAI-compatible server) through (a) a bare loop on the openai SDK, (b) Hermes' runTurn with its
  * JSON trace written and redacted as in production, (b') the same with the trace off, and
  * (c) @openai/agents with a chat-completions model (its tracing off). Contenders run interleaved in
- * rounds, so drift (GC, CPU frequency, a neighbour's load) hits them alike.
+ * rounds, so drift (CPU frequency, a neighbour's load) hits them alike; each round ends with a timed
+ * collection of the garbage it made, charged to its contender.
  */
 import { readFileSync } from "node:fs";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Agent, OpenAIProvider, run, setTracingDisabled, tool } from "@openai/agents";
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
@@ -29,7 +32,10 @@ export type Contender = (typeof CONTENDERS)[number];
 
 export interface RuntimeOverhead {
   turns: number;
+  /** Each turn's own time (what `mean` of a contender's turns is before its garbage is collected). */
   perTurnMs: Record<Contender, Summary>;
+  /** Collecting what the contender's rounds left, per turn (added to its mean in the ratios). */
+  gcPerTurnMs: Record<Contender, number>;
   /** Mean ms per turn of Hermes (trace on, as in production) over the bare loop and over @openai/agents. */
   vsBare: number;
   vsOpenaiAgents: number;
@@ -63,6 +69,9 @@ export async function measureRuntimeOverhead(o: { turns: number; warmup: number 
       if (!out.includes("Berlin")) throw new Error(`${name} gave a wrong answer: ${out}`);
       for (let i = 0; i < o.warmup; i++) await contenders[name]();
     }
+    const collect = youngGenerationCollector();
+    collect(); // what the warm-up left is nobody's
+    const gcMs = Object.fromEntries(CONTENDERS.map((n) => [n, 0])) as Record<Contender, number>;
     for (let done = 0; done < o.turns; done += ROUND) {
       for (const name of CONTENDERS) {
         for (let i = 0; i < ROUND; i++) {
@@ -70,16 +79,26 @@ export async function measureRuntimeOverhead(o: { turns: number; warmup: number 
           await contenders[name]();
           samples[name].push(performance.now() - t);
         }
+        // The round's garbage is collected now, timed, and charged to the contender that made it
+        // (see youngGenerationCollector).
+        const t = performance.now();
+        collect();
+        gcMs[name] += performance.now() - t;
       }
     }
     const perTurnMs = Object.fromEntries(CONTENDERS.map((n) => [n, summarize(samples[n])])) as Record<
       Contender,
       Summary
     >;
-    const mean = (n: Contender) => perTurnMs[n].mean;
+    const gcPerTurnMs = Object.fromEntries(
+      CONTENDERS.map((n) => [n, gcMs[n] / samples[n].length]),
+    ) as Record<Contender, number>;
+    // Per turn: the turns' own time, and the collection of what they left.
+    const mean = (n: Contender) => perTurnMs[n].mean + gcPerTurnMs[n];
     return {
       turns: samples.bare.length,
       perTurnMs,
+      gcPerTurnMs,
       vsBare: mean("hermes") / mean("bare"),
       vsOpenaiAgents: mean("hermes") / mean("openai-agents"),
       noTraceVsBare: mean("hermes-no-trace") / mean("bare"),
@@ -89,6 +108,20 @@ export async function measureRuntimeOverhead(o: { turns: number; warmup: number 
   } finally {
     await server.stop();
   }
+}
+
+/**
+ * A timed young-generation collection, run after each contender's round so that every contender
+ * pays for collecting its own garbage. Without it, a scavenge (5–20 ms here: each `fetch` keeps its
+ * request and response reachable through undici's weak references until a full collection, so
+ * megabytes survive every scavenge) landed on whichever contender was running when the young
+ * generation filled: one contender's garbage charged to another, and the ratio moved by ±0.05–0.1
+ * from run to run even at 1,000 turns each.
+ */
+function youngGenerationCollector(): () => void {
+  setFlagsFromString("--expose-gc");
+  const gc = runInNewContext("gc") as (o: { type: "minor"; execution: "sync" }) => void;
+  return () => gc({ type: "minor", execution: "sync" });
 }
 
 /** A dependency's installed version (read from its package.json: some do not export it). */

@@ -15,8 +15,9 @@ console.log(
 );
 for (const name of CONTENDERS) {
   const s = r.perTurnMs[name];
+  const gc = r.gcPerTurnMs[name];
   console.log(
-    `${name.padEnd(16)} mean ${s.mean.toFixed(2)} ms/turn   p50 ${s.p50.toFixed(2)}   p99 ${s.p99.toFixed(2)}`,
+    `${name.padEnd(16)} mean ${(s.mean + gc).toFixed(2)} ms/turn (${s.mean.toFixed(2)} + ${gc.toFixed(2)} collecting its garbage)   p50 ${s.p50.toFixed(2)}   p99 ${s.p99.toFixed(2)}`,
   );
 }
 console.log(

@@ -64,6 +64,56 @@ describe("the buffered log destination", () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+  it("hands the gathered lines over on flush, in order with bytes written directly", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hermes-log-"));
+    const file = join(dir, "hermes.log");
+    const destination = bufferedDestination(file);
+    try {
+      const log = createLogger({ level: "info", destination });
+      log.info({ seq: 1 }, "first");
+      destination.write(Buffer.from('{"seq":2,"msg":"as bytes"}\n') as unknown as string);
+      log.info({ seq: 3 }, "third");
+      // Well within the periodic flush: only `flush` can have written them.
+      await new Promise<void>((resolve, reject) => log.flush((err) => (err ? reject(err) : resolve())));
+      const rows = readFileSync(file, "utf8")
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { seq: number });
+      expect(rows.map((r) => r.seq)).toEqual([1, 2, 3]);
+    } finally {
+      (destination as unknown as { destroy(): void }).destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it(
+    "writes what is gathered when a process ends by itself (no exit call)",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "hermes-log-"));
+      const script = join(dir, "end-quietly.ts");
+      const logger = new URL("../src/logger.ts", import.meta.url).pathname;
+      writeFileSync(
+        script,
+        `import { createLogger } from ${JSON.stringify(logger)};
+const log = createLogger();
+for (let i = 0; i < 50; i++) log.info({ seq: i }, "line " + i);
+`,
+      );
+      try {
+        const run = await runProcess(process.execPath, [script], { env: process.env });
+        expect(run.code, run.stderr).toBe(0);
+        const seqs = run.stdout
+          .trimEnd()
+          .split("\n")
+          .map((l) => (JSON.parse(l) as { seq: number }).seq);
+        expect(seqs).toEqual([...Array(50).keys()]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
+
   it(
     "keeps every line whole and in order across many buffer writes, multi-byte text included, and writes the rest at exit",
     async () => {

@@ -43,7 +43,11 @@ async function runtimeOverhead() {
   const b = "1 runtime";
   for (const [name, s] of Object.entries(r.perTurnMs)) {
     const gc = r.gcPerTurnMs[name as keyof typeof r.gcPerTurnMs];
-    add(b, `${name} ms/turn (mean: turn + collecting its garbage)`, `${fmt(s.mean + gc, 2)} (${fmt(s.mean, 2)} + ${fmt(gc, 2)})`);
+    add(
+      b,
+      `${name} ms/turn (mean: turn + collecting its garbage)`,
+      `${fmt(s.mean + gc, 2)} (${fmt(s.mean, 2)} + ${fmt(gc, 2)})`,
+    );
   }
   add(b, "hermes / bare openai loop", fmt(r.vsBare, 2), "≤ 1.3");
   add(b, `hermes / @openai/agents ${r.openaiAgentsVersion}`, fmt(r.vsOpenaiAgents, 2), "≤ 0.7");

@@ -90,9 +90,10 @@ export async function measureRuntimeOverhead(o: { turns: number; warmup: number 
       Contender,
       Summary
     >;
-    const gcPerTurnMs = Object.fromEntries(
-      CONTENDERS.map((n) => [n, gcMs[n] / samples[n].length]),
-    ) as Record<Contender, number>;
+    const gcPerTurnMs = Object.fromEntries(CONTENDERS.map((n) => [n, gcMs[n] / samples[n].length])) as Record<
+      Contender,
+      number
+    >;
     // Per turn: the turns' own time, and the collection of what they left.
     const mean = (n: Contender) => perTurnMs[n].mean + gcPerTurnMs[n];
     return {

@@ -14,8 +14,8 @@ import { samplingParams } from "./sampling-params.ts";
 import { createReasoningLearner } from "./streaming/answer-preview.ts";
 import { type RawOutcome, StreamInterrupted, streamCompletion } from "./streaming/stream-completion.ts";
 import { toolFormatContext } from "./tool-formats/context.ts";
-import { turnSignalFetch, withTurnSignal } from "./turn-signal-fetch.ts";
 import type { ToolFormatContext } from "./tool-formats/types.ts";
+import { turnSignalFetch, withTurnSignal } from "./turn-signal-fetch.ts";
 
 export interface OpenAIModelOptions extends ModelConfig {
   /** Longest Retry-After we wait for; a server asking for more fails the request at once. */

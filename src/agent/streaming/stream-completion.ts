@@ -1,9 +1,9 @@
 import type OpenAI from "openai";
 import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/completions/completions";
 import type { RawAssistantMessage } from "../normalize-response.ts";
+import { withTurnSignal } from "../turn-signal-fetch.ts";
 import { createAnswerPreview } from "./answer-preview.ts";
 import { createChunkAccumulator, type RawChunk } from "./chunk-accumulator.ts";
-import { withTurnSignal } from "../turn-signal-fetch.ts";
 
 /** A streamed answer that stopped before its end (connection lost, no finish reason): asked again. */
 export class StreamInterrupted extends Error {

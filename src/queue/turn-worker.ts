@@ -65,15 +65,22 @@ export async function handleTurnJob(
     : undefined;
   try {
     await inThreadOrder(s, job, ctx, async (lockSignal) => {
+      // The reads a turn starts with go out together, not one after another; what
+      // the checks below make unnecessary (a duplicate job, a finished run) is dropped unread.
+      const accessRead = resolveAccess(s, job.userId);
+      accessRead.catch(() => undefined);
+      const [finished, earlier] = await Promise.all([
+        s.events.isFinished(job.eventId),
+        s.runs.forEvent(job.eventId),
+      ]);
       // A queue may hand a job out twice (a worker that stalled after finishing): checked under the
       // thread's lock, and marked done before it is released, so the second copy sees it.
-      if (await s.events.isFinished(job.eventId)) {
+      if (finished) {
         log.info("turn already finished for this event; not run again");
         return;
       }
       // Picked up again after its worker died: under the thread's lock nobody else runs it, so a run
       // still `running` is that worker's, and it continues from its last checkpoint.
-      const earlier = await s.runs.forEvent(job.eventId);
       if (earlier) {
         runId = earlier.runId;
         log = ctx.logger.child({ runId, sessionKey: job.sessionKey, eventId: job.eventId });
@@ -85,9 +92,12 @@ export async function handleTurnJob(
       }
       const signal = AbortSignal.any([ctx.signal, lockSignal]);
       const [access, timezone] = await Promise.all([
-        resolveAccess(s, job.userId),
+        accessRead,
         earlier ? undefined : s.output.requesterTimezone(job.userId),
       ]);
+      // A new turn's history is read while its run is recorded.
+      const historyRead = earlier ? undefined : s.sessions.load(job.sessionKey);
+      historyRead?.catch(() => undefined);
       const progress = meta.placeholderTs
         ? s.output.progress({
             channel: job.channelId,
@@ -125,7 +135,7 @@ export async function handleTurnJob(
         log.warn({ step: earlier.snapshot.step }, "continuing a turn whose worker died, from its checkpoint");
         result = await continueRun(earlier.snapshot, await settleOpenCalls(s, earlier.snapshot, log), deps);
       } else {
-        const loaded = await s.sessions.load(job.sessionKey);
+        const loaded = await historyRead!;
         if (loaded.unreadable)
           log.warn(
             { event: "note", note: "stored history of this thread is unreadable: starting fresh" },

@@ -4,7 +4,7 @@
  * That composition (a new composite signal, weak references, a property redefined on the SDK's
  * controller) was the largest single cost Hermes added to a model call (~25 µs of ~200 µs a turn
  * over a bare SDK loop, measured by bench/profile-runtime.ts). Here the turn's signal travels as a
- * request option under a symbol key, and the client's `fetch` links the two signals with one
+ * request option under a key of its own, and the client's `fetch` links the two signals with one
  * listener each. An abort of either cancels the request, as before.
  */
 import type OpenAI from "openai";

@@ -1,5 +1,4 @@
 import type {
-  BudgetRefusal,
   BudgetRequester,
   BudgetScopeKind,
   ReserveOutcome,
@@ -16,6 +15,7 @@ import {
 } from "./budget-limits.ts";
 import type { Database } from "./db.ts";
 import { and, desc, eq, gte, sql } from "./drizzle.ts";
+import { pgCode } from "./pg-error.ts";
 import { tokenUsage } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 
@@ -48,13 +48,11 @@ export interface BudgetStore extends TokenBudget {
   ): Promise<void>;
 }
 
-/** Thrown inside the reservation's transaction to roll it back: a scope had no room. */
-class Refused {
-  readonly refusal: BudgetRefusal;
-  constructor(refusal: BudgetRefusal) {
-    this.refusal = refusal;
-  }
-}
+/**
+ * SQLSTATE of the reservation statement's own refusal: its last step divides by zero when fewer
+ * scopes were held than asked for, which aborts the statement and so undoes every row it wrote.
+ */
+const REFUSED = "22012";
 
 /** The UTC date budgets count on (`2026-12-01`). */
 export function utcDay(now: Date): string {
@@ -62,11 +60,11 @@ export function utcDay(now: Date): string {
 }
 
 /**
- * Daily token budgets on `token_usage` (Postgres or PGlite). A reservation is one statement in a
- * transaction, over the requester's scope and then the channel's (always that order, so two never
+ * Daily token budgets on `token_usage` (Postgres or PGlite). A reservation is one statement (one
+ * round trip), over the requester's scope and then the channel's (always that order, so two never
  * wait on each other): each scope's day row is created holding the tokens, or its `reserved` grows,
  * only where `used + reserved + n <= limit`, which concurrent reservations serialize on. If any scope
- * refuses, the transaction rolls back and nothing is held anywhere. A settle is one statement.
+ * refuses, the statement fails, and nothing is held anywhere. A settle is one statement.
  */
 export function createBudgetStore(o: {
   db: Database;
@@ -77,8 +75,6 @@ export function createBudgetStore(o: {
 }): BudgetStore {
   const { db, defaults } = o;
   const today = () => utcDay(o.now?.() ?? new Date());
-  const row = (scope: BudgetScopeKind, id: string, day: string) =>
-    and(eq(tokenUsage.scope, scope), eq(tokenUsage.scopeId, id), eq(tokenUsage.day, day));
 
   async function reserve(requester: BudgetRequester, tokens: number): Promise<ReserveOutcome> {
     const n = Math.max(0, Math.ceil(tokens));
@@ -86,54 +82,71 @@ export function createBudgetStore(o: {
     const scopes: TokenReservation["scopes"] = [{ scope: "user", id: requester.userId }];
     if (requester.channelId) scopes.push({ scope: "channel", id: requester.channelId });
     // Each scope with its limit (the override, else the default; 0 = none), in lock order.
-    const wanted = scopes.map(({ scope, id }, i) => {
-      const override =
-        scope === "user"
-          ? sql`(SELECT token_budget_per_day FROM users WHERE id = ${id})`
-          : sql`(SELECT token_budget_per_day FROM channel_budgets WHERE channel_id = ${id})`;
-      const fallback = scope === "user" ? defaults.userTokensPerDay : defaults.channelTokensPerDay;
-      return sql`(${scope}::text, ${id}::text, coalesce(${override}, ${fallback})::bigint, ${i}::int)`;
-    });
-    try {
-      await db.transaction(async (tx) => {
-        // One statement for every scope: a day row is created holding `n` where `n` fits the limit,
-        // or an existing one grows only where `used + reserved + n <= limit` (ON CONFLICT locks the
-        // row and checks its latest version, so concurrent reservations serialize on it, in scope
-        // order). A scope that has no room returns no row, and the whole reservation is rolled back.
-        const held = await tx.execute<{ scope: string }>(sql`
-          WITH want (scope, scope_id, lim, ord) AS (VALUES ${sql.join(wanted, sql`, `)})
-          INSERT INTO token_usage AS t (scope, scope_id, day, reserved)
-          SELECT w.scope, w.scope_id, ${day}::date, ${n}::bigint FROM want w
-          WHERE w.lim = 0 OR ${n}::bigint <= w.lim
-          ORDER BY w.ord
-          ON CONFLICT (scope, scope_id, day) DO UPDATE
-            SET reserved = t.reserved + excluded.reserved, updated_at = now()
-            WHERE (t.used + t.reserved + excluded.reserved <= (
-              SELECT nullif(w.lim, 0) FROM want w WHERE w.scope = t.scope AND w.scope_id = t.scope_id
-            )) IS NOT FALSE
-          RETURNING t.scope`);
-        if (held.rows.length === scopes.length) return;
-        const got = new Set(held.rows.map((r) => r.scope));
-        const { scope, id } = scopes.find((sc) => !got.has(sc.scope))!;
-        const { tokensPerDay: limit } = await scopeLimit(tx, defaults, scope, id);
-        const [now] = await tx
-          .select({ used: tokenUsage.used, reserved: tokenUsage.reserved })
-          .from(tokenUsage)
-          .where(row(scope, id, day));
-        throw new Refused({
-          scope,
-          id,
-          limit,
-          used: Number(now?.used ?? 0),
-          reserved: Number(now?.reserved ?? 0),
+    const want = sql`WITH want (scope, scope_id, lim, ord) AS (VALUES ${sql.join(
+      scopes.map(({ scope, id }, i) => {
+        const override =
+          scope === "user"
+            ? sql`(SELECT token_budget_per_day FROM users WHERE id = ${id})`
+            : sql`(SELECT token_budget_per_day FROM channel_budgets WHERE channel_id = ${id})`;
+        const fallback = scope === "user" ? defaults.userTokensPerDay : defaults.channelTokensPerDay;
+        return sql`(${scope}::text, ${id}::text, coalesce(${override}, ${fallback})::bigint, ${i}::int)`;
+      }),
+      sql`, `,
+    )})`;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // One statement, so one round trip and atomic without a transaction: a day row is created
+        // holding `n` where `n` fits the limit, or an existing one grows only where
+        // `used + reserved + n <= limit` (ON CONFLICT locks the row and checks its latest version, so
+        // concurrent reservations serialize on it, in scope order). A scope without room returns no
+        // row; then the division by zero aborts the statement, and with it every row it wrote.
+        await db.execute(sql`
+          ${want}, held AS (
+            INSERT INTO token_usage AS t (scope, scope_id, day, reserved)
+            SELECT w.scope, w.scope_id, ${day}::date, ${n}::bigint FROM want w
+            WHERE w.lim = 0 OR ${n}::bigint <= w.lim
+            ORDER BY w.ord
+            ON CONFLICT (scope, scope_id, day) DO UPDATE
+              SET reserved = t.reserved + excluded.reserved, updated_at = now()
+              WHERE (t.used + t.reserved + excluded.reserved <= (
+                SELECT nullif(w.lim, 0) FROM want w WHERE w.scope = t.scope AND w.scope_id = t.scope_id
+              )) IS NOT FALSE
+            RETURNING t.scope)
+          SELECT count(*) / (count(*) = ${scopes.length}::bigint)::int AS held FROM held`);
+        return { ok: true, reservation: { day, tokens: n, scopes } };
+      } catch (err) {
+        if (pgCode(err) !== REFUSED) throw err;
+      }
+      // Refused, and nothing is held. Which scope, and how full it is, for the user's message.
+      const { rows } = await db.execute<{
+        scope: BudgetScopeKind;
+        scope_id: string;
+        lim: string;
+        used: string;
+        reserved: string;
+      }>(sql`
+        ${want}
+        SELECT w.scope, w.scope_id, w.lim, coalesce(t.used, 0) AS used, coalesce(t.reserved, 0) AS reserved
+        FROM want w LEFT JOIN token_usage t ON t.scope = w.scope AND t.scope_id = w.scope_id AND t.day = ${day}::date
+        ORDER BY w.ord`);
+      const full = rows.find(
+        (r) => Number(r.lim) > 0 && Number(r.used) + Number(r.reserved) + n > Number(r.lim),
+      );
+      // Room came free meanwhile (a call settled): ask again, a few times at most.
+      if (!full && attempt < 3) continue;
+      const r = full ?? rows.find((x) => Number(x.lim) > 0) ?? rows[0]!;
+      return {
+        ok: false,
+        refusal: {
+          scope: r.scope,
+          id: r.scope_id,
+          limit: Number(r.lim),
+          used: Number(r.used),
+          reserved: Number(r.reserved),
           requested: n,
-        });
-      });
-    } catch (err) {
-      if (err instanceof Refused) return { ok: false, refusal: err.refusal };
-      throw err;
+        },
+      };
     }
-    return { ok: true, reservation: { day, tokens: n, scopes } };
   }
 
   async function settle(reservation: TokenReservation, actualTokens: number): Promise<void> {

@@ -2,6 +2,7 @@ import { HermesError } from "../errors.ts";
 import { checkCron } from "../schedules/check-cron.ts";
 import type { Database } from "./db.ts";
 import { asc, eq, max, sql } from "./drizzle.ts";
+import { pgCode } from "./pg-error.ts";
 import { type ScheduleFireStatus, scheduleFires, schedules } from "./schema.ts";
 
 export type Schedule = typeof schedules.$inferSelect;
@@ -109,14 +110,6 @@ export function createScheduleStore({ db }: { db: Database }): ScheduleStore {
       return out;
     },
   };
-}
-
-function pgCode(err: unknown): string | undefined {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-  }
-  return undefined;
 }
 
 function capitalize(text: string): string {

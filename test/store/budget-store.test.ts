@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/logger.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { type BudgetStore, createBudgetStore } from "../../src/store/budget-store.ts";
+import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";
 import { execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 
 /** Sets a limit the way `/hermes budget` does: with its `budget.changed` audit row. */
@@ -29,11 +31,11 @@ async function row(store: TestStore, scope: string, id: string, day = DAY) {
   return r ? { used: Number(r.used), reserved: Number(r.reserved) } : undefined;
 }
 
-describe("budget store on postgres", () => {
+describe.each(["postgres", "pglite"] as const)("budget store on %s", (kind) => {
   let store: TestStore;
   let budgets: BudgetStore;
   beforeAll(async () => {
-    store = await openTestStore("postgres");
+    store = await openTestStore(kind);
     budgets = createBudgetStore({
       db: store.handle.db,
       audit: createAuditLog({ db: store.handle.db }),
@@ -71,7 +73,7 @@ describe("budget store on postgres", () => {
     const refused = await budgets.reserve({ userId: "U0B", channelId: "C0FULL" }, 501);
     expect(refused.ok).toBe(false);
     if (!refused.ok) expect(refused.refusal).toMatchObject({ scope: "channel", id: "C0FULL", limit: 500 });
-    // The user's row was written in the same transaction and rolled back with it.
+    // The user's row was written by the same statement and undone with it.
     expect(await row(store, "user", "U0B")).toBeUndefined();
     expect((await row(store, "channel", "C0FULL")) ?? { used: 0, reserved: 0 }).toEqual({
       used: 0,
@@ -92,6 +94,28 @@ describe("budget store on postgres", () => {
     await Promise.all(loops);
     expect(await row(store, "user", "U0BUSY")).toEqual({ used: 16 * 15 * 3, reserved: 0 });
     expect(await row(store, "channel", "C0BUSY")).toEqual({ used: 16 * 15 * 3, reserved: 0 });
+  });
+
+  it("concurrent reservations at a channel's limit: exactly what fits is held, and the refused hold nothing", async () => {
+    await setLimit(budgets, { scope: "channel", id: "C0RACE", tokensPerDay: 1000, by: "U0ADMIN" });
+    // 20 users, each new today (their day rows are created by the reservation), 100 tokens each.
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        budgets.reserve({ userId: `U0RACE${i}`, channelId: "C0RACE" }, 100),
+      ),
+    );
+    const held = outcomes.filter((o) => o.ok);
+    expect(held).toHaveLength(10);
+    for (const o of outcomes)
+      if (!o.ok)
+        expect(o.refusal).toMatchObject({ scope: "channel", id: "C0RACE", limit: 1000, requested: 100 });
+    expect(await row(store, "channel", "C0RACE")).toEqual({ used: 0, reserved: 1000 });
+    const users = await Promise.all(outcomes.map((_, i) => row(store, "user", `U0RACE${i}`)));
+    expect(users.map((u) => u ?? { used: 0, reserved: 0 })).toEqual(
+      outcomes.map((o) => ({ used: 0, reserved: o.ok ? 100 : 0 })),
+    );
+    for (const o of outcomes) if (o.ok) await budgets.settle(o.reservation, 0);
+    expect(await row(store, "channel", "C0RACE")).toEqual({ used: 0, reserved: 0 });
   });
 
   it("never goes negative, even when a reservation is settled twice", async () => {
@@ -199,5 +223,55 @@ describe("budget store on postgres", () => {
     ]);
     expect(await budgets.top("channel", 5)).toEqual([{ id: "C0TOP", used: 60 }]);
     clock = new Date(`${DAY}T10:00:00Z`);
+  });
+});
+
+describe("budget store round trips (postgres)", () => {
+  let store: TestStore;
+  let counted: DatabaseHandle | undefined;
+  const sent: string[] = [];
+  let budgets: BudgetStore;
+  beforeAll(async () => {
+    store = await openTestStore("postgres");
+    counted = await openDatabase({ databaseUrl: store.url!, dataDir: "", logger: silentLogger() });
+    if (counted.kind !== "postgres") throw new Error("expected postgres");
+    // Every statement any pooled connection sends, in order.
+    counted.pool.on("connect", (client) => {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+        sent.push(String(typeof args[0] === "string" ? args[0] : (args[0] as { text: string }).text));
+        return query(...args);
+      };
+    });
+    budgets = createBudgetStore({
+      db: counted.db,
+      audit: createAuditLog({ db: counted.db }),
+      defaults: { userTokensPerDay: 1000, channelTokensPerDay: 0 },
+      now: () => clock,
+    });
+  });
+  afterAll(async () => {
+    await counted?.close();
+    await store?.cleanup();
+  });
+
+  it("a reservation is one statement (no transaction around it); a refusal adds one read, and holds nothing", async () => {
+    sent.length = 0;
+    const held = await budgets.reserve({ userId: "U0RT", channelId: "C0RT" }, 600);
+    expect(held.ok).toBe(true);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]).toMatch(/INSERT INTO token_usage/);
+    sent.length = 0;
+    const refused = await budgets.reserve({ userId: "U0RT", channelId: "C0RT" }, 600);
+    expect(refused).toEqual({
+      ok: false,
+      refusal: { scope: "user", id: "U0RT", limit: 1000, used: 0, reserved: 600, requested: 600 },
+    });
+    expect(sent).toHaveLength(2);
+    expect(sent.some((q) => /^\s*(BEGIN|COMMIT|ROLLBACK)/i.test(q))).toBe(false);
+    // The channel (no limit) had room, and the statement that found the user full undid its row too.
+    expect(await row(store, "channel", "C0RT")).toEqual({ used: 0, reserved: 600 });
+    if (held.ok) await budgets.settle(held.reservation, 10);
+    expect(await row(store, "user", "U0RT")).toEqual({ used: 10, reserved: 0 });
   });
 });

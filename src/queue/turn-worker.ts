@@ -64,15 +64,18 @@ export async function handleTurnJob(
       })
     : undefined;
   try {
-    await inThreadOrder(s, job, ctx, async (lockSignal) => {
-      // The reads a turn starts with go out together, not one after another; what
-      // the checks below make unnecessary (a duplicate job, a finished run) is dropped unread.
-      const accessRead = resolveAccess(s, job.userId);
-      accessRead.catch(() => undefined);
-      const [finished, earlier] = await Promise.all([
-        s.events.isFinished(job.eventId),
-        s.runs.forEvent(job.eventId),
-      ]);
+    // The reads a turn starts with go out together (and with the thread-order check), not one after
+    // another; what the checks below make unnecessary (a duplicate job, a finished run) is dropped unread.
+    const reads = () => {
+      const access = resolveAccess(s, job.userId);
+      const checks = Promise.all([s.events.isFinished(job.eventId), s.runs.forEvent(job.eventId)]);
+      access.catch(() => undefined);
+      checks.catch(() => undefined);
+      return { access, checks };
+    };
+    await inThreadOrder(s, job, { ...ctx, reads }, async (lockSignal, started) => {
+      const accessRead = started.access;
+      const [finished, earlier] = await started.checks;
       // A queue may hand a job out twice (a worker that stalled after finishing): checked under the
       // thread's lock, and marked done before it is released, so the second copy sees it.
       if (finished) {
@@ -176,8 +179,8 @@ export async function handleTurnJob(
         );
       }
       await progress?.close();
-      await s.sessions.save(job.sessionKey, result.messages);
-      await recorder?.settled();
+      // The history and the run record's last write land together (neither waits for the other).
+      await Promise.all([s.sessions.save(job.sessionKey, result.messages), recorder?.settled()]);
       // Finished before it is shown: a crash in between shows the stored answer, never re-runs.
       if (result.status !== "paused") {
         await s.runs.finish(runId, result.status, finalSnapshot(kept, result));

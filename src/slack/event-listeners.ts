@@ -157,6 +157,8 @@ export function createEventIntake(s: IntakeDeps): EventIntake {
  * the card.
  */
 async function answeredWhilePaused(s: IntakeDeps, req: TurnRequest, key: string): Promise<boolean> {
+  // A message that starts its thread is the thread's first: no run of it exists to wait (no read).
+  if (!req.inThread) return false;
   const paused = await s.runs.latestPausedForSession(key);
   if (!paused) return false;
   const pending = await s.approvals.listPending({ runId: paused.runId });

@@ -8,7 +8,7 @@ import { sql } from "./drizzle.ts";
  * Appending to the hash chain: under the chain's lock, read the head, chain the new rows to it and
  * insert them, all in one READ COMMITTED transaction. Either in a transaction the caller holds
  * (`appendRows`, drizzle), or in one of its own on Postgres (`appendInOwnTransaction`, the group
- * commit's), where BEGIN, the lock and the head read go to the server as one round trip.
+ * commit's), in two round trips: BEGIN, the lock and the head read; then the insert and COMMIT.
  */
 
 /** Transaction-level advisory lock that serializes audit writers across all connections and replicas. */
@@ -65,10 +65,10 @@ export async function appendRows(tx: Database, events: ChainedEvent[]): Promise<
 }
 
 /**
- * The same in a transaction of its own on a pooled Postgres connection, in three round trips instead
+ * The same in a transaction of its own on a pooled Postgres connection, in two round trips instead
  * of five: BEGIN, the lock and the head read are one simple-protocol query of three statements (each
- * still its own statement, with its own snapshot), then the insert, then COMMIT. On any failure the
- * transaction is rolled back; a connection that cannot even roll back is discarded, not reused.
+ * still its own statement, with its own snapshot), then the insert and COMMIT are another. On any
+ * failure the transaction is rolled back; a connection that cannot even roll back is discarded.
  */
 export async function appendInOwnTransaction(pool: pg.Pool, events: ChainedEvent[]): Promise<AuditRow[]> {
   const client = await pool.connect();
@@ -81,8 +81,12 @@ export async function appendInOwnTransaction(pool: pg.Pool, events: ChainedEvent
       throw new Error("audit_log: the lock and head query did not return three results");
     assertReadCommitted((results[1]!.rows[0] as { iso?: string } | undefined)?.iso);
     const rows = chainRows(events, results[2]!.rows as NextRow[]);
-    await client.query(`${INSERT_BEFORE_ROWS}$1${INSERT_AFTER_ROWS}`, [rowsJson(rows)]);
-    await client.query("COMMIT");
+    // The insert and COMMIT as one simple-protocol query (which takes no parameters, so the rows go
+    // as one quoted literal: pg's `escapeLiteral`, which doubles quotes and backslashes). If the insert
+    // fails, the server skips the COMMIT and the catch below rolls back.
+    await client.query(
+      `${INSERT_BEFORE_ROWS}${client.escapeLiteral(rowsJson(rows))}${INSERT_AFTER_ROWS}; COMMIT`,
+    );
     return rows;
   } catch (err) {
     await client.query("ROLLBACK").catch((rollbackErr: unknown) => {

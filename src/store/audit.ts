@@ -98,7 +98,7 @@ export interface AuditLogOptions {
   db: Database;
   /**
    * The Postgres pool behind `db`, when it is Postgres: appends outside a caller's transaction then
-   * start their own with one round trip for BEGIN, the lock and the head (`appendInOwnTransaction`).
+   * start their own in two round trips (`appendInOwnTransaction`).
    */
   pool?: pg.Pool | undefined;
   /**

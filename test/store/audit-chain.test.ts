@@ -262,18 +262,76 @@ describe("postgres: an append in a transaction of its own", () => {
     return { pool, sent };
   }
 
-  it("takes three round trips: BEGIN, the lock and the head together, then the insert, then COMMIT", async () => {
+  it("takes two round trips: BEGIN, the lock and the head together, then the insert with COMMIT", async () => {
     const { pool, sent } = countingPool();
     try {
       const audit = createAuditLog({ db: store.handle.db, pool });
       const first = await audit.append(event(1));
-      expect(sent).toHaveLength(3);
+      expect(sent).toHaveLength(2);
       expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(\d+\) .*; SELECT n\.id/s);
-      expect(sent[1]).toMatch(/INSERT INTO audit_log/);
-      expect(sent[2]).toBe("COMMIT");
+      expect(sent[1]).toMatch(/INSERT INTO audit_log[\s\S]*; COMMIT$/);
       const second = await audit.append(event(2));
       expect(second.prevHash).toBe(first.hash);
       expect(await audit.verify()).toMatchObject({ ok: true, head: second.hash });
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("rows travel as one quoted literal: quotes, backslashes, SQL and every kind of character come back exactly", async () => {
+    const { pool, sent } = countingPool();
+    try {
+      const audit = createAuditLog({ db: store.handle.db, pool });
+      const hostile = {
+        text: "it's \\'; DROP TABLE audit_log; -- $1 $$ E'\\x00' \" 😀 你好 \u2028 \t\n\r",
+        path: "C:\\Users\\'quoted'\\",
+        nested: { "key'with\\": ["'", "\\", "''", "\\'", "\u0001\u001f"] },
+      };
+      const row = await audit.append({
+        ...event(3),
+        userId: "U0HOSTILE",
+        args: hostile,
+        argsSha256: argsSha256("send_message", hostile),
+        resultSummary: "done'); DELETE FROM audit_log; --\\",
+        error: "a\\'b",
+      });
+      expect(sent[1]).toMatch(/; COMMIT$/);
+      const [stored] = await execSql<{ args: unknown; result_summary: string; error: string; hash: string }>(
+        store.handle.db,
+        `SELECT args, result_summary, error, hash FROM audit_log WHERE id = ${row.id}`,
+      );
+      expect(stored).toEqual({
+        args: hostile,
+        result_summary: "done'); DELETE FROM audit_log; --\\",
+        error: "a\\'b",
+        hash: row.hash,
+      });
+      expect(await audit.verify()).toMatchObject({ ok: true, head: row.hash });
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it("an insert that fails is not committed: the transaction is rolled back and the chain's lock is free", async () => {
+    const { pool, sent } = countingPool();
+    try {
+      const audit = createAuditLog({ db: store.handle.db, pool });
+      const before = await audit.head();
+      // A duration no integer column takes: the insert fails on the server, after BEGIN and the lock.
+      const err = await audit.append({ ...event(4), durationMs: 1e12 }).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect(sent.at(-1)).toBe("ROLLBACK");
+      expect(await audit.head()).toEqual(before);
+      const other = await pool.connect();
+      try {
+        const { rows } = await other.query<{ free: boolean }>(
+          `SELECT pg_try_advisory_lock(${AUDIT_LOCK_KEY}) AS free, pg_advisory_unlock(${AUDIT_LOCK_KEY})`,
+        );
+        expect(rows[0]?.free).toBe(true);
+      } finally {
+        other.release();
+      }
+      expect(await audit.verify()).toMatchObject({ ok: true });
     } finally {
       await pool.end();
     }

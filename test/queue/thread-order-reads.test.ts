@@ -1,0 +1,86 @@
+import { describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/logger.ts";
+import type { TurnJob } from "../../src/queue/jobs.ts";
+import { inThreadOrder } from "../../src/queue/thread-order.ts";
+
+const job = {
+  type: "turn",
+  eventId: "Ev1",
+  sessionKey: "T1:C1:1.000",
+  messageTs: "2.000",
+} as unknown as TurnJob;
+
+/** Storage whose order check answers `earlier` lists in turn, each once `release` is called. */
+function fakeStorage(answers: string[][]) {
+  const log: string[] = [];
+  const releases: Array<() => void> = [];
+  const s = {
+    limits: { turnTimeoutMs: 60_000 },
+    sessions: {
+      withLock: async <T>(_key: string, fn: (signal: AbortSignal) => Promise<T>) =>
+        fn(new AbortController().signal),
+    },
+    events: {
+      earlierUnfinished: () => {
+        log.push("check");
+        return new Promise<string[]>((resolve) => releases.push(() => resolve(answers.shift() ?? [])));
+      },
+    },
+  };
+  return { s: s as unknown as Parameters<typeof inThreadOrder>[0], log, releases };
+}
+
+describe("inThreadOrder with the turn's first reads", () => {
+  it("starts the reads under the lock alongside the order check, and hands them to the turn", async () => {
+    const { s, log, releases } = fakeStorage([[]]);
+    let n = 0;
+    const done = inThreadOrder(
+      s,
+      job,
+      {
+        signal: new AbortController().signal,
+        logger: silentLogger(),
+        reads: () => {
+          log.push("reads");
+          return ++n;
+        },
+      },
+      async (_lock, reads) => {
+        log.push(`turn with reads ${reads}`);
+        return "answered";
+      },
+    );
+    // Both went out before the check answered: they do not wait for each other.
+    await expect.poll(() => log).toEqual(["reads", "check"]);
+    releases.shift()!();
+    expect(await done).toBe("answered");
+    expect(log).toEqual(["reads", "check", "turn with reads 1"]);
+  });
+
+  it("drops the reads of an attempt that has to wait for an earlier message, and reads again", async () => {
+    const { s, log, releases } = fakeStorage([["EvEarlier"], []]);
+    let n = 0;
+    const done = inThreadOrder(
+      s,
+      job,
+      {
+        signal: new AbortController().signal,
+        logger: silentLogger(),
+        reads: () => {
+          log.push("reads");
+          return ++n;
+        },
+      },
+      async (_lock, reads) => {
+        log.push(`turn with reads ${reads}`);
+        return "answered";
+      },
+    );
+    await expect.poll(() => releases.length).toBe(1);
+    releases.shift()!();
+    await expect.poll(() => releases.length).toBe(1);
+    releases.shift()!();
+    expect(await done).toBe("answered");
+    expect(log).toEqual(["reads", "check", "reads", "check", "turn with reads 2"]);
+  });
+});

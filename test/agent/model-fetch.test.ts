@@ -1,0 +1,228 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
+import OpenAI from "openai";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { modelFetch } from "../../src/agent/model-fetch.ts";
+
+/**
+ * The model client's fetch on node:http, against a raw HTTP server: what the openai SDK sends arrives
+ * whole, answers come back as the built-in fetch would give them (plain, compressed, streamed as they
+ * arrive), aborts reject with the signal's reason and close the connection, connections are reused,
+ * and what it does not handle goes to the built-in fetch.
+ */
+describe("modelFetch", () => {
+  type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
+  let handler: Handler = (_req, res) => res.end();
+  const closed: string[] = [];
+  let connections = 0;
+  let server: Server;
+  let base = "";
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      res.on("close", () => closed.push(res.writableFinished ? "finished" : "aborted"));
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => handler(req, res, Buffer.concat(chunks).toString("utf8")));
+    });
+    server.on("connection", () => connections++);
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  });
+  afterEach(() => {
+    delete process.env.HTTPS_PROXY;
+  });
+
+  const completion = (content: string) =>
+    JSON.stringify({
+      id: "c1",
+      object: "chat.completion",
+      created: 0,
+      model: "m",
+      choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+    });
+  const connectionsEnded = (n: number) =>
+    expect.poll(() => closed.length, { timeout: 5000, interval: 10 }).toBeGreaterThanOrEqual(n);
+
+  it("the SDK's request arrives whole (method, headers, a body with non-ASCII text), its answer comes back", async () => {
+    let seen: { method?: string; headers?: IncomingMessage["headers"]; body?: string } = {};
+    handler = (req, res, body) => {
+      seen = { method: req.method, headers: req.headers, body };
+      res
+        .writeHead(200, { "content-type": "application/json", "x-request-id": "r1" })
+        .end(completion("hallo ✓"));
+    };
+    const client = new OpenAI({
+      baseURL: `${base}/v1`,
+      apiKey: "sk-test",
+      maxRetries: 0,
+      fetch: modelFetch(),
+    });
+    const { data, response } = await client.chat.completions
+      .create({ model: "m", messages: [{ role: "user", content: "grüß dich 😀" }] })
+      .withResponse();
+    expect(data.choices[0]?.message.content).toBe("hallo ✓");
+    expect(response.headers.get("x-request-id")).toBe("r1");
+    expect(seen.method).toBe("POST");
+    expect(seen.headers?.authorization).toBe("Bearer sk-test");
+    expect(seen.headers?.["content-type"]).toBe("application/json");
+    expect(Number(seen.headers?.["content-length"])).toBe(Buffer.byteLength(seen.body ?? ""));
+    expect(JSON.parse(seen.body ?? "{}").messages[0].content).toBe("grüß dich 😀");
+  });
+
+  it("keeps the connection alive: sequential requests share one", async () => {
+    handler = (_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(completion("x"));
+    const fetch = modelFetch();
+    const before = connections;
+    for (let i = 0; i < 5; i++) {
+      const r = await fetch(`${base}/v1/chat/completions`, { method: "POST", body: "{}" });
+      expect(await r.json()).toMatchObject({ object: "chat.completion" });
+    }
+    expect(connections - before).toBeLessThanOrEqual(1);
+  });
+
+  it("decodes gzip, deflate and br answers; status, status text and other headers stay", async () => {
+    const text = completion("compressed");
+    for (const [encoding, encode] of [
+      ["gzip", gzipSync],
+      ["deflate", deflateSync],
+      ["br", brotliCompressSync],
+    ] as const) {
+      handler = (_req, res) =>
+        res
+          .writeHead(201, "Made", {
+            "content-type": "application/json",
+            "content-encoding": encoding,
+            "x-e": encoding,
+          })
+          .end(encode(Buffer.from(text)));
+      const r = await modelFetch()(`${base}/x`, { method: "POST", body: "{}" });
+      expect([r.status, r.statusText, r.headers.get("x-e"), r.headers.get("content-encoding")]).toEqual([
+        201,
+        "Made",
+        encoding,
+        null,
+      ]);
+      expect(await r.text()).toBe(text);
+    }
+  });
+
+  it("hands an event stream over as it arrives (the first event before the server has sent the rest)", async () => {
+    let sendRest!: () => void;
+    const rest = new Promise<void>((r) => (sendRest = r));
+    handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: one\n\n");
+      void rest.then(() => res.end("data: two\n\n"));
+    };
+    const r = await modelFetch()(`${base}/s`, { method: "POST", body: "{}" });
+    const reader = r.body!.getReader();
+    const first = await reader.read();
+    expect(Buffer.from(first.value!).toString()).toBe("data: one\n\n");
+    sendRest();
+    let tail = "";
+    for (let c = await reader.read(); !c.done; c = await reader.read())
+      tail += Buffer.from(c.value).toString();
+    expect(tail).toBe("data: two\n\n");
+  });
+
+  it("an abort before the answer rejects with the signal's reason, and the connection goes", async () => {
+    const before = closed.length;
+    let received!: () => void;
+    const asked = new Promise<void>((r) => (received = r));
+    handler = () => received();
+    const controller = new AbortController();
+    const pending = modelFetch()(`${base}/slow`, { method: "POST", body: "{}", signal: controller.signal });
+    await asked;
+    const reason = new Error("turn_timeout");
+    controller.abort(reason);
+    await expect(pending).rejects.toBe(reason);
+    await connectionsEnded(before + 1);
+    expect(closed.at(-1)).toBe("aborted");
+  });
+
+  it("an abort while a plain body is arriving rejects; an abort mid-stream errors the stream; both close the connection", async () => {
+    let before = closed.length;
+    let written!: () => void;
+    const partWritten = new Promise<void>((r) => (written = r));
+    handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.write('{"partial": ', () => written());
+    };
+    const plain = new AbortController();
+    const pending = modelFetch()(`${base}/p`, { method: "POST", body: "{}", signal: plain.signal });
+    await partWritten;
+    plain.abort();
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
+    await connectionsEnded(before + 1);
+
+    before = closed.length;
+    handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write("data: one\n\n");
+    };
+    const streamed = new AbortController();
+    const r = await modelFetch()(`${base}/s`, { method: "POST", body: "{}", signal: streamed.signal });
+    const reader = r.body!.getReader();
+    await reader.read();
+    const reason = new Error("cancelled by the user");
+    streamed.abort(reason);
+    await expect(reader.read()).rejects.toThrow("cancelled by the user");
+    await connectionsEnded(before + 1);
+    expect(closed.at(-1)).toBe("aborted");
+  });
+
+  it("a signal already aborted sends nothing", async () => {
+    const before = connections;
+    const reason = new Error("over");
+    await expect(
+      modelFetch()(`${base}/x`, { method: "POST", body: "{}", signal: AbortSignal.abort(reason) }),
+    ).rejects.toBe(reason);
+    expect(connections).toBe(before);
+  });
+
+  it("a server that goes mid-body, or is not there, rejects (the SDK's connection error)", async () => {
+    handler = (_req, res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
+      res.write('{"cut": ', () => res.socket?.destroy());
+    };
+    await expect(modelFetch()(`${base}/cut`, { method: "POST", body: "{}" })).rejects.toThrow();
+    const client = new OpenAI({
+      baseURL: "http://127.0.0.1:1/v1",
+      apiKey: "k",
+      maxRetries: 0,
+      fetch: modelFetch(),
+    });
+    await expect(client.chat.completions.create({ model: "m", messages: [] })).rejects.toBeInstanceOf(
+      OpenAI.APIConnectionError,
+    );
+  });
+
+  it("a 204 has no body", async () => {
+    handler = (_req, res) => res.writeHead(204).end();
+    const r = await modelFetch()(`${base}/none`, { method: "DELETE" });
+    expect(r.status).toBe(204);
+    expect(r.body).toBeNull();
+  });
+
+  it("leaves redirects, other bodies and proxied environments to the built-in fetch", async () => {
+    const asked: string[] = [];
+    const fallback = (async (input: string | URL | Request) => {
+      asked.push(String(input));
+      return new Response("from the fallback");
+    }) as typeof fetch;
+    handler = (_req, res) => res.writeHead(307, { location: `${base}/there` }).end();
+    expect(await (await modelFetch(fallback)(`${base}/here`, { method: "POST", body: "{}" })).text()).toBe(
+      "from the fallback",
+    );
+    await modelFetch(fallback)(`${base}/form`, { method: "POST", body: new FormData() });
+    process.env.HTTPS_PROXY = "http://proxy.internal:3128";
+    await modelFetch(fallback)(`${base}/proxied`, { method: "POST", body: "{}" });
+    expect(asked).toEqual([`${base}/here`, `${base}/form`, `${base}/proxied`]);
+  });
+});

@@ -112,7 +112,8 @@ export async function handleTurnJob(
       const keep = runCheckpoint(s, job.eventId);
       let kept: RunSnapshot | undefined;
       if (earlier && earlier.snapshot.step > 0) mayHaveActed = true;
-      const base = runtimeDepsFor(s, access, signal, job.channelId);
+      // The run's budget settles are awaited below, beside the history save, not by the loop at its end.
+      const { settled: budgetsSettled, ...base } = runtimeDepsFor(s, access, signal, job.channelId);
       recorder = await openRunRecorder(s, {
         runId,
         logger: log,
@@ -179,8 +180,13 @@ export async function handleTurnJob(
         );
       }
       await progress?.close();
-      // The history and the run record's last write land together (neither waits for the other).
-      await Promise.all([s.sessions.save(job.sessionKey, result.messages), recorder?.settled()]);
+      // The history, the run record's last write and the budget settles land together (none waits for
+      // another); all before the run is finished and its answer shown.
+      await Promise.all([
+        s.sessions.save(job.sessionKey, result.messages),
+        recorder?.settled(),
+        budgetsSettled?.(),
+      ]);
       // Finished before it is shown: a crash in between shows the stored answer, never re-runs.
       if (result.status !== "paused") {
         await s.runs.finish(runId, result.status, finalSnapshot(kept, result));

@@ -30,26 +30,31 @@ function fakeStorage(answers: string[][]) {
   return { s: s as unknown as Parameters<typeof inThreadOrder>[0], log, releases };
 }
 
+/** Runs a turn through `inThreadOrder` whose reads count up (1, 2, …), logging reads and the turn. */
+function orderedTurn(s: Parameters<typeof inThreadOrder>[0], log: string[]) {
+  let n = 0;
+  return inThreadOrder(
+    s,
+    job,
+    {
+      signal: new AbortController().signal,
+      logger: silentLogger(),
+      reads: () => {
+        log.push("reads");
+        return ++n;
+      },
+    },
+    async (_lock, reads) => {
+      log.push(`turn with reads ${reads}`);
+      return "answered";
+    },
+  );
+}
+
 describe("inThreadOrder with the turn's first reads", () => {
   it("starts the reads under the lock alongside the order check, and hands them to the turn", async () => {
     const { s, log, releases } = fakeStorage([[]]);
-    let n = 0;
-    const done = inThreadOrder(
-      s,
-      job,
-      {
-        signal: new AbortController().signal,
-        logger: silentLogger(),
-        reads: () => {
-          log.push("reads");
-          return ++n;
-        },
-      },
-      async (_lock, reads) => {
-        log.push(`turn with reads ${reads}`);
-        return "answered";
-      },
-    );
+    const done = orderedTurn(s, log);
     // Both went out before the check answered: they do not wait for each other.
     await expect.poll(() => log).toEqual(["reads", "check"]);
     releases.shift()!();
@@ -59,23 +64,7 @@ describe("inThreadOrder with the turn's first reads", () => {
 
   it("drops the reads of an attempt that has to wait for an earlier message, and reads again", async () => {
     const { s, log, releases } = fakeStorage([["EvEarlier"], []]);
-    let n = 0;
-    const done = inThreadOrder(
-      s,
-      job,
-      {
-        signal: new AbortController().signal,
-        logger: silentLogger(),
-        reads: () => {
-          log.push("reads");
-          return ++n;
-        },
-      },
-      async (_lock, reads) => {
-        log.push(`turn with reads ${reads}`);
-        return "answered";
-      },
-    );
+    const done = orderedTurn(s, log);
     await expect.poll(() => releases.length).toBe(1);
     releases.shift()!();
     await expect.poll(() => releases.length).toBe(1);

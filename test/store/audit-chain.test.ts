@@ -262,10 +262,34 @@ describe("postgres: an append in a transaction of its own", () => {
     return { pool, sent };
   }
 
-  it("takes two round trips: BEGIN, the lock and the head together, then the insert with COMMIT", async () => {
-    const { pool, sent } = countingPool();
+  /** Runs `fn` with an audit log on a counting pool (ended afterwards). */
+  async function withCountingAudit(
+    fn: (audit: AuditLog, sent: string[], pool: pg.Pool) => Promise<void>,
+    options: pg.PoolConfig = {},
+  ) {
+    const { pool, sent } = countingPool(options);
     try {
-      const audit = createAuditLog({ db: store.handle.db, pool });
+      await fn(createAuditLog({ db: store.handle.db, pool }), sent, pool);
+    } finally {
+      await pool.end();
+    }
+  }
+
+  /** The chain's lock is free: a connection back in the pool holds no transaction. */
+  async function expectLockFree(pool: pg.Pool) {
+    const other = await pool.connect();
+    try {
+      const { rows } = await other.query<{ free: boolean }>(
+        `SELECT pg_try_advisory_lock(${AUDIT_LOCK_KEY}) AS free, pg_advisory_unlock(${AUDIT_LOCK_KEY})`,
+      );
+      expect(rows[0]?.free).toBe(true);
+    } finally {
+      other.release();
+    }
+  }
+
+  it("takes two round trips: BEGIN, the lock and the head together, then the insert with COMMIT", () =>
+    withCountingAudit(async (audit, sent) => {
       const first = await audit.append(event(1));
       expect(sent).toHaveLength(2);
       expect(sent[0]).toMatch(/^BEGIN; SELECT pg_advisory_xact_lock\(\d+\) .*; SELECT n\.id/s);
@@ -273,15 +297,10 @@ describe("postgres: an append in a transaction of its own", () => {
       const second = await audit.append(event(2));
       expect(second.prevHash).toBe(first.hash);
       expect(await audit.verify()).toMatchObject({ ok: true, head: second.hash });
-    } finally {
-      await pool.end();
-    }
-  });
+    }));
 
-  it("rows travel as one quoted literal: quotes, backslashes, SQL and every kind of character come back exactly", async () => {
-    const { pool, sent } = countingPool();
-    try {
-      const audit = createAuditLog({ db: store.handle.db, pool });
+  it("rows travel as one quoted literal: quotes, backslashes, SQL and every kind of character come back exactly", () =>
+    withCountingAudit(async (audit, sent) => {
       const hostile = {
         text: "it's \\'; DROP TABLE audit_log; -- $1 $$ E'\\x00' \" 😀 你好 \u2028 \t\n\r",
         path: "C:\\Users\\'quoted'\\",
@@ -307,35 +326,19 @@ describe("postgres: an append in a transaction of its own", () => {
         hash: row.hash,
       });
       expect(await audit.verify()).toMatchObject({ ok: true, head: row.hash });
-    } finally {
-      await pool.end();
-    }
-  });
+    }));
 
-  it("an insert that fails is not committed: the transaction is rolled back and the chain's lock is free", async () => {
-    const { pool, sent } = countingPool();
-    try {
-      const audit = createAuditLog({ db: store.handle.db, pool });
+  it("an insert that fails is not committed: the transaction is rolled back and the chain's lock is free", () =>
+    withCountingAudit(async (audit, sent, pool) => {
       const before = await audit.head();
       // A duration no integer column takes: the insert fails on the server, after BEGIN and the lock.
       const err = await audit.append({ ...event(4), durationMs: 1e12 }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Error);
       expect(sent.at(-1)).toBe("ROLLBACK");
       expect(await audit.head()).toEqual(before);
-      const other = await pool.connect();
-      try {
-        const { rows } = await other.query<{ free: boolean }>(
-          `SELECT pg_try_advisory_lock(${AUDIT_LOCK_KEY}) AS free, pg_advisory_unlock(${AUDIT_LOCK_KEY})`,
-        );
-        expect(rows[0]?.free).toBe(true);
-      } finally {
-        other.release();
-      }
+      await expectLockFree(pool);
       expect(await audit.verify()).toMatchObject({ ok: true });
-    } finally {
-      await pool.end();
-    }
-  });
+    }));
 
   it("a server whose transactions default to REPEATABLE READ is refused, rolled back, nothing written", async () => {
     const audit = createAuditLog(store.handle);
@@ -348,15 +351,7 @@ describe("postgres: an append in a transaction of its own", () => {
       expect(isHermesError(err, "storage_unavailable")).toBe(true);
       expect(sent.at(-1)).toBe("ROLLBACK");
       // The connection went back to the pool outside any transaction: the chain's lock is free.
-      const other = await pool.connect();
-      try {
-        const { rows } = await other.query<{ free: boolean }>(
-          `SELECT pg_try_advisory_lock(${AUDIT_LOCK_KEY}) AS free, pg_advisory_unlock(${AUDIT_LOCK_KEY})`,
-        );
-        expect(rows[0]?.free).toBe(true);
-      } finally {
-        other.release();
-      }
+      await expectLockFree(pool);
       const { rows: states } = await pool.query<{ n: string }>(
         "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'",
       );

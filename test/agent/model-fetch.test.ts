@@ -86,6 +86,34 @@ describe("modelFetch", () => {
     expect(connections - before).toBeLessThanOrEqual(1);
   });
 
+  it("a kept-alive connection the server closed while idle is not reused: the next request opens another", async () => {
+    const idle = createServer((_req, res) =>
+      res.writeHead(200, { "content-type": "application/json" }).end("{}"),
+    );
+    idle.keepAliveTimeout = 50;
+    const sockets: Array<{ closed: boolean }> = [];
+    idle.on("connection", (socket) => {
+      const entry = { closed: false };
+      sockets.push(entry);
+      socket.on("close", () => {
+        entry.closed = true;
+      });
+    });
+    await new Promise<void>((r) => idle.listen(0, "127.0.0.1", r));
+    const url = `http://127.0.0.1:${(idle.address() as AddressInfo).port}/x`;
+    try {
+      const fetch = modelFetch();
+      expect((await fetch(url, { method: "POST", body: "{}" })).status).toBe(200);
+      // The server drops the idle connection after its keep-alive timeout.
+      await expect.poll(() => sockets[0]?.closed, { timeout: 5000, interval: 10 }).toBe(true);
+      expect((await fetch(url, { method: "POST", body: "{}" })).status).toBe(200);
+      expect(sockets).toHaveLength(2);
+    } finally {
+      idle.closeAllConnections();
+      await new Promise((r) => idle.close(r));
+    }
+  });
+
   it("decodes gzip, deflate and br answers; status, status text and other headers stay", async () => {
     const text = completion("compressed");
     for (const [encoding, encode] of [

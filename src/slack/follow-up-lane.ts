@@ -65,12 +65,26 @@ export function createFollowUpLane({
   let claiming = 0;
   let lastClaimAt = 0;
   let held: Array<{ since: number; go: () => void }> = [];
-  let checking = false;
+  /** The next check: on the next turn of the event loop (`soon`), or after a quiet window (`timer`). */
+  let soon = false;
+  let timer: NodeJS.Timeout | undefined;
   /** Deliveries not yet answered; undefined while nobody counts them (Socket Mode). */
   let unanswered: number | undefined;
 
+  // On the next turn of the event loop (deliveries read with this one are counted by then), not on a
+  // timer: a 0 ms timeout waits ~1 ms, which every turn's working message used to wait for.
+  function checkSoon(): void {
+    if (soon) return;
+    soon = true;
+    if (timer) clearTimeout(timer);
+    timer = undefined;
+    setImmediate(() => {
+      soon = false;
+      check();
+    });
+  }
+
   function check(): void {
-    checking = false;
     if (held.length === 0) return;
     const now = performance.now();
     const quiet =
@@ -81,17 +95,16 @@ export function createFollowUpLane({
       for (const h of go) h.go();
       return;
     }
-    checking = true;
-    setTimeout(check, QUIET_MS);
+    timer ??= setTimeout(() => {
+      timer = undefined;
+      check();
+    }, QUIET_MS);
   }
 
   const quiet = () =>
     new Promise<void>((go) => {
       held.push({ since: performance.now(), go });
-      if (!checking) {
-        checking = true;
-        setTimeout(check, 0);
-      }
+      checkSoon();
     });
 
   return {
@@ -113,10 +126,8 @@ export function createFollowUpLane({
         if (once) return;
         once = true;
         unanswered = Math.max(0, unanswered! - 1);
-        if (unanswered === 0 && held.length > 0 && !checking) {
-          checking = true;
-          setImmediate(check);
-        }
+        // The last answer went out: held follow-ups go now, not when a quiet-window timer fires.
+        if (unanswered === 0 && held.length > 0) checkSoon();
       };
     },
     async first(work) {

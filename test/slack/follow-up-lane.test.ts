@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { createFollowUpLane } from "../../src/slack/follow-up-lane.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";
 
@@ -121,5 +121,32 @@ describe("the follow-up lane (work after an event's ack)", () => {
     await lane.run("t2", async () => void started.push("t2"));
     expect(started).toEqual(["t1", "t2"]);
     expect(performance.now() - t0).toBeLessThan(60_000);
+  });
+
+  it("a lone delivery's follow-up goes once it is answered, without waiting on any timer", async () => {
+    // Only timeouts are faked and never advanced: a follow-up that waited on one would never run.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    try {
+      const lane = createFollowUpLane({ concurrency: 4, maxDeferMs: 60_000 });
+      // Answered before the lane's first look…
+      const answered = lane.arriving();
+      const early = lane.run("t1", async () => undefined);
+      answered();
+      await early;
+      // …and after it (the lane found the delivery unanswered and set its quiet-window timer).
+      const late = lane.arriving();
+      let ran = false;
+      const task = lane.run("t2", async () => {
+        ran = true;
+      });
+      await new Promise((r) => setImmediate(r));
+      await new Promise((r) => setImmediate(r));
+      expect(ran).toBe(false);
+      late();
+      await task;
+      expect(ran).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
-import { PROCESS_TEST_TIMEOUT_MS } from "../helpers/child-process.ts";
+import { PROCESS_CEILING_MS, PROCESS_TEST_TIMEOUT_MS } from "../helpers/child-process.ts";
 import { npmStart } from "../helpers/npm-start.ts";
 
 const APP = pathToFileURL(join(import.meta.dirname, "../..")).href;
@@ -30,6 +30,16 @@ describe("npm start keeps Node's compile cache", () => {
         }
         const second = await npmStart({ NODE_COMPILE_CACHE: cache, NODE_DEBUG_NATIVE: "COMPILE_CACHE" });
         try {
+          // Node writes its debug messages to stderr, read here from a pipe of its own: `/healthz`
+          // answering says nothing about how much of it has arrived. The flush that follows start-up
+          // is the last of them; everything start-up loaded was written before it.
+          await expect
+            .poll(() => second.output().includes("module.flushCompileCache() finished."), {
+              // Only bounds a hang: the message follows the ready line within milliseconds when idle.
+              timeout: PROCESS_CEILING_MS,
+              interval: 50,
+            })
+            .toBe(true);
           const out = second.output();
           // Node's debug messages are not whole lines: under load another one can land between a
           // lookup ("retrieving … X...") and its result, so each result is matched on its own.

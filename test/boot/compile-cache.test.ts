@@ -41,14 +41,14 @@ describe("npm start keeps Node's compile cache", () => {
             })
             .toBe(true);
           const out = second.output();
-          // Node's debug messages are not whole lines: under load another one can land between a
-          // lookup ("retrieving … X...") and its result, so each result is matched on its own.
-          for (const file of ["src/main.ts", "src/boot/start-hermes.ts", "src/agent/loop.ts"]) {
-            expect(out).toContain(`retrieving transpile cache for StrippedTypeScript ${APP}/${file}...`);
-          }
-          expect(out).toMatch(/\.\.\.success/);
-          // No TypeScript file of the app was stripped again (a miss is "no transpile cache for …").
-          expect(out.match(/no transpile cache for StrippedTypeScript \S*\/src\/\S*/g) ?? []).toEqual([]);
+          // Node's debug messages are not whole lines: written from more than one thread, one can land
+          // inside another (even inside a file name). So no single file is looked for: the app's files
+          // (~200) came from the cache by the hundred, and none was stripped again ("no transpile
+          // cache for …" is a miss; a broken cache misses every file, so some of those stay whole).
+          const app = `StrippedTypeScript ${APP}/src/`;
+          const hits = out.split(`retrieving transpile cache for ${app}`).slice(1);
+          expect(hits.filter((h) => /^[\w/.-]+\.ts\.\.\.success/.test(h)).length).toBeGreaterThan(100);
+          expect(out.split(`no transpile cache for ${app}`).length - 1).toBe(0);
         } finally {
           await second.stop();
         }

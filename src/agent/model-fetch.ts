@@ -1,7 +1,7 @@
 /**
  * The model client's `fetch`, on `node:http`/`node:https` with keep-alive agents instead of Node's
- * built-in fetch (undici). A chat completion through the openai SDK costs ~300 µs of CPU with it
- * against ~480 µs with the built-in one on the development machine (`node bench/model-fetch.ts`),
+ * built-in fetch (undici). A chat completion through the openai SDK costs ~370 µs of CPU with it
+ * against ~570 µs with the built-in one on the development machine (`node bench/model-fetch.ts`),
  * which was the largest single cost of a turn's runtime; and the built-in fetch keeps each request
  * reachable (a `FinalizationRegistry` entry) until a full collection, which young-generation
  * collections then copy and promote.

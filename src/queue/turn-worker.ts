@@ -74,7 +74,6 @@ export async function handleTurnJob(
       return { access, checks };
     };
     await inThreadOrder(s, job, { ...ctx, reads }, async (lockSignal, started) => {
-      const accessRead = started.access;
       const [finished, earlier] = await started.checks;
       // A queue may hand a job out twice (a worker that stalled after finishing): checked under the
       // thread's lock, and marked done before it is released, so the second copy sees it.
@@ -95,7 +94,7 @@ export async function handleTurnJob(
       }
       const signal = AbortSignal.any([ctx.signal, lockSignal]);
       const [access, timezone] = await Promise.all([
-        accessRead,
+        started.access,
         earlier ? undefined : s.output.requesterTimezone(job.userId),
       ]);
       // A new turn's history is read while its run is recorded.

@@ -88,6 +88,16 @@ async function singleProcess() {
     add(b2, "event in → answer posted p50 / p99 (ms)", `${fmt(e2e.totalMs.p50)} / ${fmt(e2e.totalMs.p99)}`);
     add(b2, "own time per model step p50 (ms)", fmt(e2e.ownPerStepMs.p50));
     add(b2, "own time per model step p99 (ms)", fmt(e2e.ownPerStepMs.p99), "≤ 25");
+    add(
+      b2,
+      `  model time per call as its server held it: p50 / p99 (ms; nominal ${e2e.modelDelayMs})`,
+      `${fmt(e2e.modelHeldPerCallMs.p50, 2)} / ${fmt(e2e.modelHeldPerCallMs.p99, 2)}`,
+    );
+    add(
+      b2,
+      `  own time with the nominal ${e2e.modelDelayMs} ms taken off instead: p50 / p99 (ms)`,
+      `${fmt(e2e.ownPerStepNominalMs.p50)} / ${fmt(e2e.ownPerStepNominalMs.p99)}`,
+    );
     add(b2, "CPU per turn, whole process (ms)", fmt(e2e.cpuMsPerTurn), "(issue: ~28)");
     add(b2, "  of which kernel (system) (ms)", fmt(e2e.systemMsPerTurn));
     add(

@@ -2,6 +2,7 @@ import { aborted, callEnv, type DurableDeps, loop, reopenRun } from "./loop.ts";
 import { type CallOutcome, runCalls } from "./run-calls.ts";
 import type { RunSnapshot, SettledCall } from "./run-snapshot.ts";
 import { insertResults, openCalls, pendingOf, settleStep, turnSignal } from "./run-state.ts";
+import { createRunWrites, drainedAfter } from "./run-writes.ts";
 import { DEFAULT_LIMITS, type TurnResult } from "./runtime-types.ts";
 import { INTERRUPTED_RESULT } from "./stop-messages.ts";
 
@@ -24,7 +25,14 @@ export async function continueRun(
     decisions: Object.fromEntries(open.map((c) => [c.id, settled[c.id]?.kind ?? "not_started"])),
   });
   const { signal, dispose } = turnSignal(deps);
+  const writes = createRunWrites(deps.checkpoint);
   try {
+    return await drainedAfter(writes, () => goOn());
+  } finally {
+    dispose();
+  }
+
+  async function goOn(): Promise<TurnResult> {
     if (open.length > 0) {
       const outcomes: CallOutcome[] = [];
       const fresh = open.filter((c) => (settled[c.id]?.kind ?? "not_started") === "not_started");
@@ -36,16 +44,14 @@ export async function continueRun(
         outcomes.push({ kind: "result", call, message, failed: s.kind === "result" && s.failed });
       }
       if (fresh.length > 0) {
-        const env = callEnv(state, deps, tracer, signal);
+        const env = callEnv(state, deps, tracer, signal, writes);
         outcomes.push(...(await runCalls(fresh, env)).outcomes);
       }
       insertResults(state.messages, outcomes);
       if (signal.aborted) return aborted(state, tracer, deps, { ...DEFAULT_LIMITS, ...deps.limits });
-      const settledStep = await settleStep({ state, outcomes, pending: pendingOf(outcomes), tracer, deps });
+      const settledStep = settleStep({ state, outcomes, pending: pendingOf(outcomes), tracer, deps, writes });
       if (settledStep) return settledStep;
     }
-    return await loop(state, deps, tracer, signal);
-  } finally {
-    dispose();
+    return await loop(state, deps, tracer, writes, signal);
   }
 }

@@ -20,6 +20,7 @@ import {
   turnSignal,
   uniqueInRun,
 } from "./run-state.ts";
+import { createRunWrites, drainedAfter, type RunWrites } from "./run-writes.ts";
 import {
   DEFAULT_LIMITS,
   type Limits,
@@ -60,8 +61,10 @@ export async function runTurn(input: TurnInput, deps: DurableDeps): Promise<Turn
     onEvent: deps.onTraceEvent,
   });
   tracer.emit("run.start", { userId: run.userId, historyMessages: input.history.length });
-  await deps.checkpoint?.(snapshotOf(state, []));
-  return loop(state, deps, tracer);
+  // The run's first checkpoint lands while the first model call is made (nothing has run yet).
+  const writes = createRunWrites(deps.checkpoint);
+  writes.checkpointBehind(snapshotOf(state, []));
+  return drainedAfter(writes, () => loop(state, deps, tracer, writes));
 }
 
 /** A stored run's state and a tracer that goes on at its step (a resume, or a continuation after a crash). */
@@ -92,20 +95,23 @@ export async function resumeRun(
     decisions: Object.fromEntries(Object.entries(decisions).map(([k, d]) => [k, d.status])),
   });
   const { signal, dispose } = turnSignal(deps);
+  const writes = createRunWrites(deps.checkpoint);
   try {
-    const env = callEnv(state, deps, tracer, signal);
-    const still: PendingCall[] = [];
-    const done: Array<Promise<CallOutcome>> = [];
-    for (const p of snapshot.pending) {
-      const d = decisions[p.callId];
-      if (!d) still.push(p);
-      else if (d.status === "approved") done.push(executeApproved(p, d.argsSha256, env));
-      else done.push(Promise.resolve(decidedResult(p, d)));
-    }
-    const outcomes = await Promise.all(done);
-    insertResults(state.messages, outcomes);
-    const settled = await settleStep({ state, outcomes, pending: still, tracer, deps });
-    return settled ?? (await loop(state, deps, tracer, signal));
+    return await drainedAfter(writes, async () => {
+      const env = callEnv(state, deps, tracer, signal, writes);
+      const still: PendingCall[] = [];
+      const done: Array<Promise<CallOutcome>> = [];
+      for (const p of snapshot.pending) {
+        const d = decisions[p.callId];
+        if (!d) still.push(p);
+        else if (d.status === "approved") done.push(executeApproved(p, d.argsSha256, env));
+        else done.push(Promise.resolve(decidedResult(p, d)));
+      }
+      const outcomes = await Promise.all(done);
+      insertResults(state.messages, outcomes);
+      const settled = settleStep({ state, outcomes, pending: still, tracer, deps, writes });
+      return settled ?? (await loop(state, deps, tracer, writes, signal));
+    });
   } finally {
     dispose();
   }
@@ -115,10 +121,11 @@ export async function loop(
   state: State,
   deps: DurableDeps,
   tracer: Tracer,
+  writes: RunWrites,
   outer?: AbortSignal,
 ): Promise<TurnResult> {
   try {
-    return await steps(state, deps, tracer, outer);
+    return await steps(state, deps, tracer, writes, outer);
   } finally {
     // A run returns once what its calls used is counted (settles ran beside the steps).
     await deps.settled?.();
@@ -129,13 +136,14 @@ async function steps(
   state: State,
   deps: DurableDeps,
   tracer: Tracer,
+  writes: RunWrites,
   outer?: AbortSignal,
 ): Promise<TurnResult> {
   const limits = { ...DEFAULT_LIMITS, ...deps.limits };
   const own = outer ? undefined : turnSignal(deps);
   const signal = outer ?? own!.signal;
   const specs = deps.registry.specs(deps.toolNames);
-  const env = callEnv(state, deps, tracer, signal);
+  const env = callEnv(state, deps, tracer, signal, writes);
   const systemPrompt = deps.systemPrompt ?? DEFAULT_SYSTEM_PROMPT;
   const model = () => (state.fallback && deps.fallbackModel ? deps.fallbackModel : deps.model);
   let retryHint = false;
@@ -332,13 +340,13 @@ async function steps(
       state.messages.push(assistant);
       // Before any call runs: a worker that dies from here on is continued with these calls, and
       // the model is not asked for this step again.
-      await deps.checkpoint?.(snapshotOf(state, []));
+      await writes.checkpoint(snapshotOf(state, []));
       const ran = await runCalls(calls, env);
       const outcomes = ran.outcomes;
       assistant.toolCalls = calls.map((c, i) => ran.sent[i] ?? c);
       insertResults(state.messages, outcomes);
       if (signal.aborted) return aborted(state, tracer, deps, limits);
-      const settled = await settleStep({ state, outcomes, pending: pendingOf(outcomes), tracer, deps });
+      const settled = settleStep({ state, outcomes, pending: pendingOf(outcomes), tracer, deps, writes });
       if (settled) return settled;
     }
   } finally {
@@ -346,7 +354,13 @@ async function steps(
   }
 }
 
-export function callEnv(state: State, deps: RuntimeDeps, tracer: Tracer, signal: AbortSignal): CallEnv {
+export function callEnv(
+  state: State,
+  deps: RuntimeDeps,
+  tracer: Tracer,
+  signal: AbortSignal,
+  writes: RunWrites,
+): CallEnv {
   return {
     registry: deps.registry,
     allowed: new Set(deps.toolNames ?? deps.registry.names()),
@@ -355,6 +369,7 @@ export function callEnv(state: State, deps: RuntimeDeps, tracer: Tracer, signal:
     run: state.run,
     tracer,
     signal,
+    writes,
   };
 }
 

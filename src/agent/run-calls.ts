@@ -9,6 +9,7 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import type { ToolCall, ToolMessage } from "./messages.ts";
 import type { PolicyHook, ToolEvent, ToolEventSink } from "./policy-hook.ts";
 import { resolveCallArgs } from "./resolve-call-args.ts";
+import type { RunWrites } from "./run-writes.ts";
 import {
   ARGS_CHANGED_RESULT,
   AUDIT_UNAVAILABLE_RESULT,
@@ -41,6 +42,11 @@ export interface CallEnv {
   run: RunIdentity;
   tracer: Tracer;
   signal: AbortSignal;
+  /**
+   * Where an executed call's outcome record goes without being awaited: it lands before the step's
+   * next checkpoint and before the run returns. Absent: the outcome is awaited like every record.
+   */
+  writes?: RunWrites;
 }
 
 const toolMessage = (call: ToolCall, content: string, resultRef?: string): ToolMessage => ({
@@ -324,7 +330,7 @@ export async function execute({
     source: `tool:${tool.name}`,
     untrusted: true,
   });
-  await report(env, {
+  const recorded = report(env, {
     run: env.run,
     callId: call.id,
     tool: tool.name,
@@ -335,6 +341,10 @@ export async function execute({
     error: result.error,
     resultSummary: result.ok ? result.content : undefined, // the sink redacts, then caps
   });
+  // The call has run: its outcome is recorded whatever comes next, and the step goes on meanwhile
+  // (the checkpoint that holds this result is written only once the record has landed).
+  if (env.writes) env.writes.recordBehind(recorded);
+  else await recorded;
   return {
     kind: "result",
     call,

@@ -22,8 +22,12 @@ import type { TraceEvent } from "./trace.ts";
 export interface RunRecorder {
   onTraceEvent(e: TraceEvent): void;
   onToolEvent(e: ToolEvent): void;
-  /** Writes what changed since the last write (not awaited by the loop). */
-  flush(): void;
+  /**
+   * Writes what changed since the last write (not awaited by the loop). `step`: the run's step count
+   * as of a checkpoint that has just landed (the run may be further along by then: a checkpoint lands
+   * behind it, see `agent/run-writes.ts`); without it, the step of the latest event.
+   */
+  flush(o?: { step?: number }): void;
   /** The run broke outside the loop (the worker's catch): a note with the error, then a write. */
   fail(reason: string, error: string): void;
   /**
@@ -78,6 +82,8 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
   let costUnknown = false;
   let inFlight: Promise<void> | undefined;
   let wanted = false;
+  // The step count the next write carries when the latest flush named one (a checkpoint's).
+  let flushStep: number | undefined;
 
   /** What changed since the last write, taken out of the buffers (and how to put it back on failure). */
   function takeBatch(): { batch: RunRecordWrite; putBack(): void } | undefined {
@@ -88,7 +94,8 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
     const taken = [...dirty];
     dirty.clear();
     const delta = totals;
-    delta.step = step;
+    delta.step = flushStep ?? step;
+    flushStep = undefined;
     delta.ownMs = Math.max(0, at - lastWriteAt - delta.modelMs - delta.toolMs);
     if (costUnknown) delta.costUsd = null;
     lastWriteAt = at;
@@ -236,6 +243,35 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
     recorder.flush();
   }
 
+  /**
+   * One write in flight at a time: flushes meanwhile coalesce into the next one, so a slow or
+   * unreachable database holds at most one write and one batch, never a queue of them.
+   */
+  function writeChanges() {
+    if (inFlight) {
+      wanted = true;
+      return;
+    }
+    const write = takeBatch();
+    if (!write) return;
+    inFlight = o.port
+      .write(write.batch)
+      .catch((err: unknown) => {
+        o.logger.warn(
+          { runId: o.runId, err: errorMessage(err) },
+          "run record not written; kept for the next write",
+        );
+        write.putBack();
+      })
+      .then(() => {
+        inFlight = undefined;
+        if (wanted) {
+          wanted = false;
+          writeChanges();
+        }
+      });
+  }
+
   const recorder: RunRecorder = {
     onTraceEvent(e) {
       step = e.step;
@@ -381,31 +417,9 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
       }
     },
 
-    flush() {
-      // One write in flight at a time: flushes meanwhile coalesce into the next one, so a slow or
-      // unreachable database holds at most one write and one batch, never a queue of them.
-      if (inFlight) {
-        wanted = true;
-        return;
-      }
-      const write = takeBatch();
-      if (!write) return;
-      inFlight = o.port
-        .write(write.batch)
-        .catch((err: unknown) => {
-          o.logger.warn(
-            { runId: o.runId, err: errorMessage(err) },
-            "run record not written; kept for the next write",
-          );
-          write.putBack();
-        })
-        .then(() => {
-          inFlight = undefined;
-          if (wanted) {
-            wanted = false;
-            recorder.flush();
-          }
-        });
+    flush(f) {
+      flushStep = f?.step;
+      writeChanges();
     },
 
     fail(reason, error) {

@@ -2,7 +2,8 @@ import { randomUUID } from "node:crypto";
 import type { ChatMessage, ToolCall, ToolMessage, Usage } from "./messages.ts";
 import { addUsage } from "./messages.ts";
 import type { CallOutcome, PendingCall } from "./run-calls.ts";
-import { type Checkpoint, type Decision, type RunSnapshot, SNAPSHOT_VERSION } from "./run-snapshot.ts";
+import { type Decision, type RunSnapshot, SNAPSHOT_VERSION } from "./run-snapshot.ts";
+import type { RunWrites } from "./run-writes.ts";
 import {
   DEFAULT_LIMITS,
   type RuntimeDeps,
@@ -92,12 +93,13 @@ export function snapshotOf(state: State, pending: PendingCall[]): RunSnapshot {
   return {
     version: SNAPSHOT_VERSION,
     run: state.run,
-    messages: state.messages,
+    // Copies: a checkpoint written behind the run (`run-writes.ts`) is this moment's state, not a later one.
+    messages: [...state.messages],
     pending,
     step: state.step,
-    usage: state.usage,
+    usage: { ...state.usage },
     modelCalls: state.modelCalls,
-    failures: state.failures,
+    failures: { ...state.failures },
     truncations: state.truncations,
     ...(state.fallback ? { fallback: state.fallback } : {}),
   };
@@ -145,24 +147,27 @@ export function pendingOf(outcomes: CallOutcome[]): PendingCall[] {
  * person, stop when a tool failed too often in a row; otherwise checkpoint the run and return
  * undefined, and the model is asked again.
  */
-export async function settleStep({
+export function settleStep({
   state,
   outcomes,
   pending,
   tracer,
   deps,
+  writes,
 }: {
   state: State;
   outcomes: CallOutcome[];
   pending: PendingCall[];
   tracer: Tracer;
-  deps: RuntimeDeps & { checkpoint?: Checkpoint };
-}): Promise<TurnResult | undefined> {
+  deps: RuntimeDeps;
+  writes: RunWrites;
+}): TurnResult | undefined {
   const stop = countFailures(state, outcomes, deps);
   if (pending.length > 0) return paused(state, pending, tracer);
   if (stop)
     return finish({ state, tracer, status: "stopped", answer: stop.message, stopReason: stop.reason });
-  await deps.checkpoint?.(snapshotOf(state, []));
+  // The next step's model call need not wait for it (`run-writes.ts`); the run's end does.
+  writes.checkpointBehind(snapshotOf(state, []));
   return undefined;
 }
 

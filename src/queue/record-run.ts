@@ -64,7 +64,8 @@ export function withRunRecorder<D extends RecordedHooks>(deps: D, recorder: RunR
     },
     checkpoint: async (snapshot) => {
       await checkpoint?.(snapshot);
-      recorder.flush();
+      // The step the checkpoint holds: it may land after the next step has begun.
+      recorder.flush({ step: snapshot.step });
     },
   } satisfies RecordedHooks as D;
 }

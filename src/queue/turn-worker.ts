@@ -179,18 +179,18 @@ export async function handleTurnJob(
         );
       }
       await progress?.close();
-      // The history, the run record's last write and the budget settles land together (none waits for
-      // another); all before the run is finished and its answer shown.
-      await Promise.all([
+      // The history, the run record's last write, the budget settles and the run's end (with its final
+      // state) land together, none waiting for another; all before the answer is shown. Finished
+      // before it is shown: a crash in between shows the stored answer, never re-runs.
+      await allLanded([
         s.sessions.save(job.sessionKey, result.messages),
         recorder?.settled(),
         budgetsSettled?.(),
+        result.status === "paused"
+          ? undefined
+          : s.runs.finish(runId, result.status, finalSnapshot(kept, result)),
       ]);
-      // Finished before it is shown: a crash in between shows the stored answer, never re-runs.
-      if (result.status !== "paused") {
-        await s.runs.finish(runId, result.status, finalSnapshot(kept, result));
-        running = false;
-      }
+      if (result.status !== "paused") running = false;
       await deliverOutcome(s, result, target); // a pause is stored here, with its approvals
       running = false;
       log.info(
@@ -216,6 +216,15 @@ export async function handleTurnJob(
   } finally {
     await status?.clear();
   }
+}
+
+/**
+ * Waits for every write, then throws the first failure: a failure is handled (the run marked failed)
+ * only once nothing of the turn's is still in flight to land after it.
+ */
+async function allLanded(writes: Array<Promise<unknown> | undefined>): Promise<void> {
+  const landed = await Promise.allSettled(writes);
+  for (const w of landed) if (w.status === "rejected") throw w.reason;
 }
 
 /** A finished run's state as kept in `runs` (what a re-delivered job shows instead of running again). */

@@ -49,6 +49,11 @@ export class ScriptedModelServer {
   toChunks: (completion: Record<string, unknown>) => Record<string, unknown>[] = (c) => completionChunks(c);
   /** When false, a request asking for a stream still gets one JSON body (a server that cannot stream). */
   streams = true;
+  /**
+   * ms this server has held requests in all, each from its last byte read to its answer written:
+   * the model's own time (its scripted delay as the timer actually fired, and building the answer).
+   */
+  heldMs = 0;
 
   get baseURL(): string {
     const port = (this.server?.address() as AddressInfo | null)?.port;
@@ -85,6 +90,7 @@ export class ScriptedModelServer {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", async () => {
+        const heldFrom = performance.now();
         const text = Buffer.concat(chunks).toString("utf8");
         const recorded: RecordedRequest = {
           path: req.url ?? "",
@@ -116,6 +122,8 @@ export class ScriptedModelServer {
             JSON.stringify(step.body ?? { error: { message: `scripted HTTP ${step.status}`, type: "test" } }),
           );
         }
+        // Once the answer is written: its bytes are with the kernel, the model's part is done.
+        this.heldMs += performance.now() - heldFrom;
       });
     });
     this.server.keepAliveTimeout = 5000;

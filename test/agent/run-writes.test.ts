@@ -1,0 +1,327 @@
+import { describe, expect, it } from "vitest";
+import type { ChatModel, ModelResponse } from "../../src/agent/chat-model.ts";
+import { resumeRun, runTurn } from "../../src/agent/loop.ts";
+import { emptyUsage, type ToolCall } from "../../src/agent/messages.ts";
+import type { ToolEvent } from "../../src/agent/policy-hook.ts";
+import type { RunSnapshot } from "../../src/agent/run-snapshot.ts";
+import { createRunWrites, drainedAfter } from "../../src/agent/run-writes.ts";
+import { silentLogger } from "../../src/logger.ts";
+import { type Execution, fixtureTools, testRegistry, testRun } from "../helpers/runtime.ts";
+
+/** A promise settled from outside. */
+function held<T = void>() {
+  let resolve!: (v: T) => void;
+  let reject!: (e: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+/** Lets every promise chain that can move, move (a few macrotask turns). */
+const settle = async () => {
+  for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+};
+
+const snap = (step: number): RunSnapshot => ({
+  version: 1,
+  run: { ...testRun, runId: "run_w" },
+  messages: [],
+  pending: [],
+  step,
+  usage: emptyUsage(),
+  modelCalls: 0,
+  failures: {},
+  truncations: 0,
+});
+
+describe("a run's writes behind it (createRunWrites)", () => {
+  it("checkpoints land one after another, each after the outcome records made before it", async () => {
+    const log: string[] = [];
+    const gates = new Map<number, ReturnType<typeof held<void>>>();
+    const writes = createRunWrites(async (s) => {
+      log.push(`write ${s.step}`);
+      const gate = held();
+      gates.set(s.step, gate);
+      await gate.promise;
+      log.push(`landed ${s.step}`);
+    });
+    writes.checkpointBehind(snap(1));
+    const record = held<boolean>();
+    writes.recordBehind(record.promise.then((ok) => void log.push(`recorded ${ok}`)));
+    writes.checkpointBehind(snap(2));
+    await settle();
+    // The second is not written while the first is in flight (the same row: it would be overwritten).
+    expect(log).toEqual(["write 1"]);
+    gates.get(1)!.resolve();
+    await settle();
+    // Nor before the outcome record made before it has landed.
+    expect(log).toEqual(["write 1", "landed 1"]);
+    record.resolve(true);
+    await settle();
+    expect(log).toEqual(["write 1", "landed 1", "recorded true", "write 2"]);
+    let drained = false;
+    const drain = writes.drain().then(() => {
+      drained = true;
+    });
+    await settle();
+    expect(drained).toBe(false);
+    gates.get(2)!.resolve();
+    await drain;
+    expect(log.at(-1)).toBe("landed 2");
+  });
+
+  it("a failed checkpoint fails every later one (nothing written after it) and the drain", async () => {
+    const written: number[] = [];
+    const writes = createRunWrites(async (s) => {
+      written.push(s.step);
+      if (s.step === 1) throw new Error("storage down");
+    });
+    writes.checkpointBehind(snap(1));
+    await expect(writes.checkpoint(snap(2))).rejects.toThrow("storage down");
+    await expect(writes.drain()).rejects.toThrow("storage down");
+    expect(written).toEqual([1]);
+  });
+
+  it("drainedAfter: the result once everything landed; the body's own error, not a write's, when it threw", async () => {
+    const gate = held();
+    const writes = createRunWrites(() => gate.promise);
+    writes.checkpointBehind(snap(1));
+    let done = false;
+    const run = drainedAfter(writes, async () => "answer").then((r) => {
+      done = true;
+      return r;
+    });
+    await settle();
+    expect(done).toBe(false);
+    gate.resolve();
+    await expect(run).resolves.toBe("answer");
+
+    const failing = createRunWrites(async () => {
+      throw new Error("storage down");
+    });
+    failing.checkpointBehind(snap(1));
+    await expect(
+      drainedAfter(failing, async () => {
+        throw new Error("model refused");
+      }),
+    ).rejects.toThrow("model refused");
+    await expect(drainedAfter(failing, async () => "answer")).rejects.toThrow("storage down");
+  });
+});
+
+/** An in-process model answering from a script; `asked` resolves as each request comes in. */
+function scriptedModel(script: Array<Partial<ModelResponse>>) {
+  let asked = 0;
+  const waiting: Array<() => void> = [];
+  const model: ChatModel = {
+    name: "scripted",
+    maxOutputTokens: 256,
+    async complete() {
+      asked++;
+      for (const w of waiting.splice(0)) w();
+      const next = script.shift();
+      if (!next) throw new Error("script exhausted");
+      return {
+        content: "",
+        toolCalls: [],
+        finishReason: next.toolCalls?.length ? "tool_calls" : "stop",
+        usage: emptyUsage(),
+        latencyMs: 1,
+        model: "scripted",
+        repairs: [],
+        ...next,
+      };
+    },
+  };
+  return {
+    model,
+    asked: () => asked,
+    async untilAsked(n: number) {
+      while (asked < n) await new Promise<void>((r) => waiting.push(r));
+    },
+  };
+}
+
+const call = (id: string, title: string): ToolCall => ({
+  id,
+  name: "create_ticket",
+  arguments: JSON.stringify({ title }),
+});
+
+describe("the loop's checkpoints and outcome records", () => {
+  it("the next model call goes out while the after-calls checkpoint and the outcome record are in flight; the run returns once they landed, the outcome first", async () => {
+    const executions: Execution[] = [];
+    const { registry } = testRegistry(fixtureTools(executions));
+    const m = scriptedModel([{ toolCalls: [call("call_a", "VPN down")] }, { content: "Done." }]);
+    const log: string[] = [];
+    const outcome = held();
+    const afterCalls = held();
+    let returned = false;
+    const run = runTurn(
+      { run: { ...testRun, runId: "run_lag" }, history: [], userMessage: "open a ticket" },
+      {
+        model: m.model,
+        registry,
+        logger: silentLogger(),
+        onToolEvent: async (e: ToolEvent) => {
+          if (e.action === "tool.executed") await outcome.promise;
+          log.push(e.action);
+        },
+        checkpoint: async (s) => {
+          const last = s.messages.at(-1)?.role;
+          if (last === "tool") await afterCalls.promise;
+          log.push(`checkpoint ${s.step} ${last}`);
+        },
+      },
+    ).then((r) => {
+      returned = true;
+      return r;
+    });
+    await m.untilAsked(2);
+    await settle();
+    // The ticket was made and the model asked again; the result's record and checkpoint are not in.
+    expect(executions).toHaveLength(1);
+    expect(log).toEqual(["checkpoint 0 user", "checkpoint 1 assistant", "tool.requested"]);
+    expect(returned).toBe(false);
+    afterCalls.resolve(); // the checkpoint is ready to land, but waits for the outcome's record
+    await settle();
+    expect(log).toEqual(["checkpoint 0 user", "checkpoint 1 assistant", "tool.requested"]);
+    expect(returned).toBe(false);
+    outcome.resolve();
+    const result = await run;
+    expect(result.status).toBe("completed");
+    expect(log).toEqual([
+      "checkpoint 0 user",
+      "checkpoint 1 assistant",
+      "tool.requested",
+      "tool.executed",
+      "checkpoint 1 tool",
+    ]);
+  });
+
+  it("the first model call goes out before the run's first checkpoint lands; no call runs before the checkpoint that knows of it", async () => {
+    const executions: Execution[] = [];
+    const { registry } = testRegistry(fixtureTools(executions));
+    const m = scriptedModel([{ toolCalls: [call("call_b", "Printer")] }, { content: "Done." }]);
+    const first = held();
+    const writeAhead = held();
+    const run = runTurn(
+      { run: { ...testRun, runId: "run_first" }, history: [], userMessage: "open a ticket" },
+      {
+        model: m.model,
+        registry,
+        logger: silentLogger(),
+        checkpoint: async (s) => {
+          if (s.step === 0) await first.promise;
+          else if (s.messages.at(-1)?.role === "assistant") await writeAhead.promise;
+        },
+      },
+    );
+    await m.untilAsked(1);
+    await settle();
+    first.resolve();
+    await settle();
+    expect(m.asked()).toBe(1);
+    expect(executions).toEqual([]); // its checkpoint is still in flight
+    writeAhead.resolve();
+    expect((await run).status).toBe("completed");
+    expect(executions.map((e) => e.args.title)).toEqual(["Printer"]);
+  });
+
+  it("a step that pauses for approval returns only once the outcome of its call that ran has landed (no checkpoint follows it)", async () => {
+    const executions: Execution[] = [];
+    const { registry } = testRegistry(fixtureTools(executions));
+    const m = scriptedModel([
+      {
+        toolCalls: [
+          call("call_d", "Door stuck"),
+          { id: "call_e", name: "search_tickets", arguments: JSON.stringify({ query: "door" }) },
+        ],
+      },
+    ]);
+    const outcome = held();
+    const recorded: string[] = [];
+    let returned = false;
+    const run = runTurn(
+      { run: { ...testRun, runId: "run_pause" }, history: [], userMessage: "ticket and search" },
+      {
+        model: m.model,
+        registry,
+        logger: silentLogger(),
+        policy: ({ tool }) =>
+          tool.name === "search_tickets" ? { action: "needs_approval", reason: "test" } : { action: "allow" },
+        onToolEvent: async (e: ToolEvent) => {
+          if (e.action === "tool.executed") await outcome.promise;
+          recorded.push(`${e.action} ${e.tool}`);
+        },
+        checkpoint: async () => undefined,
+      },
+    ).then((r) => {
+      returned = true;
+      return r;
+    });
+    await m.untilAsked(1);
+    while (executions.length === 0) await settle();
+    await settle();
+    expect(returned).toBe(false);
+    outcome.resolve();
+    const result = await run;
+    expect(result.status).toBe("paused");
+    expect(recorded).toContain("tool.executed create_ticket");
+  });
+
+  it("a resume drains too: an approved call's outcome and the checkpoint after it land before it returns", async () => {
+    const executions: Execution[] = [];
+    const { registry } = testRegistry(fixtureTools(executions));
+    const m = scriptedModel([{ content: "Sent." }]);
+    const log: string[] = [];
+    const outcome = held();
+    const snapshot: RunSnapshot = {
+      ...snap(1),
+      run: { ...testRun, runId: "run_resume" },
+      messages: [
+        { role: "user", content: "open a ticket" },
+        { role: "assistant", content: "", toolCalls: [call("call_c", "Badge reader")] },
+      ],
+      pending: [
+        {
+          callId: "call_c",
+          tool: "create_ticket",
+          args: { title: "Badge reader" },
+          argsSha256: "",
+        },
+      ],
+      modelCalls: 1,
+    };
+    const { argsSha256 } = await import("../../src/policy/args-hash.ts");
+    snapshot.pending[0]!.argsSha256 = argsSha256("create_ticket", { title: "Badge reader" });
+    let returned = false;
+    const run = resumeRun(
+      snapshot,
+      { call_c: { status: "approved", by: "U0ADMIN" } },
+      {
+        model: m.model,
+        registry,
+        logger: silentLogger(),
+        onToolEvent: async (e: ToolEvent) => {
+          if (e.action === "tool.executed") await outcome.promise;
+          log.push(e.action);
+        },
+        checkpoint: async (s) => void log.push(`checkpoint ${s.messages.at(-1)?.role}`),
+      },
+    ).then((r) => {
+      returned = true;
+      return r;
+    });
+    await m.untilAsked(1);
+    await settle();
+    expect(executions).toHaveLength(1);
+    expect(returned).toBe(false);
+    expect(log).toEqual([]);
+    outcome.resolve();
+    expect((await run).status).toBe("completed");
+    expect(log).toEqual(["tool.executed", "checkpoint tool"]);
+  });
+});

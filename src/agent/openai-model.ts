@@ -6,9 +6,9 @@ import type {
 } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../config.ts";
 import { HermesError } from "../errors.ts";
+import { httpFetch } from "../http-fetch.ts";
 import type { ChatModel, ModelRequest, ModelResponse, ToolSpec } from "./chat-model.ts";
 import type { ChatMessage } from "./messages.ts";
-import { modelFetch } from "./model-fetch.ts";
 import { normalizeAssistantMessage } from "./normalize-response.ts";
 import { backoffMs, retryAfterMs, sleep } from "./retry-after.ts";
 import { samplingParams } from "./sampling-params.ts";
@@ -38,7 +38,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
     apiKey: options.apiKey,
     timeout: options.timeoutMs,
     maxRetries: 0,
-    fetch: turnSignalFetch(modelFetch()),
+    fetch: turnSignalFetch(httpFetch()),
   });
   const maxRetryDelayMs = options.maxRetryDelayMs ?? 30_000;
   const where = options.baseURL ?? "api.openai.com";

@@ -4,6 +4,7 @@ import { modelCallLimit } from "../agent/limit-model-calls.ts";
 import { createOpenAIModel } from "../agent/openai-model.ts";
 import { type ModelSet, modelsForRun } from "../agent/run-models.ts";
 import type { Config } from "../config.ts";
+import { httpFetch } from "../http-fetch.ts";
 import type { Logger } from "../logger.ts";
 import { loadMcpConfig } from "../mcp/mcp-config.ts";
 import { createIsAdmin } from "../policy/is-admin.ts";
@@ -99,6 +100,8 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   // One scheduler of Web API calls for both clients: per-budget queues paced to Slack's rate limits.
   const webOptions = {
     ...(slackApiUrl ? { slackApiUrl } : {}),
+    // Keep-alive node:http instead of the built-in fetch, as the model client (http-fetch.ts).
+    fetch: httpFetch(),
     logger: slackLogger(logger, "web-api"),
     scheduler: new CallScheduler({ logger: logger.child({ component: "slack-pacing" }) }),
     rateScale: env.HERMES_SLACK_RATE_SCALE,

@@ -66,12 +66,14 @@ export async function handleTurnJob(
   try {
     // The reads a turn starts with go out together (and with the thread-order check), not one after
     // another; what the checks below make unnecessary (a duplicate job, a finished run) is dropped unread.
+    // The thread's history too: a new turn (nearly every job) reads it next, and a dropped one costs
+    // a Redis read.
     const reads = () => {
       const access = resolveAccess(s, job.userId);
       const checks = Promise.all([s.events.isFinished(job.eventId), s.runs.forEvent(job.eventId)]);
-      access.catch(() => undefined);
-      checks.catch(() => undefined);
-      return { access, checks };
+      const history = s.sessions.load(job.sessionKey);
+      for (const p of [access, checks, history]) p.catch(() => undefined);
+      return { access, checks, history };
     };
     await inThreadOrder(s, job, { ...ctx, reads }, async (lockSignal, started) => {
       const [finished, earlier] = await started.checks;
@@ -97,9 +99,7 @@ export async function handleTurnJob(
         started.access,
         earlier ? undefined : s.output.requesterTimezone(job.userId),
       ]);
-      // A new turn's history is read while its run is recorded.
-      const historyRead = earlier ? undefined : s.sessions.load(job.sessionKey);
-      historyRead?.catch(() => undefined);
+      const historyRead = earlier ? undefined : started.history;
       const progress = meta.placeholderTs
         ? s.output.progress({
             channel: job.channelId,

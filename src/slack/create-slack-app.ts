@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { type App, type AppOptions, type Assistant, HTTPReceiver } from "@slack/bolt";
 import { LogLevel } from "@slack/logger";
 import { type HttpHandler, type RouteServer, startRouteServer } from "../boot/route-server.ts";
+import { httpFetch } from "../http-fetch.ts";
 import type { Logger } from "../logger.ts";
 import { ackUnhandled } from "./ack-unhandled.ts";
 import { deliverEventCallback, eventCallbackOf } from "./direct-events.ts";
@@ -67,6 +68,7 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
   const logger = slackLogger(options.logger, "bolt");
   const clientOptions = {
     ...(options.slackApiUrl ? { slackApiUrl: options.slackApiUrl } : {}),
+    fetch: httpFetch(),
     // Bounded on purpose: a few quick retries, never Slack's default of 10 over half an hour.
     retryConfig: {
       retries: options.retries ?? 2,

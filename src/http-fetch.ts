@@ -1,17 +1,22 @@
 /**
- * The model client's `fetch`, on `node:http`/`node:https` with keep-alive agents instead of Node's
- * built-in fetch (undici). A chat completion through the openai SDK costs ~370 µs of CPU with it
- * against ~570 µs with the built-in one on the development machine (`node bench/model-fetch.ts`),
- * which was the largest single cost of a turn's runtime; and the built-in fetch keeps each request
- * reachable (a `FinalizationRegistry` entry) until a full collection, which young-generation
- * collections then copy and promote.
+ * The `fetch` of Hermes' HTTP clients (the model's, through the openai SDK, and Slack's Web API
+ * clients), on `node:http`/`node:https` with keep-alive agents instead of Node's built-in fetch
+ * (undici). A chat completion through the openai SDK costs ~370 µs of CPU with it against ~570 µs
+ * with the built-in one on the development machine (`node bench/model-fetch.ts`), which was the
+ * largest single cost of a turn's runtime; Slack's calls (a working message, progress, the answer)
+ * went through undici's fetch too. And the built-in fetch keeps each request reachable (a
+ * `FinalizationRegistry` entry) until a full collection, which young-generation collections then
+ * copy and promote.
  *
- * It does what the SDK's requests need: text or byte bodies, the caller's `signal` (an abort rejects
- * the request, or errors a body still arriving, with the signal's reason, as `fetch` does), gzip /
- * deflate / br bodies decoded. A body that is an event stream is handed over as it arrives; any other
- * is read whole before the response resolves. Anything else goes to the built-in `fetch`, unchanged:
- * redirects, other bodies (streams, forms), URLs that are not http(s), and every request while a proxy
- * is configured in the environment (`HTTPS_PROXY`, `HTTP_PROXY`), which the built-in fetch may honour.
+ * It does what these clients' requests need: text or byte bodies (the Web API's are form-encoded
+ * text), the caller's `signal` (an abort rejects the request, or errors a body still arriving, with
+ * the signal's reason, as `fetch` does), gzip / deflate / br bodies decoded. A body that is an event
+ * stream is handed over as it arrives; any other is read whole before the response resolves. A
+ * redirect is refused when the request says `redirect: "error"` (as the Web API client does), as the
+ * built-in fetch would. Anything else goes to the built-in `fetch`, unchanged: other redirects, other
+ * bodies (streams, forms: Slack's file uploads), URLs that are not http(s), and every request while a
+ * proxy is configured in the environment (`HTTPS_PROXY`, `HTTP_PROXY`), which the built-in fetch may
+ * honour.
  */
 import http from "node:http";
 import https from "node:https";
@@ -25,8 +30,8 @@ const agents = {
 
 const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
 
-/** A `fetch` for the model client (see the module comment); `fallback` serves what it does not. */
-export function modelFetch(fallback: typeof fetch = globalThis.fetch): typeof fetch {
+/** A `fetch` for Hermes' HTTP clients (see the module comment); `fallback` serves what it does not. */
+export function httpFetch(fallback: typeof fetch = globalThis.fetch): typeof fetch {
   const proxied = PROXY_VARIABLES.some((name) => process.env[name]);
   return (input, init) => {
     const url = typeof input === "string" ? input : input instanceof URL ? input.href : undefined;
@@ -77,8 +82,13 @@ function send(
         res = incoming;
         const status = incoming.statusCode ?? 0;
         if (status >= 300 && status < 400 && incoming.headers.location) {
-          // Redirects are rare for a model endpoint: the built-in fetch follows them as it always did.
           incoming.resume();
+          if (init.redirect === "error") {
+            // As the built-in fetch rejects it (Slack's API never redirects: its client says so).
+            fail(new TypeError("fetch failed", { cause: new Error(`unexpected redirect (HTTP ${status})`) }));
+            return;
+          }
+          // Redirects are rare for a model endpoint: the built-in fetch follows them as it always did.
           settled = true;
           signal?.removeEventListener("abort", onAbort);
           fallback(url.href, init).then(resolve, reject);

@@ -1,9 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
+import { ErrorCode, WebClient } from "@slack/web-api";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { modelFetch } from "../../src/agent/model-fetch.ts";
+import { httpFetch } from "../src/http-fetch.ts";
 
 /**
  * The model client's fetch on node:http, against a raw HTTP server: what the openai SDK sends arrives
@@ -11,7 +12,7 @@ import { modelFetch } from "../../src/agent/model-fetch.ts";
  * arrive), aborts reject with the signal's reason and close the connection, connections are reused,
  * and what it does not handle goes to the built-in fetch.
  */
-describe("modelFetch", () => {
+describe("httpFetch", () => {
   type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => void;
   let handler: Handler = (_req, res) => res.end();
   const closed: string[] = [];
@@ -61,7 +62,7 @@ describe("modelFetch", () => {
       baseURL: `${base}/v1`,
       apiKey: "sk-test",
       maxRetries: 0,
-      fetch: modelFetch(),
+      fetch: httpFetch(),
     });
     const { data, response } = await client.chat.completions
       .create({ model: "m", messages: [{ role: "user", content: "grüß dich 😀" }] })
@@ -77,7 +78,7 @@ describe("modelFetch", () => {
 
   it("keeps the connection alive: sequential requests share one", async () => {
     handler = (_req, res) => res.writeHead(200, { "content-type": "application/json" }).end(completion("x"));
-    const fetch = modelFetch();
+    const fetch = httpFetch();
     const before = connections;
     for (let i = 0; i < 5; i++) {
       const r = await fetch(`${base}/v1/chat/completions`, { method: "POST", body: "{}" });
@@ -102,7 +103,7 @@ describe("modelFetch", () => {
     await new Promise<void>((r) => idle.listen(0, "127.0.0.1", r));
     const url = `http://127.0.0.1:${(idle.address() as AddressInfo).port}/x`;
     try {
-      const fetch = modelFetch();
+      const fetch = httpFetch();
       expect((await fetch(url, { method: "POST", body: "{}" })).status).toBe(200);
       // The server drops the idle connection after its keep-alive timeout.
       await expect.poll(() => sockets[0]?.closed, { timeout: 5000, interval: 10 }).toBe(true);
@@ -129,7 +130,7 @@ describe("modelFetch", () => {
             "x-e": encoding,
           })
           .end(encode(Buffer.from(text)));
-      const r = await modelFetch()(`${base}/x`, { method: "POST", body: "{}" });
+      const r = await httpFetch()(`${base}/x`, { method: "POST", body: "{}" });
       expect([r.status, r.statusText, r.headers.get("x-e"), r.headers.get("content-encoding")]).toEqual([
         201,
         "Made",
@@ -148,7 +149,7 @@ describe("modelFetch", () => {
       res.write("data: one\n\n");
       void rest.then(() => res.end("data: two\n\n"));
     };
-    const r = await modelFetch()(`${base}/s`, { method: "POST", body: "{}" });
+    const r = await httpFetch()(`${base}/s`, { method: "POST", body: "{}" });
     const reader = r.body!.getReader();
     const first = await reader.read();
     expect(Buffer.from(first.value!).toString()).toBe("data: one\n\n");
@@ -165,7 +166,7 @@ describe("modelFetch", () => {
     const asked = new Promise<void>((r) => (received = r));
     handler = () => received();
     const controller = new AbortController();
-    const pending = modelFetch()(`${base}/slow`, { method: "POST", body: "{}", signal: controller.signal });
+    const pending = httpFetch()(`${base}/slow`, { method: "POST", body: "{}", signal: controller.signal });
     await asked;
     const reason = new Error("turn_timeout");
     controller.abort(reason);
@@ -183,7 +184,7 @@ describe("modelFetch", () => {
       res.write('{"partial": ', () => written());
     };
     const plain = new AbortController();
-    const pending = modelFetch()(`${base}/p`, { method: "POST", body: "{}", signal: plain.signal });
+    const pending = httpFetch()(`${base}/p`, { method: "POST", body: "{}", signal: plain.signal });
     await partWritten;
     plain.abort();
     await expect(pending).rejects.toMatchObject({ name: "AbortError" });
@@ -195,7 +196,7 @@ describe("modelFetch", () => {
       res.write("data: one\n\n");
     };
     const streamed = new AbortController();
-    const r = await modelFetch()(`${base}/s`, { method: "POST", body: "{}", signal: streamed.signal });
+    const r = await httpFetch()(`${base}/s`, { method: "POST", body: "{}", signal: streamed.signal });
     const reader = r.body!.getReader();
     await reader.read();
     const reason = new Error("cancelled by the user");
@@ -209,7 +210,7 @@ describe("modelFetch", () => {
     const before = connections;
     const reason = new Error("over");
     await expect(
-      modelFetch()(`${base}/x`, { method: "POST", body: "{}", signal: AbortSignal.abort(reason) }),
+      httpFetch()(`${base}/x`, { method: "POST", body: "{}", signal: AbortSignal.abort(reason) }),
     ).rejects.toBe(reason);
     expect(connections).toBe(before);
   });
@@ -219,12 +220,12 @@ describe("modelFetch", () => {
       res.writeHead(200, { "content-type": "application/json", "content-length": "1000" });
       res.write('{"cut": ', () => res.socket?.destroy());
     };
-    await expect(modelFetch()(`${base}/cut`, { method: "POST", body: "{}" })).rejects.toThrow();
+    await expect(httpFetch()(`${base}/cut`, { method: "POST", body: "{}" })).rejects.toThrow();
     const client = new OpenAI({
       baseURL: "http://127.0.0.1:1/v1",
       apiKey: "k",
       maxRetries: 0,
-      fetch: modelFetch(),
+      fetch: httpFetch(),
     });
     await expect(client.chat.completions.create({ model: "m", messages: [] })).rejects.toBeInstanceOf(
       OpenAI.APIConnectionError,
@@ -233,7 +234,7 @@ describe("modelFetch", () => {
 
   it("a 204 has no body", async () => {
     handler = (_req, res) => res.writeHead(204).end();
-    const r = await modelFetch()(`${base}/none`, { method: "DELETE" });
+    const r = await httpFetch()(`${base}/none`, { method: "DELETE" });
     expect(r.status).toBe(204);
     expect(r.body).toBeNull();
   });
@@ -245,12 +246,57 @@ describe("modelFetch", () => {
       return new Response("from the fallback");
     }) as typeof fetch;
     handler = (_req, res) => res.writeHead(307, { location: `${base}/there` }).end();
-    expect(await (await modelFetch(fallback)(`${base}/here`, { method: "POST", body: "{}" })).text()).toBe(
+    expect(await (await httpFetch(fallback)(`${base}/here`, { method: "POST", body: "{}" })).text()).toBe(
       "from the fallback",
     );
-    await modelFetch(fallback)(`${base}/form`, { method: "POST", body: new FormData() });
+    await httpFetch(fallback)(`${base}/form`, { method: "POST", body: new FormData() });
     process.env.HTTPS_PROXY = "http://proxy.internal:3128";
-    await modelFetch(fallback)(`${base}/proxied`, { method: "POST", body: "{}" });
+    await httpFetch(fallback)(`${base}/proxied`, { method: "POST", body: "{}" });
     expect(asked).toEqual([`${base}/here`, `${base}/form`, `${base}/proxied`]);
+  });
+
+  it('refuses a redirect itself when the request says `redirect: "error"`, as the built-in fetch does', async () => {
+    const asked: string[] = [];
+    const fallback = (async (input: string | URL | Request) => {
+      asked.push(String(input));
+      return new Response("from the fallback");
+    }) as typeof fetch;
+    handler = (_req, res) => res.writeHead(302, { location: `${base}/there` }).end();
+    const refused = httpFetch(fallback)(`${base}/here`, { method: "POST", body: "a=1", redirect: "error" });
+    await expect(refused).rejects.toBeInstanceOf(TypeError);
+    expect(asked).toEqual([]);
+  });
+
+  it("Slack's Web API client works through it: form bodies arrive whole, answers and 429s read as with the built-in fetch", async () => {
+    const seen: Array<{ url: string; type: string | undefined; body: string }> = [];
+    handler = (req, res, body) => {
+      seen.push({ url: req.url ?? "", type: req.headers["content-type"], body });
+      if (req.url === "/api/chat.update") {
+        res.writeHead(429, { "retry-after": "7", "content-type": "application/json" });
+        res.end(JSON.stringify({ ok: false, error: "ratelimited" }));
+        return;
+      }
+      res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
+      res.end(JSON.stringify({ ok: true, channel: "C1", ts: "1700000000.000100" }));
+    };
+    const client = new WebClient("xoxb-test", {
+      slackApiUrl: `${base}/api/`,
+      fetch: httpFetch(),
+      rejectRateLimitedCalls: true,
+      retryConfig: { retries: 0 },
+    });
+    const posted = await client.chat.postMessage({ channel: "C1", text: "Ünïcode & ✓", thread_ts: "1.2" });
+    expect(posted).toMatchObject({ ok: true, ts: "1700000000.000100" });
+    expect(seen[0]!.url).toBe("/api/chat.postMessage");
+    expect(seen[0]!.type).toBe("application/x-www-form-urlencoded");
+    expect(Object.fromEntries(new URLSearchParams(seen[0]!.body))).toMatchObject({
+      channel: "C1",
+      text: "Ünïcode & ✓",
+      thread_ts: "1.2",
+    });
+    await expect(client.chat.update({ channel: "C1", ts: "1.2", text: "x" })).rejects.toMatchObject({
+      code: ErrorCode.RateLimitedError,
+      retryAfter: 7,
+    });
   });
 });

@@ -13,6 +13,13 @@ import {
   streamingHermes,
 } from "../helpers/streaming-hermes.ts";
 
+/** The answer text carried by completion chunks so far. */
+function streamedContent(chunks: Array<Record<string, unknown>>): string {
+  return chunks
+    .map((c) => (c.choices as Array<{ delta?: { content?: string } }> | undefined)?.[0]?.delta?.content ?? "")
+    .join("");
+}
+
 /**
  * Native streaming in the running app (HERMES_STREAMING=auto): Bolt over real HTTP, the Slack
  * emulator's chat.startStream / appendStream / stopStream, Postgres, and a scripted model that
@@ -36,7 +43,27 @@ describe("answers stream into Slack, end to end", () => {
 
   it("a streamed answer with a tool call: task cards in order, text appended, final message as unstreamed", async () => {
     model.toChunks = (c) => completionChunks(c, randomCutter(11));
-    model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), answer(ANSWER));
+    // The answer arrives in two parts: the second only once some of the first was appended to the
+    // stream, as a model writing for a while would see it (the final answer replaces the streamed
+    // text, so text that arrives in one burst at the end need not be appended at all).
+    const parts = completionChunks(
+      (answer(ANSWER) as { completion: Record<string, unknown> }).completion,
+      randomCutter(11),
+    );
+    const split = parts.findIndex((_, i) => streamedContent(parts.slice(0, i)).length >= 30);
+    const sse = (chunks: Array<Record<string, unknown>>) =>
+      chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("");
+    const textAppended = () =>
+      app()
+        .emulator.callsTo("chat.appendStream")
+        .some((c) => String(c.args.chunks).includes("markdown_text"));
+    model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), {
+      sseParts: [
+        sse(parts.slice(0, split)),
+        () => waitFor(textAppended, 30_000, "text appended while the model still writes"),
+        `${sse(parts.slice(split))}data: [DONE]\n\n`,
+      ],
+    });
     const d = await app().sender.appMention({
       user: "U0USER1",
       channel: "C0OPS",

@@ -8,6 +8,11 @@ export type ScriptStep =
   | { status: number; body?: unknown; headers?: Record<string, string>; delayMs?: number }
   /** A raw SSE body, sent as is (a stream cut off, an error inside a stream). */
   | { sse: string; delayMs?: number }
+  /**
+   * A raw SSE body in parts, written one after another; a function between them is awaited first
+   * (a model still writing until the test has seen what it waits for).
+   */
+  | { sseParts: Array<string | (() => Promise<unknown>)>; delayMs?: number }
   | ((request: RecordedRequest) => ScriptStep);
 
 export interface RecordedRequest {
@@ -110,6 +115,13 @@ export class ScriptedModelServer {
         if ("sse" in step) {
           res.writeHead(200, { "content-type": "text/event-stream" });
           res.end(step.sse);
+        } else if ("sseParts" in step) {
+          res.writeHead(200, { "content-type": "text/event-stream" });
+          for (const part of step.sseParts) {
+            if (typeof part === "string") res.write(part);
+            else await part();
+          }
+          res.end();
         } else if ("completion" in step && recorded.body.stream && this.streams) {
           res.writeHead(200, { "content-type": "text/event-stream" });
           res.end(sseBody(this.toChunks(step.completion)));

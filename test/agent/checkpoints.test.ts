@@ -1,37 +1,20 @@
 import { describe, expect, it } from "vitest";
-import type { ChatModel, ModelResponse } from "../../src/agent/chat-model.ts";
 import { continueRun } from "../../src/agent/continue-run.ts";
 import { runTurn } from "../../src/agent/loop.ts";
 import { emptyUsage, type ToolCall } from "../../src/agent/messages.ts";
 import type { RunSnapshot } from "../../src/agent/run-snapshot.ts";
 import { silentLogger } from "../../src/logger.ts";
-import { type Execution, fixtureTools, testModel, testRegistry, testRun } from "../helpers/runtime.ts";
+import {
+  type Execution,
+  fixtureTools,
+  inProcessModel,
+  testModel,
+  testRegistry,
+  testRun,
+} from "../helpers/runtime.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 
-/** An in-process model answering from a script; records what it was sent. */
-function scriptedModel(script: Array<Partial<ModelResponse>>) {
-  const sent: Array<Parameters<ChatModel["complete"]>[0]["messages"]> = [];
-  const model: ChatModel = {
-    name: "scripted",
-    maxOutputTokens: 256,
-    async complete(request) {
-      sent.push(structuredClone(request.messages));
-      const next = script.shift();
-      if (!next) throw new Error("script exhausted");
-      return {
-        content: "",
-        toolCalls: [],
-        finishReason: next.toolCalls?.length ? "tool_calls" : "stop",
-        usage: emptyUsage(),
-        latencyMs: 1,
-        model: "scripted",
-        repairs: [],
-        ...next,
-      };
-    },
-  };
-  return { model, sent };
-}
+const scriptedModel = inProcessModel;
 
 const call = (id: string, title: string): ToolCall => ({
   id,

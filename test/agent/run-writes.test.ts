@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
-import type { ChatModel, ModelResponse } from "../../src/agent/chat-model.ts";
 import { resumeRun, runTurn } from "../../src/agent/loop.ts";
 import { emptyUsage, type ToolCall } from "../../src/agent/messages.ts";
 import type { ToolEvent } from "../../src/agent/policy-hook.ts";
 import type { RunSnapshot } from "../../src/agent/run-snapshot.ts";
 import { createRunWrites, drainedAfter } from "../../src/agent/run-writes.ts";
 import { silentLogger } from "../../src/logger.ts";
-import { type Execution, fixtureTools, testRegistry, testRun } from "../helpers/runtime.ts";
+import { type Execution, fixtureTools, inProcessModel, testRegistry, testRun } from "../helpers/runtime.ts";
 
 /** A promise settled from outside. */
 function held<T = void>() {
@@ -111,37 +110,26 @@ describe("a run's writes behind it (createRunWrites)", () => {
   });
 });
 
-/** An in-process model answering from a script; `asked` resolves as each request comes in. */
-function scriptedModel(script: Array<Partial<ModelResponse>>) {
-  let asked = 0;
-  const waiting: Array<() => void> = [];
-  const model: ChatModel = {
-    name: "scripted",
-    maxOutputTokens: 256,
-    async complete() {
-      asked++;
-      for (const w of waiting.splice(0)) w();
-      const next = script.shift();
-      if (!next) throw new Error("script exhausted");
-      return {
-        content: "",
-        toolCalls: [],
-        finishReason: next.toolCalls?.length ? "tool_calls" : "stop",
-        usage: emptyUsage(),
-        latencyMs: 1,
-        model: "scripted",
-        repairs: [],
-        ...next,
-      };
-    },
+const scriptedModel = inProcessModel;
+
+/** An audit sink that notes each event once recorded; an executed call's outcome waits for `gate`. */
+const auditHeldAt =
+  (gate: Promise<unknown>, note: (e: ToolEvent) => void) =>
+  async (e: ToolEvent): Promise<void> => {
+    if (e.action === "tool.executed") await gate;
+    note(e);
   };
-  return {
-    model,
-    asked: () => asked,
-    async untilAsked(n: number) {
-      while (asked < n) await new Promise<void>((r) => waiting.push(r));
-    },
+
+/** `run`, with whether it has returned yet. */
+function tracked<T>(run: Promise<T>) {
+  const t = {
+    returned: false,
+    result: run.then((r) => {
+      t.returned = true;
+      return r;
+    }),
   };
+  return t;
 }
 
 const call = (id: string, title: string): ToolCall => ({
@@ -158,39 +146,34 @@ describe("the loop's checkpoints and outcome records", () => {
     const log: string[] = [];
     const outcome = held();
     const afterCalls = held();
-    let returned = false;
-    const run = runTurn(
-      { run: { ...testRun, runId: "run_lag" }, history: [], userMessage: "open a ticket" },
-      {
-        model: m.model,
-        registry,
-        logger: silentLogger(),
-        onToolEvent: async (e: ToolEvent) => {
-          if (e.action === "tool.executed") await outcome.promise;
-          log.push(e.action);
+    const run = tracked(
+      runTurn(
+        { run: { ...testRun, runId: "run_lag" }, history: [], userMessage: "open a ticket" },
+        {
+          model: m.model,
+          registry,
+          logger: silentLogger(),
+          onToolEvent: auditHeldAt(outcome.promise, (e) => log.push(e.action)),
+          checkpoint: async (s) => {
+            const last = s.messages.at(-1)?.role;
+            if (last === "tool") await afterCalls.promise;
+            log.push(`checkpoint ${s.step} ${last}`);
+          },
         },
-        checkpoint: async (s) => {
-          const last = s.messages.at(-1)?.role;
-          if (last === "tool") await afterCalls.promise;
-          log.push(`checkpoint ${s.step} ${last}`);
-        },
-      },
-    ).then((r) => {
-      returned = true;
-      return r;
-    });
+      ),
+    );
     await m.untilAsked(2);
     await settle();
     // The ticket was made and the model asked again; the result's record and checkpoint are not in.
     expect(executions).toHaveLength(1);
     expect(log).toEqual(["checkpoint 0 user", "checkpoint 1 assistant", "tool.requested"]);
-    expect(returned).toBe(false);
+    expect(run.returned).toBe(false);
     afterCalls.resolve(); // the checkpoint is ready to land, but waits for the outcome's record
     await settle();
     expect(log).toEqual(["checkpoint 0 user", "checkpoint 1 assistant", "tool.requested"]);
-    expect(returned).toBe(false);
+    expect(run.returned).toBe(false);
     outcome.resolve();
-    const result = await run;
+    const result = await run.result;
     expect(result.status).toBe("completed");
     expect(log).toEqual([
       "checkpoint 0 user",
@@ -243,31 +226,28 @@ describe("the loop's checkpoints and outcome records", () => {
     ]);
     const outcome = held();
     const recorded: string[] = [];
-    let returned = false;
-    const run = runTurn(
-      { run: { ...testRun, runId: "run_pause" }, history: [], userMessage: "ticket and search" },
-      {
-        model: m.model,
-        registry,
-        logger: silentLogger(),
-        policy: ({ tool }) =>
-          tool.name === "search_tickets" ? { action: "needs_approval", reason: "test" } : { action: "allow" },
-        onToolEvent: async (e: ToolEvent) => {
-          if (e.action === "tool.executed") await outcome.promise;
-          recorded.push(`${e.action} ${e.tool}`);
+    const run = tracked(
+      runTurn(
+        { run: { ...testRun, runId: "run_pause" }, history: [], userMessage: "ticket and search" },
+        {
+          model: m.model,
+          registry,
+          logger: silentLogger(),
+          policy: ({ tool }) =>
+            tool.name === "search_tickets"
+              ? { action: "needs_approval", reason: "test" }
+              : { action: "allow" },
+          onToolEvent: auditHeldAt(outcome.promise, (e) => recorded.push(`${e.action} ${e.tool}`)),
+          checkpoint: async () => undefined,
         },
-        checkpoint: async () => undefined,
-      },
-    ).then((r) => {
-      returned = true;
-      return r;
-    });
+      ),
+    );
     await m.untilAsked(1);
     while (executions.length === 0) await settle();
     await settle();
-    expect(returned).toBe(false);
+    expect(run.returned).toBe(false);
     outcome.resolve();
-    const result = await run;
+    const result = await run.result;
     expect(result.status).toBe("paused");
     expect(recorded).toContain("tool.executed create_ticket");
   });
@@ -297,31 +277,26 @@ describe("the loop's checkpoints and outcome records", () => {
     };
     const { argsSha256 } = await import("../../src/policy/args-hash.ts");
     snapshot.pending[0]!.argsSha256 = argsSha256("create_ticket", { title: "Badge reader" });
-    let returned = false;
-    const run = resumeRun(
-      snapshot,
-      { call_c: { status: "approved", by: "U0ADMIN" } },
-      {
-        model: m.model,
-        registry,
-        logger: silentLogger(),
-        onToolEvent: async (e: ToolEvent) => {
-          if (e.action === "tool.executed") await outcome.promise;
-          log.push(e.action);
+    const run = tracked(
+      resumeRun(
+        snapshot,
+        { call_c: { status: "approved", by: "U0ADMIN" } },
+        {
+          model: m.model,
+          registry,
+          logger: silentLogger(),
+          onToolEvent: auditHeldAt(outcome.promise, (e) => log.push(e.action)),
+          checkpoint: async (s) => void log.push(`checkpoint ${s.messages.at(-1)?.role}`),
         },
-        checkpoint: async (s) => void log.push(`checkpoint ${s.messages.at(-1)?.role}`),
-      },
-    ).then((r) => {
-      returned = true;
-      return r;
-    });
+      ),
+    );
     await m.untilAsked(1);
     await settle();
     expect(executions).toHaveLength(1);
-    expect(returned).toBe(false);
+    expect(run.returned).toBe(false);
     expect(log).toEqual([]);
     outcome.resolve();
-    expect((await run).status).toBe("completed");
+    expect((await run.result).status).toBe("completed");
     expect(log).toEqual(["tool.executed", "checkpoint tool"]);
   });
 });

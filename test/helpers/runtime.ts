@@ -1,4 +1,6 @@
 import { z } from "zod";
+import type { ChatModel, ModelResponse } from "../../src/agent/chat-model.ts";
+import { emptyUsage } from "../../src/agent/messages.ts";
 import { createOpenAIModel } from "../../src/agent/openai-model.ts";
 import type { TraceEvent } from "../../src/agent/trace.ts";
 import { silentLogger } from "../../src/logger.ts";
@@ -90,5 +92,42 @@ export function traceCollector() {
     events,
     onTraceEvent: (e: TraceEvent) => events.push(e),
     of: (type: string) => events.filter((e) => e.event === type),
+  };
+}
+
+/**
+ * An in-process model answering from a script (no HTTP): records what it was sent, counts its calls,
+ * and `untilAsked(n)` resolves once it has been asked `n` times.
+ */
+export function inProcessModel(script: Array<Partial<ModelResponse>>) {
+  const sent: Array<Parameters<ChatModel["complete"]>[0]["messages"]> = [];
+  const waiting: Array<() => void> = [];
+  const model: ChatModel = {
+    name: "scripted",
+    maxOutputTokens: 256,
+    async complete(request) {
+      sent.push(structuredClone(request.messages));
+      for (const w of waiting.splice(0)) w();
+      const next = script.shift();
+      if (!next) throw new Error("script exhausted");
+      return {
+        content: "",
+        toolCalls: [],
+        finishReason: next.toolCalls?.length ? "tool_calls" : "stop",
+        usage: emptyUsage(),
+        latencyMs: 1,
+        model: "scripted",
+        repairs: [],
+        ...next,
+      };
+    },
+  };
+  return {
+    model,
+    sent,
+    asked: () => sent.length,
+    async untilAsked(n: number) {
+      while (sent.length < n) await new Promise<void>((r) => waiting.push(r));
+    },
   };
 }

@@ -102,6 +102,11 @@ async function singleProcess() {
     add(b2, "  of which kernel (system) (ms)", fmt(e2e.systemMsPerTurn));
     add(
       b2,
+      "  the benchmark process's own GC meanwhile: pauses, > 10 ms, max, total (ms)",
+      `${e2e.driverGc.pauses}, ${e2e.driverGc.over10}, ${fmt(e2e.driverGc.maxMs)}, ${fmt(e2e.driverGc.totalMs)}`,
+    );
+    add(
+      b2,
       "  a bystander's stalls meanwhile: > 20 ms, > 50 ms, max (ms)",
       `${machineStalls.over20}, ${machineStalls.over50}, ${fmt(machineStalls.maxMs)}`,
     );

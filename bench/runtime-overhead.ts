@@ -7,8 +7,6 @@
  * collection of the garbage it made, charged to its contender.
  */
 import { readFileSync } from "node:fs";
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { Agent, OpenAIProvider, run, setTracingDisabled, tool } from "@openai/agents";
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
@@ -22,6 +20,7 @@ import { defineTool } from "../src/tools/define-tool.ts";
 import { ToolRegistry } from "../src/tools/registry.ts";
 import { createMemoryResultStore } from "../src/tools/result-store.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../test/helpers/scripted-model.ts";
+import { collectGarbage } from "./lib/collect-garbage.ts";
 import { type Summary, summarize } from "./lib/stats.ts";
 
 const TASK = "What is the weather in Berlin? Answer in one sentence.";
@@ -120,9 +119,7 @@ export async function measureRuntimeOverhead(o: { turns: number; warmup: number 
  * from run to run even at 1,000 turns each.
  */
 function youngGenerationCollector(): () => void {
-  setFlagsFromString("--expose-gc");
-  const gc = runInNewContext("gc") as (o: { type: "minor"; execution: "sync" }) => void;
-  return () => gc({ type: "minor", execution: "sync" });
+  return () => collectGarbage("minor");
 }
 
 /** A dependency's installed version (read from its package.json: some do not export it). */

@@ -27,31 +27,36 @@ export async function continueRun(
   const { signal, dispose } = turnSignal(deps);
   const writes = createRunWrites(deps.checkpoint);
   try {
-    return await drainedAfter(writes, () => goOn());
+    return await drainedAfter(writes, async () => {
+      if (open.length > 0) {
+        const outcomes: CallOutcome[] = [];
+        const fresh = open.filter((c) => (settled[c.id]?.kind ?? "not_started") === "not_started");
+        for (const call of open) {
+          const s = settled[call.id];
+          if (!s || s.kind === "not_started") continue;
+          const content = s.kind === "interrupted" ? INTERRUPTED_RESULT : s.content;
+          const message = { role: "tool" as const, toolCallId: call.id, name: call.name, content };
+          outcomes.push({ kind: "result", call, message, failed: s.kind === "result" && s.failed });
+        }
+        if (fresh.length > 0) {
+          const env = callEnv(state, deps, tracer, signal, writes);
+          outcomes.push(...(await runCalls(fresh, env)).outcomes);
+        }
+        insertResults(state.messages, outcomes);
+        if (signal.aborted) return aborted(state, tracer, deps, { ...DEFAULT_LIMITS, ...deps.limits });
+        const settledStep = settleStep({
+          state,
+          outcomes,
+          pending: pendingOf(outcomes),
+          tracer,
+          deps,
+          writes,
+        });
+        if (settledStep) return settledStep;
+      }
+      return await loop(state, deps, tracer, writes, signal);
+    });
   } finally {
     dispose();
-  }
-
-  async function goOn(): Promise<TurnResult> {
-    if (open.length > 0) {
-      const outcomes: CallOutcome[] = [];
-      const fresh = open.filter((c) => (settled[c.id]?.kind ?? "not_started") === "not_started");
-      for (const call of open) {
-        const s = settled[call.id];
-        if (!s || s.kind === "not_started") continue;
-        const content = s.kind === "interrupted" ? INTERRUPTED_RESULT : s.content;
-        const message = { role: "tool" as const, toolCallId: call.id, name: call.name, content };
-        outcomes.push({ kind: "result", call, message, failed: s.kind === "result" && s.failed });
-      }
-      if (fresh.length > 0) {
-        const env = callEnv(state, deps, tracer, signal, writes);
-        outcomes.push(...(await runCalls(fresh, env)).outcomes);
-      }
-      insertResults(state.messages, outcomes);
-      if (signal.aborted) return aborted(state, tracer, deps, { ...DEFAULT_LIMITS, ...deps.limits });
-      const settledStep = settleStep({ state, outcomes, pending: pendingOf(outcomes), tracer, deps, writes });
-      if (settledStep) return settledStep;
-    }
-    return await loop(state, deps, tracer, writes, signal);
   }
 }

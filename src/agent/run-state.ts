@@ -93,11 +93,12 @@ export function snapshotOf(state: State, pending: PendingCall[]): RunSnapshot {
   return {
     version: SNAPSHOT_VERSION,
     run: state.run,
-    // Copies: a checkpoint written behind the run (`run-writes.ts`) is this moment's state, not a later one.
+    // Copies of what the loop changes in place (usage is replaced, never changed): a checkpoint written
+    // behind the run (`run-writes.ts`) is this moment's state, not a later one.
     messages: [...state.messages],
     pending,
     step: state.step,
-    usage: { ...state.usage },
+    usage: state.usage,
     modelCalls: state.modelCalls,
     failures: { ...state.failures },
     truncations: state.truncations,

@@ -29,10 +29,10 @@ export interface Delivery {
   message?: SandboxMessage;
 }
 
-/** POSTs a body to the receiver with Slack's headers: content type, user agent, signature, retries. */
 /** Keep-alive node:http, as Hermes' own clients (`http-fetch.ts`): a delivery costs less CPU than undici's. */
 const deliveryFetch = httpFetch();
 
+/** POSTs a body to the receiver with Slack's headers: content type, user agent, signature, retries. */
 export async function deliverSigned({
   url,
   signingSecret,

@@ -93,6 +93,8 @@ export const envSchema = z.object({
   HERMES_DATA_DIR: z.preprocess(emptyToUndefined, z.string().trim().default(".hermes")),
   // Postgres connections per process (PGlite is one connection): processes × this ≤ max_connections − headroom
   HERMES_PG_POOL: int(5, 1, 1000),
+  // Repeated statements as named prepared statements; `off` behind PgBouncer < 1.21 in transaction mode
+  HERMES_PG_PREPARE: z.preprocess(emptyToUndefined, z.enum(["on", "off"]).default("on")),
   HERMES_REDIS_PREFIX: z.preprocess(
     emptyToUndefined,
     z

@@ -47,6 +47,7 @@ export async function buildStorage(
     dataDir: env.HERMES_DATA_DIR,
     logger,
     maxConnections: env.HERMES_PG_POOL,
+    preparedStatements: env.HERMES_PG_PREPARE === "on",
   });
   const migrated = await migrate(handle);
   if (migrated.applied > 0) logger.info({ applied: migrated.applied, db: handle.kind }, "database migrated");

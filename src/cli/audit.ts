@@ -75,7 +75,12 @@ async function main(argv: string[]): Promise<number> {
       })
     : undefined;
   const logger = createLogger({ level: env.HERMES_LOG_LEVEL, destination: pino.destination(2) });
-  const handle = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.HERMES_DATA_DIR, logger });
+  const handle = await openDatabase({
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.HERMES_DATA_DIR,
+    logger,
+    preparedStatements: env.HERMES_PG_PREPARE === "on",
+  });
   try {
     const audit = createAuditLog({ db: handle.db, key });
     if (command === "verify") {

@@ -9,7 +9,12 @@ import { migrate } from "../store/migrate.ts";
 async function main(): Promise<void> {
   const { env } = loadConfig();
   const logger = createLogger({ level: env.HERMES_LOG_LEVEL, destination: pino.destination(2) });
-  const handle = await openDatabase({ databaseUrl: env.DATABASE_URL, dataDir: env.HERMES_DATA_DIR, logger });
+  const handle = await openDatabase({
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.HERMES_DATA_DIR,
+    logger,
+    preparedStatements: env.HERMES_PG_PREPARE === "on",
+  });
   try {
     const { applied } = await migrate(handle);
     const where = handle.kind === "postgres" ? "Postgres" : `PGlite (${env.HERMES_DATA_DIR}/pg)`;

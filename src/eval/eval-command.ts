@@ -166,6 +166,7 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
         databaseUrl: config.env.DATABASE_URL,
         dataDir: config.env.HERMES_DATA_DIR,
         logger: silentLogger(),
+        preparedStatements: config.env.HERMES_PG_PREPARE === "on",
       });
       try {
         const r = await draftsFromFeedback({

@@ -6,6 +6,7 @@ import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg
 import pg from "pg";
 import type { Logger } from "../logger.ts";
 import { drizzleNodePg, loadPglite } from "./drizzle.ts";
+import { createStatementNames, preparingClient } from "./pg-prepared.ts";
 import * as schema from "./schema.ts";
 
 export type Schema = typeof schema;
@@ -47,6 +48,11 @@ export interface OpenDatabaseOptions {
   logger: Logger;
   /** Pool size for Postgres (`HERMES_PG_POOL`; default 5). PGlite is a single connection. */
   maxConnections?: number;
+  /**
+   * Repeated statements as named prepared statements on Postgres (`HERMES_PG_PREPARE`; default on):
+   * see `pg-prepared.ts`. Off behind a pooler that does not track them (PgBouncer < 1.21).
+   */
+  preparedStatements?: boolean;
 }
 
 /**
@@ -74,7 +80,21 @@ export const DEFAULT_PG_POOL = 5;
 export async function openDatabase(options: OpenDatabaseOptions): Promise<DatabaseHandle> {
   const { databaseUrl, dataDir, logger } = options;
   if (databaseUrl) {
+    const prepared = options.preparedStatements ?? true;
     const pool = new pg.Pool({
+      ...(prepared
+        ? {
+            Client: preparingClient(
+              createStatementNames({
+                onPoolerFault: (err) =>
+                  logger.warn(
+                    { err: err.message },
+                    "Postgres lost a named prepared statement (a pooler such as PgBouncer < 1.21 in transaction mode?): statements go unnamed from now on; set HERMES_PG_PREPARE=off",
+                  ),
+              }),
+            ),
+          }
+        : {}),
       connectionString: databaseUrl,
       max: options.maxConnections ?? DEFAULT_PG_POOL,
       application_name: "hermes",

@@ -58,6 +58,47 @@ export function auditRowHash(row: Omit<AuditRow, "hash">): string {
   return sha256Hex(row.prevHash + canonicalJson(fields));
 }
 
+/**
+ * The row's canonical JSON (what `auditRowHash` hashes after `prev_hash`) in the four pieces around
+ * the three values an append only knows under the chain's lock: `created_at`, `id` and `prev_hash`
+ * (twice: before the JSON and inside it). `hermes_audit_append` (drizzle/0010) joins them as
+ * `prev || before_created_at || created_at || before_id || id || before_prev_hash || prev ||
+ * after_prev_hash`. Canonical JSON sorts keys, and every column is present, so the pieces are fixed:
+ * the keys before `created_at`, then `duration_ms` and `error`, then `id`, `prev_hash`, and the rest.
+ */
+export interface HashPieces {
+  before_created_at: string;
+  before_id: string;
+  before_prev_hash: string;
+  after_prev_hash: string;
+}
+
+export function hashPieces(row: Omit<AuditRow, "id" | "createdAt" | "prevHash" | "hash">): HashPieces {
+  const head = canonicalJson({
+    action: row.action,
+    actor_id: row.actorId,
+    approval_id: row.approvalId,
+    args: row.args,
+    args_sha256: row.argsSha256,
+    channel_id: row.channelId,
+  });
+  const tail = canonicalJson({
+    result_summary: row.resultSummary,
+    run_id: row.runId,
+    team_id: row.teamId,
+    thread_ts: row.threadTs,
+    tool: row.tool,
+    tool_call_id: row.toolCallId,
+    user_id: row.userId,
+  });
+  return {
+    before_created_at: `${head.slice(0, -1)},"created_at":"`,
+    before_id: `","duration_ms":${canonicalJson(row.durationMs)},"error":${canonicalJson(row.error)},"id":`,
+    before_prev_hash: ',"prev_hash":"',
+    after_prev_hash: `",${tail.slice(1)}`,
+  };
+}
+
 /** `to_char`'s pattern for a timestamp's hashed text (microseconds, UTC, ISO 8601). */
 export const UTC_ISO_PATTERN = `'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'`;
 

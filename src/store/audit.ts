@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
 import { HermesError, isHermesError } from "../errors.ts";
-import { appendInOwnTransaction, appendRows } from "./audit-append.ts";
+import { appendOnPool, appendRows } from "./audit-append.ts";
 import { type AuditRow, auditRowColumns, auditRowHash, GENESIS_HASH, utcIso } from "./audit-chain.ts";
 import {
   type AuditCheckpoint,
@@ -98,7 +98,7 @@ export interface AuditLogOptions {
   db: Database;
   /**
    * The Postgres pool behind `db`, when it is Postgres: appends outside a caller's transaction then
-   * start their own in two round trips (`appendInOwnTransaction`).
+   * are then one statement of their own (`appendOnPool`).
    */
   pool?: pg.Pool | undefined;
   /**
@@ -118,7 +118,7 @@ export function createAuditLog({ db, pool, key: given }: AuditLogOptions): Audit
   };
   // Appends outside a caller's transaction are written in batches, one transaction each.
   const grouped = createGroupCommit((events: ParsedEvent[]) =>
-    pool ? appendInOwnTransaction(pool, events) : db.transaction((t) => appendRows(t, events)),
+    pool ? appendOnPool(pool, events) : appendRows(db, events),
   );
   return {
     async append(event, tx) {

@@ -49,6 +49,10 @@ export class Workspace {
   private readonly channels = new Map<string, SandboxChannel>();
   private readonly messages = new Map<string, SandboxMessage[]>();
   private readonly ephemerals = new Map<string, SandboxMessage[]>();
+  // The same messages by channel and ts: a lookup (every chat.update, reply and thread check) was a
+  // scan of the channel's list, slower with every message a long-lived sandbox or a benchmark posts.
+  private readonly messageByTs = new Map<string, Map<string, SandboxMessage>>();
+  private readonly ephemeralByTs = new Map<string, Map<string, SandboxMessage>>();
   private readonly files = new Map<string, SandboxFile>();
   private readonly views = new Map<string, SandboxView>();
   private readonly listeners = new Set<WorkspaceListener>();
@@ -131,6 +135,7 @@ export class Workspace {
     const list = this.messages.get(input.channel) ?? [];
     list.push(message);
     this.messages.set(input.channel, list);
+    indexed(this.messageByTs, input.channel).set(message.ts, message);
     this.emit({ type: "message_posted", channel: input.channel, message: structuredClone(message) });
     return structuredClone(message);
   }
@@ -144,6 +149,7 @@ export class Workspace {
     const list = this.ephemerals.get(rest.channel) ?? [];
     list.push(message);
     this.ephemerals.set(rest.channel, list);
+    indexed(this.ephemeralByTs, rest.channel).set(message.ts, message);
     this.emit({
       type: "ephemeral_posted",
       channel: rest.channel,
@@ -160,15 +166,13 @@ export class Workspace {
     options: { includeEphemeral?: boolean } = {},
   ): SandboxMessage | undefined {
     const found =
-      this.messages.get(channel)?.find((m) => m.ts === ts) ??
-      (options.includeEphemeral ? this.ephemerals.get(channel)?.find((m) => m.ts === ts) : undefined);
+      this.messageByTs.get(channel)?.get(ts) ??
+      (options.includeEphemeral ? this.ephemeralByTs.get(channel)?.get(ts) : undefined);
     return copy(found);
   }
 
   updateMessage(channel: string, ts: string, patch: MessagePatch): SandboxMessage | undefined {
-    const message =
-      this.messages.get(channel)?.find((m) => m.ts === ts) ??
-      this.ephemerals.get(channel)?.find((m) => m.ts === ts);
+    const message = this.messageByTs.get(channel)?.get(ts) ?? this.ephemeralByTs.get(channel)?.get(ts);
     if (!message) return undefined;
     const previous = structuredClone(message);
     if (patch.text !== undefined) message.text = patch.text;
@@ -182,17 +186,17 @@ export class Workspace {
 
   /** Deletes a message; a thread parent with replies becomes a tombstone, as in Slack. */
   deleteMessage(channel: string, ts: string): SandboxMessage | undefined {
-    const list = [this.messages.get(channel), this.ephemerals.get(channel)].find((l) =>
-      l?.some((m) => m.ts === ts),
-    );
-    const index = list?.findIndex((m) => m.ts === ts) ?? -1;
-    const message = list?.[index];
+    const ephemeral = !this.messageByTs.get(channel)?.has(ts);
+    const index = ephemeral ? this.ephemeralByTs : this.messageByTs;
+    const list = (ephemeral ? this.ephemerals : this.messages).get(channel);
+    const message = index.get(channel)?.get(ts);
     if (!list || !message) return undefined;
     if (message.reply_count && !isReply(message)) {
       makeTombstone(message);
     } else {
-      list.splice(index, 1);
-      const parent = isReply(message) ? list.find((m) => m.ts === message.thread_ts) : undefined;
+      list.splice(list.indexOf(message), 1);
+      index.get(channel)?.delete(ts);
+      const parent = isReply(message) ? index.get(channel)?.get(message.thread_ts!) : undefined;
       if (parent)
         recountReplies(
           parent,
@@ -299,9 +303,9 @@ export class Workspace {
   }
 
   private threadParent(channel: string, ts: string): SandboxMessage | undefined {
-    const list = this.messages.get(channel) ?? [];
-    const message = list.find((m) => m.ts === ts);
-    return message && isReply(message) ? list.find((m) => m.ts === message.thread_ts) : message;
+    const byTs = this.messageByTs.get(channel);
+    const message = byTs?.get(ts);
+    return message && isReply(message) ? byTs?.get(message.thread_ts!) : message;
   }
 
   private seconds(): number {
@@ -311,6 +315,16 @@ export class Workspace {
   private emit(event: WorkspaceEvent): void {
     for (const listener of this.listeners) listener(event);
   }
+}
+
+/** A channel's ts index, made on first use. */
+function indexed(byChannel: Map<string, Map<string, SandboxMessage>>, channel: string) {
+  let byTs = byChannel.get(channel);
+  if (!byTs) {
+    byTs = new Map();
+    byChannel.set(channel, byTs);
+  }
+  return byTs;
 }
 
 function copy<T>(value: T | undefined): T | undefined {

@@ -339,9 +339,12 @@ async function steps(
       };
       state.messages.push(assistant);
       // Before any call runs: a worker that dies from here on is continued with these calls, and
-      // the model is not asked for this step again.
-      await writes.checkpoint(snapshotOf(state, []));
-      const ran = await runCalls(calls, env);
+      // the model is not asked for this step again. The calls' `tool.requested` rows are written
+      // meanwhile; each call waits for this checkpoint before it runs (`execute`).
+      const checkpointed = writes.checkpoint(snapshotOf(state, []));
+      checkpointed.catch(() => undefined); // awaited below; a call that waited for it saw it first
+      const ran = await runCalls(calls, { ...env, checkpointed });
+      await checkpointed;
       const outcomes = ran.outcomes;
       assistant.toolCalls = calls.map((c, i) => ran.sent[i] ?? c);
       insertResults(state.messages, outcomes);

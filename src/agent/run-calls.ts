@@ -47,6 +47,12 @@ export interface CallEnv {
    * next checkpoint and before the run returns. Absent: the outcome is awaited like every record.
    */
   writes?: RunWrites;
+  /**
+   * The step's write-ahead checkpoint while it lands: a call runs only once it has (so no call runs
+   * unless a checkpoint knows about it), while the calls' `tool.requested` rows and policy go on
+   * beside it. Absent: nothing to wait for (a resumed run's approved calls).
+   */
+  checkpointed?: Promise<void>;
 }
 
 const toolMessage = (call: ToolCall, content: string, resultRef?: string): ToolMessage => ({
@@ -305,6 +311,7 @@ export async function execute({
   /** The call's canonical arguments hash (what an approval was bound to). */
   hash: string;
 }): Promise<CallOutcome> {
+  if (env.checkpointed) await env.checkpointed;
   env.tracer.emit("tool.start", { tool: tool.name, callId: call.id });
   let logger: Logger | undefined;
   const result = await env.registry.execute(tool, args, {

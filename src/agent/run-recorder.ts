@@ -23,9 +23,9 @@ export interface RunRecorder {
   onTraceEvent(e: TraceEvent): void;
   onToolEvent(e: ToolEvent): void;
   /**
-   * Writes what changed since the last write (not awaited by the loop). `step`: the run's step count
-   * as of a checkpoint that has just landed (the run may be further along by then: a checkpoint lands
-   * behind it, see `agent/run-writes.ts`); without it, the step of the latest event.
+   * Writes what changed since the last write (not awaited by the loop), with the run's step count as
+   * of this call: `step`, that of a checkpoint that has just landed (the run may be further along by
+   * then: a checkpoint lands behind it, see `agent/run-writes.ts`); without it, the latest event's.
    */
   flush(o?: { step?: number }): void;
   /** The run broke outside the loop (the worker's catch): a note with the error, then a write. */
@@ -82,7 +82,7 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
   let costUnknown = false;
   let inFlight: Promise<void> | undefined;
   let wanted = false;
-  // The step count the next write carries when the latest flush named one (a checkpoint's).
+  // The step count the next write carries: the highest as of the flushes it answers.
   let flushStep: number | undefined;
 
   /** What changed since the last write, taken out of the buffers (and how to put it back on failure). */
@@ -418,7 +418,10 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
     },
 
     flush(f) {
-      flushStep = f?.step;
+      // The step as of this flush (a checkpoint's, else the latest event's), not as of its write: a
+      // write that waits behind the one in flight goes out when the run may be a step further on.
+      const asOf = f?.step ?? step;
+      flushStep = Math.max(flushStep ?? asOf, asOf);
       writeChanges();
     },
 

@@ -4,7 +4,9 @@ import type { Checkpoint, RunSnapshot } from "./run-snapshot.ts";
  * A run's checkpoints and call-outcome records, in the order the run makes them, with only the
  * waits that durability needs:
  * - a checkpoint that must land before what follows it (`checkpoint`: the one written before a
- *   step's calls run, so no call runs unless a checkpoint knows about it) is awaited;
+ *   step's calls run, so no call runs unless a checkpoint knows about it) is awaited, by the loop
+ *   after the step's calls and by each call before it runs (`CallEnv.checkpointed`): the calls'
+ *   request rows and policy go on while it lands;
  * - the others (`checkpointBehind`: a run's first, and the one after a step's calls) go on while the
  *   next model request is prepared and sent, since nothing a model call does needs them: a worker
  *   that dies meanwhile is continued from the checkpoint before, and settles that step's calls from

@@ -71,6 +71,15 @@ export const PG_TIMEOUTS = {
 } as const;
 
 /**
+ * How long a pooled connection may sit idle before it is closed (pg-pool's default is 10 s). Slack's
+ * traffic comes in bursts after quiet minutes; a pool emptied by 10 s of quiet met a burst with a
+ * new connection for each of its first statements (a server process forked, named statements parsed
+ * again) while 200 acks waited on them. A process holds at most `HERMES_PG_POOL` connections either
+ * way (the README's sizing counts them all); TCP keep-alive finds one a network dropped meanwhile.
+ */
+export const PG_IDLE_MS = 5 * 60_000;
+
+/**
  * Connections per process. Hermes' statements are short, so a few serve many concurrent turns (they
  * wait for a free connection in turn); the server's `max_connections` is shared by every process.
  */
@@ -97,6 +106,8 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
         : {}),
       connectionString: databaseUrl,
       max: options.maxConnections ?? DEFAULT_PG_POOL,
+      idleTimeoutMillis: PG_IDLE_MS,
+      keepAlive: true,
       application_name: "hermes",
       ...PG_TIMEOUTS,
     });

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.ts";
-import { openDatabase } from "../../src/store/db.ts";
+import { openDatabase, PG_IDLE_MS } from "../../src/store/db.ts";
 import { createStatementNames, preparingClient, type StatementNames } from "../../src/store/pg-prepared.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
 
@@ -138,6 +138,31 @@ describe("named prepared statements for repeated statements (pg-prepared)", () =
       } finally {
         await handle.close();
       }
+    }
+  });
+});
+
+describe("the Postgres pool Hermes opens", () => {
+  let db: TestDatabase;
+  beforeAll(async () => {
+    db = await createTestDatabase("hermes_pool");
+  });
+  afterAll(() => db?.drop());
+
+  it("keeps idle connections through a quiet spell (minutes, not pg-pool's 10 s), with TCP keep-alive", async () => {
+    const handle = await openDatabase({
+      databaseUrl: db.url,
+      dataDir: "/nonexistent",
+      logger: silentLogger(),
+    });
+    if (handle.kind !== "postgres") throw new Error("expected postgres");
+    try {
+      const options = handle.pool.options as pg.PoolConfig & { idleTimeoutMillis?: number };
+      expect(options.idleTimeoutMillis).toBe(PG_IDLE_MS);
+      expect(PG_IDLE_MS).toBeGreaterThanOrEqual(60_000);
+      expect(options.keepAlive).toBe(true);
+    } finally {
+      await handle.close();
     }
   });
 });

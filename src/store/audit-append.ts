@@ -19,9 +19,9 @@ export const AUDIT_LOCK_KEY = 0x4845524d_0002; // "HERM" + 2
 /** An event as it is chained: everything of a row but its place in the chain. */
 export type ChainedEvent = Omit<AuditRow, "id" | "createdAt" | "prevHash" | "hash">;
 
-/** The rows as one parameter: the statement's text is the same whatever they hold (a named statement). */
-const APPEND_SQL =
-  "SELECT row_id, row_created_at, row_prev_hash, row_hash FROM hermes_audit_append($1::jsonb)";
+/** The rows go as one parameter: the statement's text is the same whatever they hold (a named statement). */
+const APPEND_FROM = "SELECT row_id, row_created_at, row_prev_hash, row_hash FROM hermes_audit_append";
+const APPEND_ON_POOL = `${APPEND_FROM}($1::jsonb)`;
 
 type AppendedRow = {
   row_id: string | number;
@@ -32,15 +32,13 @@ type AppendedRow = {
 
 /** Appends `events` in order, chained to the head and to each other, in `tx` (READ COMMITTED). */
 export async function appendRows(tx: Database, events: ChainedEvent[]): Promise<AuditRow[]> {
-  const result = await tx.execute<AppendedRow>(
-    sql`SELECT row_id, row_created_at, row_prev_hash, row_hash FROM hermes_audit_append(${eventsJson(events)}::jsonb)`,
-  );
+  const result = await tx.execute<AppendedRow>(sql`${sql.raw(APPEND_FROM)}(${eventsJson(events)}::jsonb)`);
   return chained(events, result.rows);
 }
 
 /** The same as a statement of its own on a pooled Postgres connection: one round trip. */
 export async function appendOnPool(pool: pg.Pool, events: ChainedEvent[]): Promise<AuditRow[]> {
-  const result = await pool.query<AppendedRow>(APPEND_SQL, [eventsJson(events)]);
+  const result = await pool.query<AppendedRow>(APPEND_ON_POOL, [eventsJson(events)]);
   return chained(events, result.rows);
 }
 

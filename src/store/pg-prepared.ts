@@ -43,8 +43,6 @@ export interface StatementNames {
   failed(text: string, err: unknown): void;
   /** Whether names are still given (false after a pooler fault). */
   readonly enabled: boolean;
-  /** Texts named so far. */
-  readonly named: number;
 }
 
 export function createStatementNames(
@@ -64,9 +62,6 @@ export function createStatementNames(
   return {
     get enabled() {
       return enabled;
-    },
-    get named() {
-      return names.size;
     },
     nameFor(text) {
       if (!enabled) return undefined;

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { closeSync, openSync, readFileSync, rmSync } from "node:fs";
 import { setTimeout as sleep } from "node:timers/promises";
 
 /**
@@ -44,31 +44,45 @@ export type StartedProcess = ReturnType<typeof startProcess>;
  * Starts `command` in its own process group (so stopping it also ends what it started: npm's shell,
  * the node process npm started, Chromium's helpers). `removeOnStop` folders are deleted once the group is dead.
  * Always call `stop()` in a `finally` (or `afterAll`), also when waiting for it failed.
+ *
+ * `stderrFile` sends the process's stderr to that file instead of a pipe. A pipe loses what native
+ * code writes to it (Node's NODE_DEBUG_NATIVE messages) whenever it is full: the write meets a
+ * non-blocking descriptor, is cut short and the rest is dropped, which a busy machine's slow reader
+ * makes common. A file takes every write whole.
  */
 export function startProcess(
   command: string,
   args: string[],
-  options: { cwd?: string; env: NodeJS.ProcessEnv; removeOnStop?: string[] },
+  options: { cwd?: string; env: NodeJS.ProcessEnv; removeOnStop?: string[]; stderrFile?: string },
 ) {
-  const child = spawn(command, args, {
-    cwd: options.cwd ?? process.cwd(),
-    env: options.env,
-    stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
-  });
+  const stderrFd = options.stderrFile === undefined ? undefined : openSync(options.stderrFile, "w");
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(command, args, {
+      cwd: options.cwd ?? process.cwd(),
+      env: options.env,
+      stdio: ["ignore", "pipe", stderrFd ?? "pipe"],
+      detached: true,
+    });
+  } finally {
+    // The child holds its own copy of the descriptor.
+    if (stderrFd !== undefined) closeSync(stderrFd);
+  }
   const pid = child.pid;
   if (pid) liveGroups.add(pid);
   let stdout = "";
-  let stderr = "";
+  let piped = "";
+  const stderrFile = options.stderrFile;
+  const stderr = () => (stderrFile === undefined ? piped : readFileSync(stderrFile, "utf8"));
   let failedToSpawn: Error | undefined;
   // Decoded as a stream: a multi-byte character split across two chunks stays one character.
-  child.stdout.setEncoding("utf8");
-  child.stderr.setEncoding("utf8");
-  child.stdout.on("data", (d: string) => {
+  child.stdout?.setEncoding("utf8");
+  child.stderr?.setEncoding("utf8");
+  child.stdout?.on("data", (d: string) => {
     stdout += d;
   });
-  child.stderr.on("data", (d: string) => {
-    stderr += d;
+  child.stderr?.on("data", (d: string) => {
+    piped += d;
   });
   let status: ExitStatus | undefined;
   const exited = new Promise<ExitStatus>((resolve) => {
@@ -82,7 +96,7 @@ export function startProcess(
       end({ code: null, signal: null });
     });
   });
-  const output = () => stdout + stderr;
+  const output = () => stdout + stderr();
   const describeEnd = () =>
     failedToSpawn
       ? `could not start ${command}: ${failedToSpawn.message}`
@@ -94,7 +108,7 @@ export function startProcess(
     exited,
     output,
     stdout: () => stdout,
-    stderr: () => stderr,
+    stderr,
     /** Whether the process (group leader) has exited. */
     hasExited: () => status !== undefined,
     /** Sends `signal` to the process itself (not its group), as a supervisor stopping it would. */

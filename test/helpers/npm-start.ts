@@ -24,11 +24,12 @@ export function baseEnv(): Record<string, string> {
  * on a free port with only the given variables (plus PATH/HOME/LANG): no Slack token, so the sandbox
  * workspace. Unless `bare`, it gets its own data dir (removed on stop) and a quiet log level; `bare`
  * is exactly what a fresh machine has. Resolves once `/healthz` answers; `timeoutMs` only bounds a
- * hang. If it does not come up, the process group is killed before this throws.
+ * hang. If it does not come up, the process group is killed before this throws. `stderrToFile` sends
+ * its stderr to a file in that data dir (see startProcess: native debug output survives whole).
  */
 export async function npmStart(
   env: Record<string, string> = {},
-  options: { timeoutMs?: number; cwd?: string; bare?: boolean } = {},
+  options: { timeoutMs?: number; cwd?: string; bare?: boolean; stderrToFile?: boolean } = {},
 ) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), "hermes-start-"));
@@ -38,6 +39,7 @@ export async function npmStart(
     cwd: options.cwd,
     env: { ...baseEnv(), PORT: String(port), ...ours, ...env },
     removeOnStop: [dataDir],
+    stderrFile: options.stderrToFile ? join(dataDir, "stderr.log") : undefined,
   });
   const origin = `http://127.0.0.1:${port}`;
   try {

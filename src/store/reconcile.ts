@@ -123,7 +123,9 @@ async function findCandidates(options: ReconcileOptions): Promise<Candidate[]> {
          ORDER BY run_id, tool_call_id, id DESC
       ) AS last
      WHERE last.action IN (${open})
-       AND last.created_at < now() - make_interval(secs => ${olderThan})
+       -- At least that old (<=): within one tick of the clock (PGlite's is a millisecond) a call
+       -- written just before this statement is as old as its start, and 0 means every call.
+       AND last.created_at <= now() - make_interval(secs => ${olderThan})
        AND NOT EXISTS (
          SELECT 1 FROM runs
           WHERE runs.id = last.run_id

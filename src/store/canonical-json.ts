@@ -48,6 +48,16 @@ export function toStorableJson(value: unknown): JsonValue {
   return ESCAPED_UNSTORABLE.test(json) ? clean(parsed) : parsed;
 }
 
+/**
+ * `toStorableJson(value)` as JSON text, for a statement that takes JSON: one `JSON.stringify` when
+ * nothing needs cleaning (the usual case), not a stringify, a parse and the caller's stringify again.
+ */
+export function storableJsonText(value: unknown): string {
+  const json = JSON.stringify(value);
+  if (json === undefined) return "null";
+  return ESCAPED_UNSTORABLE.test(json) ? JSON.stringify(clean(JSON.parse(json) as JsonValue)) : json;
+}
+
 const ESCAPED_UNSTORABLE = /\\u(?:0000|d[89a-f])/i;
 
 function clean(value: JsonValue): JsonValue {

@@ -1,11 +1,11 @@
-import type { JsonValue } from "./canonical-json.ts";
 import type { Database } from "./db.ts";
 import { sql } from "./drizzle.ts";
 
 export interface ClaimRow {
   eventId: string;
   sessionKey: string | null;
-  payload?: JsonValue;
+  /** The row's payload as storable JSON text (`storableJsonText`): the batch's JSON is joined from it. */
+  payloadJson?: string;
 }
 
 /** Rows per statement: far below Postgres' 65,535 parameters, and a burst rarely has more. */
@@ -35,15 +35,15 @@ export function createClaimBatcher(db: Database) {
       for (let i = 0; i < rows.length; i += MAX_ROWS) {
         // One jsonb parameter for the whole batch, not three per row: building and binding a
         // 200-row insert through the query builder cost more CPU than everything else in an ack.
-        const slice = rows.slice(i, i + MAX_ROWS).map(({ eventId, sessionKey, payload }) => ({
-          eventId,
-          sessionKey,
-          ...(payload === undefined ? {} : { payload }),
-        }));
+        // Joined from each row's JSON text: its payload is serialized once, by the claim.
+        const slice = rows
+          .slice(i, i + MAX_ROWS)
+          .map(rowJson)
+          .join(",");
         const returned = await db.execute<{ event_id: string }>(sql`
           INSERT INTO slack_events (event_id, session_key, payload)
           SELECT e->>'eventId', e->>'sessionKey', e->'payload'
-          FROM jsonb_array_elements(${JSON.stringify(slice)}::jsonb) AS e
+          FROM jsonb_array_elements(${`[${slice}]`}::jsonb) AS e
           ON CONFLICT (event_id) DO NOTHING
           RETURNING event_id`);
         for (const r of returned.rows) inserted.add(r.event_id);
@@ -56,6 +56,11 @@ export function createClaimBatcher(db: Database) {
       for (const { reject } of batch) reject(err);
     }
   }
+
+  const rowJson = ({ eventId, sessionKey, payloadJson }: ClaimRow): string =>
+    `{"eventId":${JSON.stringify(eventId)},"sessionKey":${JSON.stringify(sessionKey)}${
+      payloadJson === undefined ? "" : `,"payload":${payloadJson}`
+    }}`;
 
   return (row: ClaimRow): Promise<boolean> =>
     new Promise((resolve, reject) => {

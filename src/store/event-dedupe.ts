@@ -1,5 +1,5 @@
 import { HermesError } from "../errors.ts";
-import { toStorableJson } from "./canonical-json.ts";
+import { type JsonValue, storableJsonText, toStorableJson } from "./canonical-json.ts";
 import { createClaimBatcher } from "./claim-batch.ts";
 import type { Database } from "./db.ts";
 import { and, asc, eq, inArray, isNotNull, lt, ne, sql } from "./drizzle.ts";
@@ -111,8 +111,11 @@ export function createEventDedupe({ db }: { db: Database }): EventDedupe {
         if (!(staleAfterMs >= 1000)) {
           throw new HermesError("config_invalid", "staleAfterMs must be at least one second.");
         }
-        const job = payload === undefined ? {} : { payload: toStorableJson(payload) };
-        if (await insertClaim({ eventId, sessionKey: sessionKey ?? null, ...job })) return "new";
+        const payloadJson = payload === undefined ? undefined : storableJsonText(payload);
+        const claim = { eventId, sessionKey: sessionKey ?? null };
+        if (await insertClaim(payloadJson === undefined ? claim : { ...claim, payloadJson })) return "new";
+
+        const job = payloadJson === undefined ? {} : { payload: JSON.parse(payloadJson) as JsonValue };
 
         // Concurrent reclaimers queue on the row lock; after the first commits, the row is fresh
         // again and the others' WHERE no longer matches.

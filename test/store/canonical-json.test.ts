@@ -4,6 +4,7 @@ import {
   canonicalJson,
   type JsonValue,
   sha256Hex,
+  storableJsonText,
   storableString,
   toStorableJson,
 } from "../../src/store/canonical-json.ts";
@@ -90,6 +91,18 @@ describe("toStorableJson", () => {
         const once = toStorableJson(value);
         expect(toStorableJson(once)).toEqual(once);
         expect(UNSTORABLE.test(JSON.stringify(once))).toBe(false);
+      }),
+    );
+  });
+});
+
+describe("storableJsonText", () => {
+  it("is the JSON text of toStorableJson, for any value (undefined included)", () => {
+    expect(storableJsonText(undefined)).toBe("null");
+    expect(storableJsonText({ "k\u0000": "\uD800x" })).toBe('{"k\uFFFD":"\uFFFDx"}');
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: "binary" }), (value) => {
+        expect(JSON.parse(storableJsonText(value))).toEqual(toStorableJson(value));
       }),
     );
   });

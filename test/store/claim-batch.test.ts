@@ -38,6 +38,23 @@ describe.each(DRIVERS)("claims in a burst, and a thread's earlier messages, on %
     expect(one).toEqual({ session_key: "T:C:7", payload: { n: 7 } });
   });
 
+  it("a job's text with quotes, a NUL and a lone surrogate is stored as its storable JSON, in a batch", async () => {
+    const texts = ['say "hi" \\ \u0000 \uD800 😀', "plain"];
+    await Promise.all(
+      texts.map((text, i) =>
+        dedupe.claim(`EvText${i}`, { ...STALE, sessionKey: 'T:"C"', payload: { text } }),
+      ),
+    );
+    const rows = await execSql<{ event_id: string; session_key: string; payload: unknown }>(
+      store.handle.db,
+      "SELECT event_id, session_key, payload FROM slack_events WHERE event_id LIKE 'EvText%' ORDER BY event_id",
+    );
+    expect(rows).toEqual([
+      { event_id: "EvText0", session_key: 'T:"C"', payload: { text: 'say "hi" \\ \uFFFD \uFFFD 😀' } },
+      { event_id: "EvText1", session_key: 'T:"C"', payload: { text: "plain" } },
+    ]);
+  });
+
   it("a claim whose statement fails is refused as storage unavailable, like any other", async () => {
     const other = await openTestStore(kind, { maxConnections: 1 });
     const closed = createEventDedupe(other.handle);

@@ -16,7 +16,11 @@ export interface BurstResult {
   ackMs: Summary;
   /** From the first event sent to the last answer posted. */
   allAnsweredMs: number;
+  /** Monotonic µs (`process.hrtime`) the acks spanned: from the burst's send to its last ack, plus 5 ms. */
+  acksUs: { from: number; to: number };
 }
+
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
 
 export async function measureAckBursts(
   stack: BenchStack,
@@ -28,12 +32,15 @@ export async function measureAckBursts(
   for (const size of o.sizes) {
     const t0 = performance.now();
     const sent = await stack.burst(receiver, "tool", size, o.client);
+    const acked = nowUs();
+    const slowest = Math.max(...sent.map((s) => s.ackMs));
     // Bounds a hang only: a minute plus half a second a turn on a busy machine.
     await within(60_000 + size * 500, `answers to a burst of ${size}`, Promise.all(sent.map((s) => s.done)));
     results.push({
       size,
       ackMs: summarize(sent.map((s) => s.ackMs)),
       allAnsweredMs: performance.now() - t0,
+      acksUs: { from: acked - Math.round((slowest + 5) * 1000), to: acked },
     });
   }
   return results;

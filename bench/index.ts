@@ -139,10 +139,12 @@ async function singleProcess() {
     add(b5, "  summaries of trimmed history", String(thread.summaries));
 
     progress("3/6 ack bursts");
+    const burstMeter = await startStallMeter();
     const bursts = await measureAckBursts(stack, fresh, {
       sizes: quick ? [50, 200] : [50, 100, 200],
       modelDelayMs: 50,
     });
+    const burstStalls = await burstMeter.stop();
     for (const r of bursts) {
       add(
         "3 acks",
@@ -151,6 +153,14 @@ async function singleProcess() {
         r.size === 200 ? "p99 ≤ 50" : undefined,
       );
       add("3 acks", `  all ${r.size} answered after (s)`, fmt(r.allAnsweredMs / 1000, 1));
+      // A late tick of a bystander's 10 ms timer while the acks went out: the machine's share of the
+      // figure (with Hermes, the client and Postgres busy on two cores, a few ms late is normal).
+      const s = stallsIn(burstStalls, r.acksUs);
+      add(
+        "3 acks",
+        "  a bystander's stalls during those acks: > 20 ms, max (ms)",
+        `${s.over20}, ${fmt(s.maxMs)}`,
+      );
     }
     head.ack_p99_ms = fmt(bursts.at(-1)?.ackMs.p99 ?? Number.NaN);
     // What the client, loopback and this machine's load cost alone, to read the acks against.

@@ -73,7 +73,17 @@ export function startProcess(
   let stdout = "";
   let piped = "";
   const stderrFile = options.stderrFile;
-  const stderr = () => (stderrFile === undefined ? piped : readFileSync(stderrFile, "utf8"));
+  // Once stop() has removed the file's folder, what was read last stands.
+  let lastRead = "";
+  const stderr = () => {
+    if (stderrFile === undefined) return piped;
+    try {
+      lastRead = readFileSync(stderrFile, "utf8");
+    } catch {
+      // removed with its folder
+    }
+    return lastRead;
+  };
   let failedToSpawn: Error | undefined;
   // Decoded as a stream: a multi-byte character split across two chunks stays one character.
   child.stdout?.setEncoding("utf8");

@@ -12,14 +12,23 @@ export interface ClaimRow {
 const MAX_ROWS = 500;
 
 /**
+ * Statements in flight at once. While they are, the claims that come in wait and go together in the
+ * next one (group commit): a burst read a few requests per turn of the event loop would otherwise
+ * become one single-row statement (a round trip, a commit, a pool checkout) per request.
+ */
+const MAX_IN_FLIGHT = 2;
+
+/**
  * First claims of events, batched: every claim asked for in one turn of the event loop (a burst of
  * deliveries read from their sockets together) goes to Postgres as one `INSERT … SELECT FROM
  * jsonb_array_elements(…) ON CONFLICT DO NOTHING RETURNING`, so 200 acks wait for a few statements, not for 200 round trips on
- * a pool of a few connections. Each row is as durable as alone (the statement commits them all).
+ * a pool of a few connections. At most `maxInFlight` statements run at once; claims made meanwhile go
+ * in the next one as soon as one returns (a lone claim goes at once). Each row is as durable as alone
+ * (the statement commits them all).
  * Resolves true for the caller whose row went in; false when the event id was there already (or
  * came twice in the batch: the first caller has it). A failed statement fails its batch's claims.
  */
-export function createClaimBatcher(db: Database) {
+export function createClaimBatcher(db: Database, { maxInFlight = MAX_IN_FLIGHT } = {}) {
   let pending: Array<{
     row: ClaimRow;
     resolve: (inserted: boolean) => void;
@@ -62,14 +71,27 @@ export function createClaimBatcher(db: Database) {
       payloadJson === undefined ? "" : `,"payload":${payloadJson}`
     }}`;
 
+  let scheduled = false;
+  let inFlight = 0;
+  // On the next turn of the event loop, so the claims read with this one join the statement.
+  function schedule(): void {
+    if (scheduled || pending.length === 0 || inFlight >= maxInFlight) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      const batch = pending;
+      pending = [];
+      inFlight++;
+      void flush(batch).finally(() => {
+        inFlight--;
+        schedule();
+      });
+    });
+  }
+
   return (row: ClaimRow): Promise<boolean> =>
     new Promise((resolve, reject) => {
-      if (pending.length === 0)
-        setImmediate(() => {
-          const batch = pending;
-          pending = [];
-          void flush(batch);
-        });
       pending.push({ row, resolve, reject });
+      schedule();
     });
 }

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { isHermesError } from "../../src/errors.ts";
+import { createClaimBatcher } from "../../src/store/claim-batch.ts";
+import type { Database } from "../../src/store/db.ts";
 import { createEventDedupe, type EventDedupe } from "../../src/store/event-dedupe.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 
@@ -36,6 +38,42 @@ describe.each(DRIVERS)("claims in a burst, and a thread's earlier messages, on %
       "SELECT session_key, payload FROM slack_events WHERE event_id = 'EvB7'",
     );
     expect(one).toEqual({ session_key: "T:C:7", payload: { n: 7 } });
+  });
+
+  it("claims made while two statements are in flight wait, and go together in one statement once one returns", async () => {
+    const real = store.handle.db;
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let statements = 0;
+    const gated = Object.create(real, {
+      execute: {
+        value: async (query: Parameters<Database["execute"]>[0]) => {
+          statements++;
+          await gate;
+          return real.execute(query);
+        },
+      },
+    }) as Database;
+    const claim = createClaimBatcher(gated, { maxInFlight: 2 });
+    const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+    // One claim per turn of the event loop (a burst read one request at a time).
+    const claims: Array<Promise<boolean>> = [];
+    for (let i = 0; i < 5; i++) {
+      claims.push(claim({ eventId: `EvG${i}`, sessionKey: `T:C:${i}` }));
+      await nextTurn();
+      await nextTurn();
+    }
+    expect(statements).toBe(2);
+    open();
+    expect(await Promise.all(claims)).toEqual([true, true, true, true, true]);
+    expect(statements).toBe(3);
+    const [row] = await execSql(
+      real,
+      "SELECT count(*)::int AS n FROM slack_events WHERE event_id LIKE 'EvG%'",
+    );
+    expect(row).toEqual({ n: 5 });
   });
 
   it("a job's text with quotes, a NUL and a lone surrogate is stored as its storable JSON, in a batch", async () => {

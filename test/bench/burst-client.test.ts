@@ -1,13 +1,20 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
-import { type BurstClient, fireAtOnce, type PreparedMention } from "../../bench/lib/signed-burst.ts";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import {
+  type BurstClient,
+  closeBurstClient,
+  fireAtOnce,
+  type PreparedMention,
+} from "../../bench/lib/signed-burst.ts";
 
 /**
  * The benchmark's burst client reads answers off raw sockets: each status and latency must be the
  * answer's, whatever framing the server chose, or the ack figures mean nothing.
  */
 let server: Server | undefined;
+// One burst client serves every burst (both kinds, one after the other); it ends here.
+afterAll(closeBurstClient);
 afterEach(async () => {
   server?.closeAllConnections();
   await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));

@@ -11,12 +11,7 @@ import { createMemoryResultStore } from "../../src/tools/result-store.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { execSql } from "../helpers/pg.ts";
 import { ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
-import {
-  adversarialArguments,
-  adversarialContents,
-  leastCpuMs,
-  threadCpuMs,
-} from "./adversarial-strings.ts";
+import { adversarialArguments, adversarialContents, leastCpuMs, threadCpuMs } from "./adversarial-strings.ts";
 
 /** The event loop may be held by our own work for at most this long (issue 9). */
 const STALL_MS = 100;

@@ -7,6 +7,7 @@ import { silentLogger } from "../../src/logger.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";
 import { sql } from "../../src/store/drizzle.ts";
 import { migrate } from "../../src/store/migrate.ts";
+import { seedPgliteDataDir } from "./pglite-template.ts";
 
 /** The local server's maintenance database; test databases are created beside it, never in it. */
 export const PG_ADMIN_URL = process.env.HERMES_TEST_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
@@ -54,7 +55,10 @@ export interface TestStore {
   cleanup(): Promise<void>;
 }
 
-/** A migrated handle on a fresh database: a new Postgres database, or PGlite in a temp dir. */
+/**
+ * A migrated handle on a fresh database: a new Postgres database, or PGlite in a temp dir (a copy of
+ * the run's migrated template).
+ */
 export async function openTestStore(
   kind: DriverKind,
   options: { maxConnections?: number } = {},
@@ -78,7 +82,10 @@ export async function openTestStore(
     };
   }
   const dataDir = await mkdtemp(join(tmpdir(), "hermes-pglite-"));
+  const templateRoot = await pgliteTemplateRoot();
+  if (templateRoot) await seedPgliteDataDir(dataDir, templateRoot);
   const handle = await openDatabase({ dataDir, logger });
+  // Still run: on a copied template it finds nothing pending, and proves the template is current.
   await migrate(handle);
   return {
     handle,
@@ -92,6 +99,13 @@ export async function openTestStore(
       }
     },
   };
+}
+
+/** The run's PGlite template folder, inside vitest (its global setup provides it); else none. */
+async function pgliteTemplateRoot(): Promise<string | undefined> {
+  if (!process.env.VITEST) return undefined;
+  const { inject } = await import("vitest");
+  return inject("pgliteTemplateRoot");
 }
 
 /** `url` with a different login-time role, e.g. the app role: every pooled connection runs as it. */

@@ -23,9 +23,18 @@ import https from "node:https";
 import { Readable } from "node:stream";
 import zlib from "node:zlib";
 
+/**
+ * An idle kept-alive connection is closed after this long (ms), or 1 s before the server's own
+ * announced limit (`Keep-Alive: timeout=N`) when that is sooner: a server that closes a connection as
+ * a request is being sent on it fails that request ("socket hang up"). Many close after 5 s idle
+ * (Node's servers, uvicorn's default under vLLM) and not all say so; 4 s is undici's default too.
+ * Node's agent applies the server's hint only when it has a timeout of its own.
+ */
+export const IDLE_SOCKET_MS = 4000;
+
 const agents = {
-  "http:": new http.Agent({ keepAlive: true }),
-  "https:": new https.Agent({ keepAlive: true }),
+  "http:": new http.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
+  "https:": new https.Agent({ keepAlive: true, timeout: IDLE_SOCKET_MS }),
 };
 
 const PROXY_VARIABLES = ["HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy"];
@@ -58,6 +67,7 @@ function send(
   return new Promise<Response>((resolve, reject) => {
     let res: http.IncomingMessage | undefined;
     let settled = false;
+    let retried = false;
     const fail = (err: unknown) => {
       if (settled) return;
       settled = true;
@@ -71,57 +81,75 @@ function send(
       res?.destroy(reason instanceof Error ? reason : new Error(String(reason)));
       req.destroy();
     };
-    const req = (url.protocol === "https:" ? https : http).request(
-      url,
-      {
-        method: init.method ?? "GET",
-        headers: headersObject(init.headers),
-        agent: agents[url.protocol as keyof typeof agents],
-      },
-      (incoming) => {
-        res = incoming;
-        const status = incoming.statusCode ?? 0;
-        if (status >= 300 && status < 400 && incoming.headers.location) {
-          incoming.resume();
-          if (init.redirect === "error") {
-            // As the built-in fetch rejects it (Slack's API never redirects: its client says so).
-            fail(new TypeError("fetch failed", { cause: new Error(`unexpected redirect (HTTP ${status})`) }));
+    // A kept-alive connection the server closed or reset as this request went out on it, before any
+    // answer: a server closes connections it holds idle, so it had not taken this request; it goes once
+    // more, on a new connection (Node's documented remedy; the callers retry connection errors anyway,
+    // only later). Any other failure, a second one, or one after an answer began, is the caller's.
+    const onError = (failed: http.ClientRequest, err: NodeJS.ErrnoException) => {
+      if (!retried && !settled && !res && failed.reusedSocket && STALE_SOCKET.has(err.code ?? "")) {
+        retried = true;
+        req = open();
+        return;
+      }
+      fail(err);
+    };
+    const open = () => {
+      const r = (url.protocol === "https:" ? https : http).request(
+        url,
+        {
+          method: init.method ?? "GET",
+          headers: headersObject(init.headers),
+          agent: agents[url.protocol as keyof typeof agents],
+        },
+        (incoming) => {
+          res = incoming;
+          const status = incoming.statusCode ?? 0;
+          if (status >= 300 && status < 400 && incoming.headers.location) {
+            incoming.resume();
+            if (init.redirect === "error") {
+              // As the built-in fetch rejects it (Slack's API never redirects: its client says so).
+              fail(
+                new TypeError("fetch failed", { cause: new Error(`unexpected redirect (HTTP ${status})`) }),
+              );
+              return;
+            }
+            // Redirects are rare for a model endpoint: the built-in fetch follows them as it always did.
+            settled = true;
+            signal?.removeEventListener("abort", onAbort);
+            fallback(url.href, init).then(resolve, reject);
             return;
           }
-          // Redirects are rare for a model endpoint: the built-in fetch follows them as it always did.
-          settled = true;
-          signal?.removeEventListener("abort", onAbort);
-          fallback(url.href, init).then(resolve, reject);
-          return;
-        }
-        const headers = new Headers();
-        const raw = incoming.rawHeaders;
-        for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
-        const decoded = decode(incoming, headers);
-        decoded.on("error", fail);
-        const responseInit = { status, statusText: incoming.statusMessage ?? "", headers };
-        if ((headers.get("content-type") ?? "").includes("text/event-stream")) {
-          settled = true;
-          // The listener stays until the stream ends: an abort must still reach the body.
-          decoded.once("close", () => signal?.removeEventListener("abort", onAbort));
-          resolve(new Response(Readable.toWeb(decoded) as ReadableStream<Uint8Array>, responseInit));
-          return;
-        }
-        const chunks: Buffer[] = [];
-        decoded.on("data", (chunk: Buffer) => chunks.push(chunk));
-        decoded.on("end", () => {
-          if (settled) return;
-          settled = true;
-          signal?.removeEventListener("abort", onAbort);
-          const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-          // 204 and 304 have no body; a Response refuses one for them.
-          resolve(new Response(status === 204 || status === 304 ? null : all, responseInit));
-        });
-      },
-    );
-    req.on("error", fail);
+          const headers = new Headers();
+          const raw = incoming.rawHeaders;
+          for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i]!, raw[i + 1]!);
+          const decoded = decode(incoming, headers);
+          decoded.on("error", fail);
+          const responseInit = { status, statusText: incoming.statusMessage ?? "", headers };
+          if ((headers.get("content-type") ?? "").includes("text/event-stream")) {
+            settled = true;
+            // The listener stays until the stream ends: an abort must still reach the body.
+            decoded.once("close", () => signal?.removeEventListener("abort", onAbort));
+            resolve(new Response(Readable.toWeb(decoded) as ReadableStream<Uint8Array>, responseInit));
+            return;
+          }
+          const chunks: Buffer[] = [];
+          decoded.on("data", (chunk: Buffer) => chunks.push(chunk));
+          decoded.on("end", () => {
+            if (settled) return;
+            settled = true;
+            signal?.removeEventListener("abort", onAbort);
+            const all = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+            // 204 and 304 have no body; a Response refuses one for them.
+            resolve(new Response(status === 204 || status === 304 ? null : all, responseInit));
+          });
+        },
+      );
+      r.on("error", (err) => onError(r, err));
+      r.end(body);
+      return r;
+    };
+    let req = open();
     signal?.addEventListener("abort", onAbort, { once: true });
-    req.end(body);
   });
 }
 
@@ -143,6 +171,9 @@ function decode(res: http.IncomingMessage, headers: Headers): Readable {
   res.on("error", (err) => decoder.destroy(err));
   return res.pipe(decoder);
 }
+
+/** How a request fails on a connection its server closed ("socket hang up") or reset as it went out. */
+const STALE_SOCKET = new Set(["ECONNRESET", "EPIPE"]);
 
 function headersObject(h: RequestInit["headers"]): Record<string, string> {
   const out: Record<string, string> = {};

@@ -4,7 +4,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { ErrorCode, WebClient } from "@slack/web-api";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { httpFetch } from "../src/http-fetch.ts";
+import { httpFetch, IDLE_SOCKET_MS } from "../src/http-fetch.ts";
 
 /**
  * The model client's fetch on node:http, against a raw HTTP server: what the openai SDK sends arrives
@@ -112,6 +112,115 @@ describe("httpFetch", () => {
     } finally {
       idle.closeAllConnections();
       await new Promise((r) => idle.close(r));
+    }
+  });
+
+  /** A server of its own whose connections the test can watch: who ended each, and how many requests it carried. */
+  async function ownServer(handle: (req: IncomingMessage, res: ServerResponse, nth: number) => void) {
+    const sockets: Array<{ endedByClient: boolean; closed: boolean; requests: string[] }> = [];
+    const s = createServer((req, res) => {
+      const entry = sockets.find((e) => (e as unknown as { socket: unknown }).socket === req.socket)!;
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        entry.requests.push(Buffer.concat(chunks).toString("utf8"));
+        handle(req, res, entry.requests.length);
+      });
+    });
+    s.on("connection", (socket) => {
+      const entry = { endedByClient: false, closed: false, requests: [] as string[], socket };
+      sockets.push(entry);
+      socket.on("end", () => {
+        entry.endedByClient = true;
+      });
+      socket.on("close", () => {
+        entry.closed = true;
+      });
+    });
+    await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+    return {
+      server: s,
+      sockets,
+      url: `http://127.0.0.1:${(s.address() as AddressInfo).port}/x`,
+      async close() {
+        s.closeAllConnections();
+        await new Promise((r) => s.close(r));
+      },
+    };
+  }
+
+  it("closes an idle connection itself before the server's announced keep-alive limit, so no request meets the server's close", async () => {
+    const own = await ownServer((_req, res) => res.writeHead(200).end("ok"));
+    // Announces `Keep-Alive: timeout=2` and would close at 2 s: the client closes first, after ~1 s.
+    own.server.keepAliveTimeout = 2000;
+    try {
+      expect(await (await httpFetch()(own.url, { method: "POST", body: "{}" })).text()).toBe("ok");
+      expect(own.sockets).toHaveLength(1);
+      await expect.poll(() => own.sockets[0]!.closed, { timeout: 30_000, interval: 20 }).toBe(true);
+      expect(own.sockets[0]!.endedByClient).toBe(true);
+    } finally {
+      await own.close();
+    }
+  });
+
+  it(`a server that announces no limit: an answer slower than ${IDLE_SOCKET_MS} ms still arrives, and the idle connection is closed by the client after it`, async () => {
+    const own = await ownServer((_req, res) => {
+      setTimeout(() => res.writeHead(200).end("slow"), IDLE_SOCKET_MS + 500);
+    });
+    own.server.keepAliveTimeout = 0; // no `Keep-Alive: timeout` header, and it never closes an idle connection
+    try {
+      expect(await (await httpFetch()(own.url, { method: "POST", body: "{}" })).text()).toBe("slow");
+      await expect.poll(() => own.sockets[0]!.closed, { timeout: 30_000, interval: 20 }).toBe(true);
+      expect(own.sockets[0]!.endedByClient).toBe(true);
+    } finally {
+      await own.close();
+    }
+  }, 60_000);
+
+  it("a request the server's close or reset met on a kept-alive connection goes once more, on a new one", async () => {
+    for (const drop of ["close", "reset"] as const) {
+      // The second request on a connection is dropped unanswered (as a server closing it for idleness
+      // as the request arrives); on a new connection the first is answered.
+      const own = await ownServer((req, res, nth) => {
+        if (nth === 1) res.writeHead(200).end("answered");
+        else if (drop === "close") req.socket.destroy();
+        else req.socket.resetAndDestroy();
+      });
+      try {
+        const fetch = httpFetch();
+        expect(await (await fetch(own.url, { method: "POST", body: "first" })).text()).toBe("answered");
+        const again = await fetch(own.url, { method: "POST", body: "second ✓" });
+        expect(await again.text()).toBe("answered");
+        expect(own.sockets.map((s) => s.requests)).toEqual([["first", "second ✓"], ["second ✓"]]);
+      } finally {
+        await own.close();
+      }
+    }
+  });
+
+  it("a close or reset on a new connection, or a second one, is not sent again: the caller sees it", async () => {
+    const own = await ownServer((req) => req.socket.destroy());
+    try {
+      await expect(httpFetch()(own.url, { method: "POST", body: "once" })).rejects.toMatchObject({
+        code: "ECONNRESET",
+      });
+      expect(own.sockets.map((s) => s.requests)).toEqual([["once"]]);
+    } finally {
+      await own.close();
+    }
+    const twice = await ownServer((req, res, nth) => {
+      if (nth === 1 && twice.sockets.length === 1) res.writeHead(200).end("answered");
+      else req.socket.destroy();
+    });
+    try {
+      const fetch = httpFetch();
+      expect(await (await fetch(twice.url, { method: "POST", body: "first" })).text()).toBe("answered");
+      await expect(fetch(twice.url, { method: "POST", body: "second" })).rejects.toMatchObject({
+        code: "ECONNRESET",
+      });
+      expect(twice.sockets.map((s) => s.requests)).toEqual([["first", "second"], ["second"]]);
+    } finally {
+      await twice.close();
     }
   });
 

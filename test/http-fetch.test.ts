@@ -163,15 +163,29 @@ describe("httpFetch", () => {
     }
   });
 
-  it(`a server that announces no limit: an answer slower than ${IDLE_SOCKET_MS} ms still arrives, and the idle connection is closed by the client after it`, async () => {
-    const own = await ownServer((_req, res) => {
-      setTimeout(() => res.writeHead(200).end("slow"), IDLE_SOCKET_MS + 500);
+  it(`a server that announces no limit: answers that pause longer than ${IDLE_SOCKET_MS} ms (before their headers, or mid-stream) arrive whole, then the client closes the idle connections`, async () => {
+    const pause = IDLE_SOCKET_MS + 500;
+    const own = await ownServer((req, res) => {
+      if (req.url?.endsWith("stream")) {
+        // An event stream that goes quiet mid-body (a model thinking between tokens).
+        res.writeHead(200, { "content-type": "text/event-stream" }).write("data: one\n\n");
+        setTimeout(() => res.end("data: two\n\n"), pause);
+      } else setTimeout(() => res.writeHead(200).end("slow"), pause);
     });
     own.server.keepAliveTimeout = 0; // no `Keep-Alive: timeout` header, and it never closes an idle connection
     try {
-      expect(await (await httpFetch()(own.url, { method: "POST", body: "{}" })).text()).toBe("slow");
-      await expect.poll(() => own.sockets[0]!.closed, { timeout: 30_000, interval: 20 }).toBe(true);
-      expect(own.sockets[0]!.endedByClient).toBe(true);
+      const fetch = httpFetch();
+      const [slow, streamed] = await Promise.all([
+        fetch(own.url, { method: "POST", body: "{}" }).then((r) => r.text()),
+        fetch(`${own.url}/stream`, { method: "POST", body: "{}" }).then((r) => r.text()),
+      ]);
+      expect(slow).toBe("slow");
+      expect(streamed).toBe("data: one\n\ndata: two\n\n");
+      expect(own.sockets).toHaveLength(2);
+      await expect
+        .poll(() => own.sockets.every((s) => s.closed), { timeout: 30_000, interval: 20 })
+        .toBe(true);
+      expect(own.sockets.map((s) => s.endedByClient)).toEqual([true, true]);
     } finally {
       await own.close();
     }

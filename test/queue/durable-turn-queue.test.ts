@@ -24,6 +24,12 @@ describe.each(DRIVERS)("durable turn queue on %s", (kind) => {
     const inner = createMemoryTurnQueue({ logger });
     return createDurableTurnQueue({ queue: inner, pending: events, logger });
   };
+  // A process that starts after another's claims: PGlite's clock ticks in milliseconds, and a start in
+  // the very millisecond of a claim does not find that claim older than itself (nor could a real one).
+  const aMillisecondLater = async () => {
+    const t = Date.now();
+    await waitFor("the next millisecond", () => Date.now() > t);
+  };
 
   it("keeps turn jobs until their event finishes; a new process runs the unfinished ones once", async () => {
     const a = turnJob({ text: "kept a" });
@@ -44,6 +50,7 @@ describe.each(DRIVERS)("durable turn queue on %s", (kind) => {
     expect(kept.map((r) => r.event_id).sort()).toEqual([a.eventId, b.eventId].sort());
 
     // Two processes start at once: each unfinished turn goes to exactly one of them.
+    await aMillisecondLater();
     const ran: QueueJob[][] = [[], []];
     const next = [open(), open()];
     await Promise.all(
@@ -95,6 +102,7 @@ describe.each(DRIVERS)("durable turn queue on %s", (kind) => {
     await first.enqueue(job, { jobId: `turn:${job.eventId}` });
     await first.stop({ timeoutMs: 100 });
 
+    await aMillisecondLater();
     const ran: QueueJob[] = [];
     const next = open();
     await next.process(async (j) => {

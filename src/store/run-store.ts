@@ -1,6 +1,6 @@
 import type { RunSnapshot } from "../agent/run-snapshot.ts";
 import { HermesError } from "../errors.ts";
-import { toStorableJson } from "./canonical-json.ts";
+import { storableJsonText } from "./canonical-json.ts";
 import type { Database, Transaction } from "./db.ts";
 import { and, asc, desc, eq, inArray, sql } from "./drizzle.ts";
 import { prepared } from "./prepared.ts";
@@ -109,7 +109,9 @@ export function createRunStore({ db }: { db: Database }): RunStore {
         sessionKey: sql.placeholder("sessionKey"),
         userId: sql.placeholder("userId"),
         status: "running",
-        snapshot: sql.placeholder("snapshot"),
+        // JSON text (`storableJsonText`), cast by Postgres: one stringify of the snapshot, not
+        // toStorableJson's stringify and parse and then the jsonb column's stringify again.
+        snapshot: sql`${sql.placeholder("snapshotJson")}::jsonb`,
         eventId: sql.placeholder("eventId"),
         teamId: sql.placeholder("teamId"),
         channelId: sql.placeholder("channelId"),
@@ -136,7 +138,7 @@ export function createRunStore({ db }: { db: Database }): RunStore {
         status: sql`${sql.placeholder("status")}`,
         updatedAt: sql`now()`,
         finishedAt: sql`now()`,
-        snapshot: sql.placeholder("snapshot"),
+        snapshot: sql`${sql.placeholder("snapshotJson")}::jsonb`,
       })
       .where(eq(runs.id, sql.placeholder("runId")))
       .returning({ id: runs.id }),
@@ -153,7 +155,7 @@ export function createRunStore({ db }: { db: Database }): RunStore {
     {
       async savePaused(snapshot, tx) {
         const { run } = snapshot;
-        const stored = toStorableJson(snapshot);
+        const stored = sql`${storableJsonText(snapshot)}::jsonb`;
         const saved = await (tx ?? db)
           .insert(runs)
           .values({
@@ -166,7 +168,7 @@ export function createRunStore({ db }: { db: Database }): RunStore {
           })
           .onConflictDoUpdate({
             target: runs.id,
-            set: { status: "paused", snapshot: stored, updatedAt: sql`now()` },
+            set: { status: "paused", snapshot: sql`excluded.snapshot`, updatedAt: sql`now()` },
             // A finished run stays finished: pausing it again would let it resume a second time.
             setWhere: inArray(runs.status, ["running", "paused"]),
           })
@@ -185,7 +187,7 @@ export function createRunStore({ db }: { db: Database }): RunStore {
           id: run.runId,
           sessionKey: run.sessionKey,
           userId: run.userId,
-          snapshot: toStorableJson(snapshot),
+          snapshotJson: storableJsonText(snapshot),
           eventId: options.eventId ?? null,
           ...recordColumns(snapshot),
         });
@@ -243,7 +245,7 @@ export function createRunStore({ db }: { db: Database }): RunStore {
 
       async finish(runId, status, snapshot) {
         if (snapshot) {
-          const done = await finishRun().execute({ runId, status, snapshot: toStorableJson(snapshot) });
+          const done = await finishRun().execute({ runId, status, snapshotJson: storableJsonText(snapshot) });
           return done.length > 0;
         }
         const rows = await db

@@ -145,4 +145,27 @@ describe.each(DRIVERS)("run store on %s", (kind) => {
     expect((await runs.listWithStatus("running")).map((r) => r.runId)).not.toContain("run_cp");
     expect(await runs.forEvent("Ev_none")).toBeUndefined();
   });
+
+  it("checkpoints, pauses and finishes store text Postgres refuses (NUL, lone surrogates) as U+FFFD, the rest as sent", async () => {
+    const hostile = 'nul \u0000 lone \ud800 and \udc00, pair \ud83d\ude00, quote " backslash \\ tab \t';
+    const stored = 'nul \ufffd lone \ufffd and \ufffd, pair \ud83d\ude00, quote " backslash \\ tab \t';
+    const withText = (runId: string, text: string, step: number): RunSnapshot => {
+      const base = snapshot(runId);
+      return {
+        ...base,
+        messages: [...base.messages, { role: "user", content: text }],
+        pending: [],
+        step,
+        failures: { [text]: 1 },
+      };
+    };
+    expect(await runs.checkpoint(withText("run_hostile", hostile, 1), { eventId: "Ev_hostile" })).toBe(true);
+    expect((await runs.forEvent("Ev_hostile"))?.snapshot).toEqual(withText("run_hostile", stored, 1));
+    await runs.savePaused({ ...withText("run_hostile", hostile, 2), pending: snapshot("x").pending });
+    expect((await runs.get("run_hostile"))?.snapshot).toEqual(
+      JSON.parse(JSON.stringify({ ...withText("run_hostile", stored, 2), pending: snapshot("x").pending })),
+    );
+    expect(await runs.finish("run_hostile", "completed", withText("run_hostile", hostile, 3))).toBe(true);
+    expect((await runs.get("run_hostile"))?.snapshot).toEqual(withText("run_hostile", stored, 3));
+  });
 });

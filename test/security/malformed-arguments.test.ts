@@ -127,10 +127,24 @@ describe("hostile arguments through the running app: /healthz keeps answering", 
     // One assistant message with every call (parallel calls): each gets its own outcome.
     model.enqueue(toolCalls(cases.map((c) => ({ name: "create_ticket", args: c.text }))));
 
-    // Probe /healthz back to back while the turn works through the calls. A probe counts as blocked
-    // only if it was both slow and the event loop's thread burned CPU for that long: a busy machine
-    // delays the probe without our event loop being held, and then the CPU figure stays small (V8's
-    // background GC and compiler threads are not counted: they do not hold the loop).
+    // Probe /healthz back to back while the turn works through the calls: every probe must answer 200.
+    // How long the event loop is held is measured per turn of the loop: a 5 ms timer's ticks, and the
+    // wall time and this thread's CPU between two of them (one turn of the loop: the timers, every I/O
+    // callback that was ready, the microtasks). A turn counts as held only if it was both slow and
+    // burned CPU for that long: a busy machine delays the timer without our loop being held, and then
+    // the CPU figure stays small (V8's background GC and compiler threads are not counted: they do not
+    // hold the loop). A probe's own window is not the measure: /healthz asks Postgres and Redis, so it
+    // spans several turns of the loop and adds up separate pieces of work.
+    const turns: Array<{ ms: number; cpu: number }> = [];
+    let lastWall = performance.now();
+    let lastCpu = threadCpuMs();
+    const ticker = setInterval(() => {
+      const wall = performance.now();
+      const cpu = threadCpuMs();
+      turns.push({ ms: wall - lastWall, cpu: cpu - lastCpu });
+      lastWall = wall;
+      lastCpu = cpu;
+    }, 5);
     const probes: Array<{ ms: number; cpu: number; status: number }> = [];
     let done = false;
     const prober = (async () => {
@@ -163,16 +177,19 @@ describe("hostile arguments through the running app: /healthz keeps answering", 
       expect(reply.text.length).toBeLessThan(1000);
     } finally {
       done = true;
+      clearInterval(ticker);
       await prober;
     }
     expect(probes.length).toBeGreaterThan(5);
     expect(probes.filter((p) => p.status !== 200)).toEqual([]);
-    const blocked = probes.filter((p) => Math.min(p.ms, p.cpu) >= STALL_MS);
-    expect(blocked).toEqual([]);
+    expect(turns.length).toBeGreaterThan(5);
+    const held = turns.filter((p) => Math.min(p.ms, p.cpu) >= STALL_MS);
+    expect(held).toEqual([]);
+    const longest = Math.max(...turns.map((p) => Math.min(p.ms, p.cpu)));
     const worst = Math.max(...probes.map((p) => p.ms));
     const busiest = Math.max(...probes.map((p) => p.cpu));
     console.log(
-      `healthz probes: ${probes.length}, slowest ${worst.toFixed(1)} ms wall clock, most loop CPU in one probe ${busiest.toFixed(1)} ms`,
+      `loop turns: ${turns.length}, longest held ${longest.toFixed(1)} ms; healthz probes: ${probes.length}, slowest ${worst.toFixed(1)} ms wall clock, most loop CPU in one probe window ${busiest.toFixed(1)} ms`,
     );
 
     // Each call is a request that failed on its arguments: audited, nothing executed.

@@ -40,9 +40,8 @@ export default defineConfig({
         },
       },
       // …and run last, one at a time, with no other file beside them: two of them bound the CPU time a
-      // hostile input costs the event loop, and on this machine's two vCPUs a busy sibling makes the
-      // same work cost up to a third more CPU time (a probe window measured 77-82 ms alone, 100-113 ms
-      // beside other files in CI, against a bound of 100).
+      // hostile input costs the event loop, and on two vCPUs a busy sibling makes the same work cost
+      // more CPU time (in CI a measure that read 77-82 ms alone read 100-113 ms beside other files).
       {
         extends: true,
         test: {

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { ErrorCode, WebClient } from "@slack/web-api";
 import OpenAI from "openai";
@@ -88,38 +88,28 @@ describe("httpFetch", () => {
   });
 
   it("a kept-alive connection the server closed while idle is not reused: the next request opens another", async () => {
-    const idle = createServer((_req, res) =>
+    const idle = await ownServer((_req, res) =>
       res.writeHead(200, { "content-type": "application/json" }).end("{}"),
     );
-    idle.keepAliveTimeout = 50;
-    const sockets: Array<{ closed: boolean }> = [];
-    idle.on("connection", (socket) => {
-      const entry = { closed: false };
-      sockets.push(entry);
-      socket.on("close", () => {
-        entry.closed = true;
-      });
-    });
-    await new Promise<void>((r) => idle.listen(0, "127.0.0.1", r));
-    const url = `http://127.0.0.1:${(idle.address() as AddressInfo).port}/x`;
+    idle.server.keepAliveTimeout = 50;
     try {
       const fetch = httpFetch();
-      expect((await fetch(url, { method: "POST", body: "{}" })).status).toBe(200);
+      expect((await fetch(idle.url, { method: "POST", body: "{}" })).status).toBe(200);
       // The server drops the idle connection after its keep-alive timeout.
-      await expect.poll(() => sockets[0]?.closed, { timeout: 5000, interval: 10 }).toBe(true);
-      expect((await fetch(url, { method: "POST", body: "{}" })).status).toBe(200);
-      expect(sockets).toHaveLength(2);
+      await expect.poll(() => idle.sockets[0]?.closed, { timeout: 5000, interval: 10 }).toBe(true);
+      expect((await fetch(idle.url, { method: "POST", body: "{}" })).status).toBe(200);
+      expect(idle.sockets).toHaveLength(2);
     } finally {
-      idle.closeAllConnections();
-      await new Promise((r) => idle.close(r));
+      await idle.close();
     }
   });
 
   /** A server of its own whose connections the test can watch: who ended each, and how many requests it carried. */
   async function ownServer(handle: (req: IncomingMessage, res: ServerResponse, nth: number) => void) {
-    const sockets: Array<{ endedByClient: boolean; closed: boolean; requests: string[] }> = [];
+    const sockets: Array<{ socket: Socket; endedByClient: boolean; closed: boolean; requests: string[] }> =
+      [];
     const s = createServer((req, res) => {
-      const entry = sockets.find((e) => (e as unknown as { socket: unknown }).socket === req.socket)!;
+      const entry = sockets.find((e) => e.socket === req.socket)!;
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
@@ -128,7 +118,7 @@ describe("httpFetch", () => {
       });
     });
     s.on("connection", (socket) => {
-      const entry = { endedByClient: false, closed: false, requests: [] as string[], socket };
+      const entry = { socket, endedByClient: false, closed: false, requests: [] as string[] };
       sockets.push(entry);
       socket.on("end", () => {
         entry.endedByClient = true;

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { monotonicUs } from "./e2e-turn.ts";
 import { createBenchStack, within } from "./lib/bench-stack.ts";
-import { fmt } from "./lib/stats.ts";
+import { fmt, percentile } from "./lib/stats.ts";
 import { tempDir } from "./lib/temp-dir.ts";
 
 const i = process.argv.indexOf("--turns");
@@ -34,7 +34,7 @@ interface Turn {
   ms: number;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+const median = (xs: number[]) => percentile(xs, 0.5);
 const isModel = (s: Stamp) => s.kind === "http" && s.what.includes("/chat/completions");
 const isAnswer = (s: Stamp) => s.kind === "http" && /chat\.(update|postMessage)/.test(s.what);
 
@@ -83,8 +83,7 @@ try {
     const ms = await one();
     turns.push({ from, to: monotonicUs(), ms });
   }
-  await pause();
-  await new Promise((resolve) => setTimeout(resolve, 300)); // the stamps' file is written every 200 ms
+  await new Promise((resolve) => setTimeout(resolve, 350)); // the last turn's writes; the stamps' file is written every 200 ms
   const all: Stamp[] = readFileSync(file, "utf8")
     .trim()
     .split("\n")
@@ -95,9 +94,13 @@ try {
     .sort((a, b) => a.from - b.from);
   const stampsOf = (t: Turn) => all.filter((s) => s.from >= t.from && s.from <= t.to + 20_000);
   const byMs = [...turns].sort((a, b) => a.ms - b.ms);
-  show("median turn", byMs[Math.floor(byMs.length / 2)]!, stampsOf(byMs[Math.floor(byMs.length / 2)]!));
+  const middle = byMs[Math.floor(byMs.length / 2)]!;
+  show("median turn", middle, stampsOf(middle));
   show("slowest turn", byMs.at(-1)!, stampsOf(byMs.at(-1)!));
-  const per = turns.map((t) => ({ stamps: stampsOf(t), parts: stretches(stampsOf(t), t) }));
+  const per = turns.map((t) => {
+    const stamps = stampsOf(t);
+    return { stamps, parts: stretches(stamps, t) };
+  });
   const count = (kind: string) => median(per.map((p) => p.stamps.filter((s) => s.kind === kind).length));
   const parts = per.flatMap((p) => (p.parts ? [p.parts] : []));
   console.log(

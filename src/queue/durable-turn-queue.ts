@@ -1,3 +1,4 @@
+import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { parseQueueJob, turnJobId } from "./jobs.ts";
 import type { TurnQueue } from "./turn-queue.ts";
@@ -21,8 +22,9 @@ export interface DurableTurnQueue extends TurnQueue {
 
 /**
  * The in-memory queue of the embedded default, made durable for turns: a turn job is written to its
- * event's row before it is queued (if that write fails, the enqueue fails and the user is told), and
- * the row is cleared when the turn finishes. After a crash the next start picks the unfinished ones
+ * event's row before it is queued (if that write fails, the enqueue fails and the user is told; a job
+ * its event's claim stored already only adds its meta, beside the enqueue: `keptByClaim`), and the
+ * row is cleared when the turn finishes. After a crash the next start picks the unfinished ones
  * up again; the worker then continues each turn from its last checkpoint, so none runs twice.
  * Resume jobs need nothing here: their state is in Postgres already.
  */
@@ -38,8 +40,26 @@ export function createDurableTurnQueue(o: {
   const startedAt = o.startedAt ?? new Date();
   return {
     async enqueue(job, options) {
-      if (job.type === "turn") await pending.keepPending(job.eventId, job);
-      return queue.enqueue(job, options);
+      if (job.type !== "turn") return queue.enqueue(job, options);
+      if (!options?.keptByClaim) {
+        await pending.keepPending(job.eventId, job);
+        return queue.enqueue(job, options);
+      }
+      // The claim stored the job: only its meta is new, so that write runs beside the enqueue, off
+      // the turn's path. Either order is safe: the write changes a row only while its event is unfinished.
+      const meta = pending
+        .keepPending(job.eventId, job)
+        .catch((err: unknown) =>
+          logger.warn(
+            { sessionKey: job.sessionKey, eventId: job.eventId, err: errorMessage(err) },
+            "could not keep the turn's working message with its event; a recovery would post a new one",
+          ),
+        );
+      try {
+        return await queue.enqueue(job, options);
+      } finally {
+        await meta;
+      }
     },
     process: (handler, options) => queue.process(handler, options),
     pause: () => queue.pause(),

@@ -21,6 +21,14 @@ export interface EnqueueOptions {
    * kept failed jobs), enqueueing it again does nothing. Once it completes, the id is free again.
    */
   jobId?: string;
+  /**
+   * A turn job whose event's claim stored it already (`events.claim` with the job as payload): a
+   * durable queue then writes what was added since (its `meta`, the working message) beside the
+   * enqueue instead of before it, and a failure of that write is logged, not thrown (a recovery would
+   * run the claimed job and post a new message instead of replacing the working one). Other queues
+   * ignore it.
+   */
+  keptByClaim?: boolean;
 }
 
 export interface ProcessOptions {

@@ -124,7 +124,8 @@ export function createEventIntake(s: IntakeDeps): EventIntake {
           });
           await s.queue.enqueue(
             { ...job, meta: meta as Record<string, unknown> },
-            { jobId: turnJobId(job.eventId) },
+            // The claim before the ack stored the job: only the meta is new.
+            { jobId: turnJobId(job.eventId), keptByClaim: true },
           );
         } catch (err) {
           await refuse(job, err);

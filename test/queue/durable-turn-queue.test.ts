@@ -95,6 +95,59 @@ describe.each(DRIVERS)("durable turn queue on %s", (kind) => {
     await q.stop({ timeoutMs: 100 });
   });
 
+  it("a job its claim stored gets its meta beside the enqueue; failing to write it leaves the turn queued", async () => {
+    const job = turnJob({ text: "claimed first" });
+    await events.claim(job.eventId, { sessionKey: job.sessionKey, staleAfterMs: 60_000, payload: job });
+    const meta = { placeholderTs: "1700000001.000100", inThread: false };
+    const { logger, lines } = captureLogger();
+    const ran: QueueJob[] = [];
+    const q = createDurableTurnQueue({ queue: createMemoryTurnQueue({ logger }), pending: events, logger });
+    const run = async (j: QueueJob) => {
+      if (j.type === "turn") await events.finish(j.eventId, "done");
+      ran.push(j);
+    };
+    // Queued before a worker takes it, so the row is read before the turn finishes it.
+    await q.enqueue({ ...job, meta }, { jobId: `turn:${job.eventId}`, keptByClaim: true });
+    const kept = await execSql<{ payload: { meta?: unknown } }>(
+      store.handle.db,
+      `SELECT payload FROM slack_events WHERE event_id = '${job.eventId}'`,
+    );
+    expect(kept[0]?.payload.meta).toEqual(meta);
+    await q.process(run);
+    await waitFor("the turn ran", () => ran.length === 1);
+    await q.stop({ timeoutMs: 100 });
+
+    // The same with a database that is gone: the enqueue still succeeds and the turn runs; the
+    // claim's row (here: another event, claimed on the live store) keeps the job without its meta.
+    const other = turnJob({ text: "claimed, meta lost" });
+    await events.claim(other.eventId, { sessionKey: other.sessionKey, staleAfterMs: 60_000, payload: other });
+    const gone = await openTestStore(kind);
+    await gone.cleanup();
+    const broken = createDurableTurnQueue({
+      queue: createMemoryTurnQueue({ logger }),
+      pending: createEventDedupe(gone.handle),
+      logger,
+    });
+    await broken.enqueue({ ...other, meta }, { jobId: `turn:${other.eventId}`, keptByClaim: true });
+    expect(
+      lines.some((l) => l.level === 40 && l.eventId === other.eventId && /working message/.test(l.msg)),
+    ).toBe(true);
+    const claimed = await execSql<{ payload: { text: string; meta?: unknown } }>(
+      store.handle.db,
+      `SELECT payload FROM slack_events WHERE event_id = '${other.eventId}'`,
+    );
+    expect(claimed[0]?.payload).toMatchObject({ text: "claimed, meta lost" });
+    expect(claimed[0]?.payload.meta).toBeUndefined();
+    await broken.process(run);
+    await waitFor("the second turn ran", () => ran.length === 2);
+    expect(ran[1]).toMatchObject({ eventId: other.eventId, meta });
+    // Without the flag a failed write still fails the enqueue (the user is told), and nothing runs.
+    const third = turnJob();
+    await expect(broken.enqueue(third, { jobId: `turn:${third.eventId}` })).rejects.toThrow();
+    await broken.stop({ timeoutMs: 100 });
+    expect(ran.map((j) => (j.type === "turn" ? j.eventId : j.type))).toEqual([job.eventId, other.eventId]);
+  });
+
   it("a kept turn from an assistant thread comes back with its meta, so it shows the status line again", async () => {
     const meta = { assistantThread: true, inThread: false, untrustedContext: "<untrusted>x</untrusted>" };
     const job = { ...turnJob({ text: "in the split view" }), meta };

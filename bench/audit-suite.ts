@@ -112,7 +112,13 @@ const click = (approvals: ApprovalStore, approvalId: string, i: number) =>
     decision: "approved",
   });
 
-/** Distinct approvals, each decided once, by `clients` concurrent deciders. */
+/**
+ * Distinct approvals, each decided once, by `clients` concurrent deciders. First `clients` decides at
+ * once, not counted: the appends before this went through group commit on one connection, so without
+ * them the first click of each client waited for Postgres to start a server process and for its named
+ * statements to be parsed (the first 16 clicks 320–390 ms here, docs/performance.md stop 33). That is a
+ * pool's first use after quiet (`PG_IDLE_MS`), measured by `measureColdDecides`, not a click's cost.
+ */
 async function measureDecide(
   handle: DatabaseHandle,
   label: string,
@@ -120,6 +126,7 @@ async function measureDecide(
   z: Sizes,
 ): Promise<Result> {
   const approvals = createApprovalStore({ db: handle.db, audit: createAuditLog(handle), ttlSeconds: 900 });
+  await decideAtOnce(approvals, clients, z.approvalsPerRun);
   const ids: string[] = [];
   for (let i = 0; i < z.approvalsPerRun; i++) ids.push((await approvals.create(approvalInput(i))).id);
   const latencies: number[] = [];
@@ -135,6 +142,31 @@ async function measureDecide(
       }
     }),
   );
+  return summarize(label, latencies, performance.now() - start);
+}
+
+/** `n` distinct approvals decided at once; each click's ms. */
+async function decideAtOnce(approvals: ApprovalStore, n: number, firstInput: number): Promise<number[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) ids.push((await approvals.create(approvalInput(firstInput + i))).id);
+  return Promise.all(
+    ids.map(async (id, i) => {
+      const t = performance.now();
+      const result = await click(approvals, id, i);
+      if (result.kind !== "decided") throw new Error(`expected decided, got ${result.kind}`);
+      return performance.now() - t;
+    }),
+  );
+}
+
+/**
+ * `clients` clicks at once on a pool that has not opened that many connections: a burst of clicks
+ * after the pool's connections idled out. Run first, on a pool whose appends used one connection.
+ */
+async function measureColdDecides(handle: DatabaseHandle, label: string, clients: number): Promise<Result> {
+  const approvals = createApprovalStore({ db: handle.db, audit: createAuditLog(handle), ttlSeconds: 900 });
+  const start = performance.now();
+  const latencies = await decideAtOnce(approvals, clients, 1_000_000);
   return summarize(label, latencies, performance.now() - start);
 }
 
@@ -219,6 +251,13 @@ export async function measureAuditSuite(z: Sizes = FULL): Promise<AuditSuite> {
         );
       }
       notes.push(`postgres ${await verifyRate(handle)}`);
+      decides.push(
+        await measureColdDecides(
+          handle,
+          `postgres, ${CONTENDED_CLICKS} clients, cold pool`,
+          CONTENDED_CLICKS,
+        ),
+      );
       for (const clients of DECIDERS) {
         decides.push(
           await measureDecide(handle, `postgres, ${clients} client${clients > 1 ? "s" : ""}`, clients, z),

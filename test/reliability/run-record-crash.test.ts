@@ -112,9 +112,16 @@ describe("run record of a crashed run (kill -9, real process)", () => {
     ]);
     expect(crashed).toMatchObject({ steps: 1, modelCalls: 1, promptTokens: 100, completionTokens: 20 });
 
-    // The restart picks the turn up again and continues the run from its checkpoint.
+    // The restart picks the turn up again and continues the run from its checkpoint. Its record's
+    // last write lands beside the run's end, both before the answer is shown (turn-worker.ts): a
+    // reader that sees "completed" first may still be ahead of the last rows, so wait for the answer.
     hold = false;
     await start();
+    await waitFor(
+      () => emulator.workspace.replies("C0OPS", ts)?.some((m) => m.text === "It is noon."),
+      180_000,
+      "the continued run's answer in the thread",
+    );
     const done = await waitFor(
       async () => {
         const r = await query.get(before.runId);

@@ -134,29 +134,27 @@ async function measureDecide(
   const start = performance.now();
   await Promise.all(
     Array.from({ length: clients }, async () => {
-      for (let id = ids[next++]; id !== undefined; id = ids[next++]) {
-        const t = performance.now();
-        const result = await click(approvals, id, next);
-        latencies.push(performance.now() - t);
-        if (result.kind !== "decided") throw new Error(`expected decided, got ${result.kind}`);
-      }
+      for (let id = ids[next++]; id !== undefined; id = ids[next++])
+        latencies.push(await timedDecide(approvals, id, next));
     }),
   );
   return summarize(label, latencies, performance.now() - start);
+}
+
+/** One click on a pending approval that must decide it; its ms. */
+async function timedDecide(approvals: ApprovalStore, id: string, i: number): Promise<number> {
+  const t = performance.now();
+  const result = await click(approvals, id, i);
+  const ms = performance.now() - t;
+  if (result.kind !== "decided") throw new Error(`expected decided, got ${result.kind}`);
+  return ms;
 }
 
 /** `n` distinct approvals decided at once; each click's ms. */
 async function decideAtOnce(approvals: ApprovalStore, n: number, firstInput: number): Promise<number[]> {
   const ids: string[] = [];
   for (let i = 0; i < n; i++) ids.push((await approvals.create(approvalInput(firstInput + i))).id);
-  return Promise.all(
-    ids.map(async (id, i) => {
-      const t = performance.now();
-      const result = await click(approvals, id, i);
-      if (result.kind !== "decided") throw new Error(`expected decided, got ${result.kind}`);
-      return performance.now() - t;
-    }),
-  );
+  return Promise.all(ids.map((id, i) => timedDecide(approvals, id, i)));
 }
 
 /**

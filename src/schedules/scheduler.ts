@@ -1,7 +1,8 @@
-import { Cron } from "croner";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Schedule, ScheduleStore } from "../store/schedule-store.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import { type ScheduleJob, startScheduleJob } from "./schedule-job.ts";
 
 export interface ScheduleFire {
   schedule: Schedule;
@@ -16,10 +17,15 @@ export interface SchedulerOptions {
   /** Runs the turn and posts it; called once per fire across all replicas. A throw marks the fire failed. */
   onFire(fire: ScheduleFire): unknown;
   logger: Logger;
-  /** The clock for catch-up decisions (croner's timers use the real one). */
-  now?: () => Date;
+  /** The clock slots are read and waited on. Default the system clock. */
+  clock?: Clock;
   /** Missed fires older than this are not caught up. Default 24 h. */
   catchUpWindowMs?: number;
+  /**
+   * A catch-up of a slot that passed moments before start-up waits until this long after the slot,
+   * so a replica that was running then claims it first, on time. Default 5 s.
+   */
+  catchUpSettleMs?: number;
   /** Re-read the schedules this often, to see ones added or removed on another replica. Default 60 s; 0 = never. */
   refreshMs?: number;
 }
@@ -27,7 +33,7 @@ export interface SchedulerOptions {
 export interface Scheduler {
   /** Loads the enabled schedules, runs at most one catch-up fire each, and starts their timers. */
   start(): Promise<void>;
-  /** Stops every timer and waits for fires in progress to finish. */
+  /** Stops every timer and waits for fires in progress to finish; a catch-up still waiting is claimed at once. */
   stop(): Promise<void>;
   /** Re-reads the schedules (call after add/remove); unchanged ones keep their timers. */
   reload(): Promise<void>;
@@ -35,26 +41,32 @@ export interface Scheduler {
 
 interface Job {
   key: string;
-  cron: Cron;
+  run: ScheduleJob;
 }
 
 const DAY_MS = 24 * 3600_000;
+const SETTLE_MS = 5_000;
 
 /**
- * Fires stored schedules with croner. Every process that runs turns (role `all` or `worker`, see
- * `process-role.ts`) runs one; a fire is claimed by inserting its (schedule, fire time) row, and only
- * the process whose insert went in calls `onFire`, so each fire runs exactly once. Fires missed while down are not replayed: a schedule seen for the first time
- * gets at most one catch-up, the latest fire it missed, if that is within `catchUpWindowMs`.
+ * Fires stored schedules. Every process that runs turns (role `all` or `worker`, see
+ * `process-role.ts`) runs one. A schedule's slots are the instants its cron pattern names (croner, in
+ * its time zone); each is fired when the clock reaches it and recorded under that slot's time. A fire
+ * is claimed by inserting its (schedule, slot) row, and only the process whose insert went in calls
+ * `onFire`, so each slot runs exactly once however many replicas run. Slots missed while no scheduler
+ * ran are not replayed: a schedule seen for the first time gets at most one catch-up, the latest slot
+ * it missed since its last fire, if that is within `catchUpWindowMs` (`schedule-job.ts`).
  */
 export function createScheduler(options: SchedulerOptions): Scheduler {
   const { store, logger } = options;
-  const now = options.now ?? (() => new Date());
+  const clock = options.clock ?? systemClock;
   const catchUpWindowMs = options.catchUpWindowMs ?? DAY_MS;
+  const catchUpSettleMs = options.catchUpSettleMs ?? SETTLE_MS;
   const refreshMs = options.refreshMs ?? 60_000;
 
   const jobs = new Map<number, Job>();
   const inFlight = new Set<Promise<void>>();
   let running = false;
+  let stopping = new AbortController();
   let refreshTimer: NodeJS.Timeout | undefined;
   let syncing: Promise<void> = Promise.resolve();
 
@@ -77,6 +89,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
       log.debug("schedule fire claimed by another replica");
       return;
     }
+    log.info("schedule fire claimed");
     let status: "done" | "failed" = "done";
     try {
       await options.onFire({ schedule, fireAt, catchUp });
@@ -91,45 +104,32 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     }
   }
 
-  function startJob(schedule: Schedule, lastFire: Date | undefined): Job {
-    const cron = new Cron(
-      schedule.cron,
-      { timezone: schedule.timezone, catch: (err) => logger.error({ err: errorMessage(err) }, "cron error") },
-      (self: Cron) => {
-        if (!running) return;
-        // croner passes no target time; the latest pattern time at or before the trigger is it,
-        // whole seconds, so every replica claims the same row.
-        const fireAt = self.previousRuns(1, self.currentRun() ?? new Date())[0];
-        if (fireAt) track(fire(schedule, fireAt, false));
-      },
-    );
-    // The catch-up candidate is the run just before the timer's first one: no gap, and an overlap
-    // with the first regular fire is settled by the claim.
-    const at = now();
-    const first = cron.nextRun(at);
-    const missed = cron.previousRuns(1, first ?? at)[0];
-    const since = lastFire ?? schedule.createdAt;
-    if (missed && missed > since && at.getTime() - missed.getTime() <= catchUpWindowMs) {
-      track(fire(schedule, missed, true));
-    }
-    return { key: jobKey(schedule), cron };
-  }
-
   async function sync(): Promise<void> {
     const wanted = new Map((await store.list({ enabledOnly: true })).map((s) => [s.id, s]));
     for (const [id, job] of jobs) {
       const schedule = wanted.get(id);
       if (!schedule || jobKey(schedule) !== job.key) {
-        job.cron.stop();
+        job.run.cancel();
         jobs.delete(id);
       }
     }
     const fresh = [...wanted.values()].filter((s) => !jobs.has(s.id));
     if (fresh.length === 0 || !running) return;
     const lastFires = await store.lastFireTimes();
+    if (!running) return;
+    const deps = {
+      clock,
+      logger,
+      catchUpWindowMs,
+      catchUpSettleMs,
+      fire,
+      track,
+      stopping: stopping.signal,
+    };
     for (const schedule of fresh) {
       try {
-        jobs.set(schedule.id, startJob(schedule, lastFires.get(schedule.id)));
+        const run = startScheduleJob(schedule, lastFires.get(schedule.id), deps);
+        jobs.set(schedule.id, { key: jobKey(schedule), run });
       } catch (err) {
         // Checked when added; a pattern croner later refuses must not stop the other schedules.
         logger.error({ scheduleId: schedule.id, err: errorMessage(err) }, "schedule not started");
@@ -148,6 +148,7 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     async start() {
       if (running) return;
       running = true;
+      stopping = new AbortController();
       await reload();
       if (refreshMs > 0) {
         refreshTimer = setInterval(() => {
@@ -159,10 +160,11 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
     async stop() {
       running = false;
       clearInterval(refreshTimer);
+      // Every job's timer ends; a catch-up still waiting to claim is claimed now (see schedule-job.ts).
+      stopping.abort();
       await syncing;
-      for (const job of jobs.values()) job.cron.stop();
       jobs.clear();
-      await Promise.allSettled([...inFlight]);
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
     },
 
     reload,

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { parseModelPrices } from "./agent/model-prices.ts";
-import { parseTokenAmount } from "./token-amount.ts";
+import { readTokenAmount, TOKEN_AMOUNT_FORMS } from "./token-amount.ts";
 
 /**
  * Every environment variable Hermes reads, parsed once. Nothing else in the code reads `process.env`:
@@ -38,17 +38,38 @@ const num = (def: number, min: number, max: number) =>
       .default(def),
   );
 
-// A daily token budget: `200000`, `200k`, `1.5m`; unset or 0 = no limit.
-const tokensPerDay = z.preprocess(
-  (v) => {
-    const t = emptyToUndefined(v);
-    return typeof t === "string" ? (parseTokenAmount(t) ?? t) : t;
-  },
-  z
-    .number({ message: "must be a token count such as 200000, 200k or 1.5m (0 = no limit)" })
-    .int()
-    .min(0)
-    .default(0),
+/**
+ * A token amount (`src/token-amount.ts`: `200000`, `200_000`, `200k`, `1.5m`) from `min` to `max`;
+ * an ambiguous or fractional one (`0.4`, `1,5m`, `1e6`) is refused with its reason.
+ */
+const tokens = (def: number, min: number, max: number, allowed: string) =>
+  z.preprocess(
+    (v, ctx) => {
+      const t = emptyToUndefined(v);
+      if (typeof t !== "string") return t;
+      const read = readTokenAmount(t);
+      if (read.ok) return read.tokens;
+      ctx.issues.push({
+        code: "custom",
+        input: t,
+        message: `must be ${allowed}${read.problem ? `: ${read.problem}` : ""}`,
+      });
+      return z.NEVER;
+    },
+    z
+      .number({ message: `must be ${allowed}` })
+      .int({ message: `must be ${allowed}` })
+      .min(min, { message: `must be ${allowed}` })
+      .max(max, { message: `must be ${allowed}` })
+      .default(def),
+  );
+
+// A daily token budget: unset or 0 = no limit.
+const tokensPerDay = tokens(
+  0,
+  0,
+  Number.MAX_SAFE_INTEGER,
+  `a token count such as ${TOKEN_AMOUNT_FORMS.replace("200_000, ", "")} (0 = no limit)`,
 );
 
 const slackUserId = /^[UW][A-Z0-9]{2,}$/;
@@ -78,7 +99,12 @@ export const envSchema = z.object({
   OPENAI_API_KEY: optionalString,
   HERMES_MODEL: optionalString,
   HERMES_MODEL_TEMPERATURE: num(0.2, 0, 2),
-  HERMES_MODEL_MAX_TOKENS: int(1024, 16, 200_000),
+  HERMES_MODEL_MAX_TOKENS: tokens(
+    1024,
+    16,
+    200_000,
+    "a whole number of tokens from 16 to 200000, e.g. 1024 or 4k",
+  ),
   HERMES_MODEL_TIMEOUT_MS: int(60_000, 1000, 600_000),
   HERMES_MODEL_MAX_RETRIES: int(3, 0, 10),
   HERMES_FALLBACK_MODEL: optionalString,
@@ -124,7 +150,12 @@ export const envSchema = z.object({
     emptyToUndefined,
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ),
-  HERMES_CONTEXT_BUDGET_TOKENS: int(8000, 1000, 2_000_000),
+  HERMES_CONTEXT_BUDGET_TOKENS: tokens(
+    8000,
+    1000,
+    2_000_000,
+    "a whole number of tokens from 1000 to 2000000, e.g. 8000 or 32k",
+  ),
   HERMES_MAX_STEPS: int(10, 1, 100),
   HERMES_TURN_TIMEOUT_SECONDS: int(300, 5, 3600),
   // Turns one worker process runs at once (they mostly wait on the model); one thread's turns never overlap

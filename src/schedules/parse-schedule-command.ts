@@ -1,4 +1,3 @@
-import { parseChannelRef } from "../tools/slack-port.ts";
 import { checkCron, isTimeZone } from "./check-cron.ts";
 
 export type ScheduleCommand =
@@ -9,9 +8,17 @@ export type ScheduleCommand =
 
 export type ParsedScheduleCommand = { ok: true; command: ScheduleCommand } | { ok: false; error: string };
 
+/** The channel as written → its id, or a sentence saying why it is not one. */
+export type ChannelResolver = (
+  written: string,
+) => Promise<{ ok: true; id: string } | { ok: false; error: string }>;
+
 export interface ParseScheduleCommandOptions {
-  /** `ops` → its channel id, for a plain `#ops` (Slack sends `<#C…|ops>` only when it links it). */
-  resolveChannel?: (name: string) => Promise<string | undefined>;
+  /**
+   * The channel as written (`#ops`, `ops`, `<#C…|ops>`, `<#C…>`, `C…`) → its id: the workspace
+   * look-up every `/hermes` subcommand uses (`slack/commands/resolve-named.ts`).
+   */
+  resolveChannel: ChannelResolver;
   /** Time zone when the command has no `tz=` (e.g. the admin's Slack time zone). Default UTC. */
   defaultTimezone?: string;
 }
@@ -31,12 +38,12 @@ const CLOSE_QUOTES = `"“”»`;
 
 /**
  * Parses the text after `/hermes` (or after `/hermes schedule`) into a schedule command, or a usage
- * error a Slack user can act on. The cron pattern and the prompt go in quotes; the channel is
- * `<#C…|ops>`, `C…`, or `#ops` through `resolveChannel`.
+ * error a Slack user can act on. The cron pattern and the prompt go in quotes; the channel is one
+ * word in any form `resolveChannel` takes (`#ops`, `ops`, `<#C…|ops>`, `C…`).
  */
 export async function parseScheduleCommand(
   text: string,
-  options: ParseScheduleCommandOptions = {},
+  options: ParseScheduleCommandOptions,
 ): Promise<ParsedScheduleCommand> {
   const rest = text.trim().replace(/^schedules?\b\s*/i, "");
   const [verb = "", ...args] = rest.split(/\s+/);
@@ -112,30 +119,9 @@ async function parseAdd(text: string, options: ParseScheduleCommandOptions): Pro
   const check = checkCron(cron, timezone);
   if (!check.ok) return usage(`${check.problem}.`);
 
-  const channel = await resolveChannel(channelToken, options.resolveChannel);
-  if (!channel.ok) return channel;
+  const channel = await options.resolveChannel(channelToken);
+  if (!channel.ok) return usage(channel.error);
   return ok({ kind: "add", cron, timezone, channelId: channel.id, prompt });
-}
-
-async function resolveChannel(
-  token: string,
-  resolver: ParseScheduleCommandOptions["resolveChannel"],
-): Promise<{ ok: true; id: string } | { ok: false; error: string }> {
-  const id = parseChannelRef(token);
-  if (id) return { ok: true, id };
-  const name = /^#([a-z0-9][a-z0-9_-]{0,79})$/.exec(token)?.[1];
-  if (!name)
-    return { ok: false, error: withUsage(`"${token}" is not a channel; use #channel or its id (C…).`) };
-  if (!resolver) {
-    return {
-      ok: false,
-      error: withUsage(`I can't look up #${name}: pick it from Slack's # menu so it is linked.`),
-    };
-  }
-  const resolved = await resolver(name);
-  return resolved
-    ? { ok: true, id: resolved }
-    : { ok: false, error: withUsage(`I can't find a channel named #${name}.`) };
 }
 
 function findClose(text: string, from: number): number {

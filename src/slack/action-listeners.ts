@@ -9,6 +9,7 @@ import type { Storage } from "../store/storage.ts";
 import { APPROVE_ACTION, approvalCard, type CardState, REJECT_ACTION, slackDate } from "./approval-card.ts";
 import { type CardUpdates, toCardApproval, updateCard } from "./deliver-result.ts";
 import { registerFeedbackListener } from "./feedback-listener.ts";
+import type { SlackOutput } from "./slack-output.ts";
 
 /**
  * Approve / Reject clicks. Ack first, then one atomic decision in Postgres: exactly one click wins,
@@ -17,7 +18,8 @@ import { registerFeedbackListener } from "./feedback-listener.ts";
  */
 /** What a click is decided with: the approvals and the clicker's level, the queue, the card. */
 export type ActionDeps = Pick<Storage, "approvals" | "users" | "feedback"> &
-  CardUpdates & { config: Config; queue: TurnQueue };
+  CardUpdates &
+  Pick<SlackOutput, "slack" | "bot"> & { config: Config; queue: TurnQueue };
 
 export function registerActionListeners(
   app: App,

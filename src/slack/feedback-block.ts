@@ -7,9 +7,9 @@ export type FeedbackValue = "up" | "down";
 
 /**
  * 👍/👎 under an answer (Slack's `feedback_buttons` in a `context_actions` block). Each button's
- * `value` is `up:<runId>` / `down:<runId>`, so a click names the run it rates and nothing else. A
- * click sends its button's value; one on the value the person already gave takes their rating back
- * (src/slack/feedback-listener.ts), as the buttons show it unselected.
+ * `value` is `up:<runId>` / `down:<runId>`, so a click names the run it rates and nothing else; the
+ * name is checked against the clicked message and the clicker before anything is stored
+ * (src/slack/feedback-click-check.ts).
  */
 export function feedbackBlock(runId: string): types.KnownBlock {
   return {

@@ -19,6 +19,38 @@ export type FeedbackResult =
   | { kind: "recorded"; value: FeedbackValueColumn; previous: FeedbackValueColumn | null }
   | { kind: "unknown_run" };
 
+/** Where Hermes recorded a run: who asked, and the conversation and thread its answer went to. */
+export interface RunPlace {
+  userId: string | null;
+  channelId: string | null;
+  threadTs: string | null;
+}
+
+/** Why a click stored nothing (the `reason` of its `feedback.ignored` audit row). */
+export type IgnoredReason =
+  /** The value is not `up:<runId>` / `down:<runId>`. */
+  | "bad_value"
+  /** The value names a run Hermes has no record of. */
+  | "unknown_run"
+  /** The clicked message is not the answer Hermes posted for that run. */
+  | "not_the_answer"
+  /** The clicker is not the requester and not a member of the conversation the answer is in. */
+  | "not_visible"
+  /** Slack could not be asked about the clicked message or the conversation's members. */
+  | "unchecked";
+
+/** A click that stored nothing, as its `feedback.ignored` audit row records it. */
+export interface IgnoredClick {
+  reason: IgnoredReason;
+  userId: string;
+  /** The run the value named, when it parsed. */
+  runId?: string | null;
+  value?: FeedbackValueColumn | null;
+  teamId?: string | null;
+  channelId?: string | null;
+  messageTs?: string | null;
+}
+
 export interface FeedbackRow {
   userId: string;
   value: FeedbackValueColumn;
@@ -38,6 +70,10 @@ export interface FeedbackStore {
   record(click: FeedbackClick): Promise<FeedbackResult>;
   /** A run's ratings, oldest first. */
   forRun(runId: string): Promise<FeedbackRow[]>;
+  /** Where the run happened, as its record says; undefined for a run Hermes has no record of. */
+  runPlace(runId: string): Promise<RunPlace | undefined>;
+  /** Audits a click that stored nothing as `feedback.ignored` (who, which run, where, why). */
+  ignore(click: IgnoredClick): Promise<void>;
 }
 
 /** The advisory lock class of a person's rating of a run (the two-key form; the key is their hash). */
@@ -95,6 +131,30 @@ export function createFeedbackStore({ db, audit }: { db: Database; audit: AuditL
           .from(runFeedback)
           .where(eq(runFeedback.runId, runId))
           .orderBy(asc(runFeedback.createdAt), asc(runFeedback.userId));
+      },
+      async runPlace(runId) {
+        const [place] = await db
+          .select({ userId: runs.userId, channelId: runs.channelId, threadTs: runs.threadTs })
+          .from(runs)
+          .where(eq(runs.id, runId));
+        return place;
+      },
+      async ignore(click) {
+        await audit.append({
+          action: "feedback.ignored",
+          tool: "feedback",
+          userId: click.userId,
+          actorId: click.userId,
+          teamId: click.teamId ?? null,
+          channelId: click.channelId ?? null,
+          runId: click.runId ?? null,
+          args: {
+            reason: click.reason,
+            ...(click.value ? { value: click.value } : {}),
+            message_ts: click.messageTs ?? null,
+          },
+          error: `feedback click ignored: ${click.reason.replace(/_/g, " ")}`,
+        });
       },
     },
     "feedback",

@@ -68,7 +68,11 @@ export interface RunFilter {
 export interface RunQuery {
   /** Runs newest first. */
   list(filter: RunFilter): Promise<RunSummary[]>;
-  get(runId: string): Promise<RunDetail | undefined>;
+  /**
+   * One run with its timeline. With `requester`, only a run that person made: another person's run
+   * is read exactly as a run that does not exist (one statement, the same answer).
+   */
+  get(runId: string, scope?: { requester?: string }): Promise<RunDetail | undefined>;
 }
 
 export const DEFAULT_RUN_PAGE = 20;
@@ -221,8 +225,12 @@ export function createRunQuery({ db }: { db: Database }): RunQuery {
         );
       },
 
-      async get(runId) {
-        const [row] = await db.select(summaryColumns).from(runs).where(eq(runs.id, runId));
+      async get(runId, scope = {}) {
+        const mine = scope.requester === undefined ? undefined : eq(runs.userId, scope.requester);
+        const [row] = await db
+          .select(summaryColumns)
+          .from(runs)
+          .where(and(eq(runs.id, runId), mine));
         if (!row) return undefined;
         const [feedback, unpriced, timeline] = await Promise.all([
           feedbackFor([runId]),

@@ -45,6 +45,9 @@ export const AUDIT_ACTIONS = [
   "approval.ignored",
   // Someone rated an answer 👍/👎 (feedback buttons): args {value}, run_id set.
   "run.feedback",
+  // A 👍/👎 click that stored nothing: its value named no run, or a run whose answer is not the
+  // clicked message, or the clicker could not see that answer. args {reason, value?, message_ts}.
+  "feedback.ignored",
   // An admin changed a daily token budget (/hermes budget): args {scope, id, tokens_per_day}.
   "budget.changed",
 ] as const;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { validateBlocks } from "../../src/sandbox/validate-blocks.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
+import { runNotFound } from "../../src/slack/commands/runs-answer.ts";
 import { sql } from "../../src/store/drizzle.ts";
 import type { RunDetail } from "../../src/store/run-query.ts";
 import { blocksText } from "../helpers/bolt-app.ts";
@@ -229,7 +230,7 @@ describe("runs as records, through Bolt", () => {
     }
     const shown = (m: SandboxMessage) => blocksText(m.blocks);
 
-    it("the requester and admins see a run's timeline; anyone else is refused (and audited)", async () => {
+    it("the requester and admins see a run's timeline; anyone else is refused (and audited) as for no such run", async () => {
       const [mine] = await t.hermes.services.runQuery.list({
         userId: "U0USER1",
         status: "completed",
@@ -242,8 +243,10 @@ describe("runs as records, through Bolt", () => {
       expect(own).toContain(":brain: *model scripted* — ok");
       const admin = shown(await slash("U0ADMIN", `run \`${id}\``));
       expect(admin).toContain(`Run ${id}`);
+      // Anyone else is told exactly what they are told for a run that does not exist.
       const other = shown(await slash("U0WANGLEI", `run ${id}`));
-      expect(other).toContain("Only admins and the person who made the request");
+      expect(other).toBe(runNotFound(id));
+      expect(shown(await slash("U0WANGLEI", "run run_nosuch"))).toBe(runNotFound("run_nosuch"));
       expect(other).not.toContain("scripted");
       const refused = (await t.hermes.services.audit.query({ user: "U0WANGLEI", limit: 5 })).rows;
       expect(refused.some((r) => r.action === "tool.denied" && r.tool === "/hermes")).toBe(true);

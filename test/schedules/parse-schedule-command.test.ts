@@ -1,8 +1,22 @@
 import { describe, expect, it } from "vitest";
 import { parseScheduleCommand } from "../../src/schedules/parse-schedule-command.ts";
+import { resolveNamed } from "../../src/slack/commands/resolve-named.ts";
+import type { Directory } from "../../src/tools/references/resolve-reference.ts";
 
-const channels: Record<string, string> = { ops: "C0OPS1234", "eng-alerts": "C0ENG9876" };
-const resolveChannel = async (name: string) => channels[name];
+// The one workspace look-up every /hermes subcommand uses, over a small directory.
+const directory: Directory = {
+  listUsers: async () => [
+    { id: "U0USER1", name: "li.ming", realName: "Li Ming", isBot: false, deleted: false },
+  ],
+  listChannels: async () => [
+    { id: "C0OPS1234", name: "ops", isPrivate: false },
+    { id: "C0ENG9876", name: "eng-alerts", isPrivate: false },
+  ],
+};
+const resolveChannel = async (written: string) => {
+  const named = await resolveNamed(directory, written, "channel", "/hermes schedule add …");
+  return named.ok ? { ok: true as const, id: named.resolved.id } : named;
+};
 
 async function command(text: string, options = {}) {
   const parsed = await parseScheduleCommand(text, { resolveChannel, ...options });
@@ -35,6 +49,12 @@ describe("parseScheduleCommand", () => {
       cron: "@daily",
       channelId: "C0123ABCD",
     });
+  });
+
+  it("takes the channel in every form a person types or Slack sends", async () => {
+    for (const written of ["#ops", "ops", "<#C0OPS1234|ops>", "<#C0OPS1234>", "C0OPS1234", "#OPS"]) {
+      expect(await command(`add "0 9 * * 1-5" ${written} "x"`)).toMatchObject({ channelId: "C0OPS1234" });
+    }
   });
 
   it("takes tz=, curly quotes, quotes inside the prompt and Slack's escapes", async () => {
@@ -76,9 +96,14 @@ describe("parseScheduleCommand", () => {
     );
     expect(await error('add "0 9 * * 1-5" #ops')).toMatch(/^Add the prompt in quotes/);
     expect(await error('add "0 9 * * 1-5"')).toMatch(/^Name the channel/);
-    expect(await error('add "0 9 * * 1-5" #nowhere "x"')).toBe("I can't find a channel named #nowhere.");
-    expect(await error('add "0 9 * * 1-5" #ops "x"', { resolveChannel: undefined })).toMatch(
-      /can't look up #ops/,
+    expect(await error('add "0 9 * * 1-5" #nowhere "x"')).toBe(
+      "No channel named #nowhere. Check the spelling, or pick the channel from the # menu. For example: `/hermes schedule add …`.",
+    );
+    expect(await error('add "0 9 * * 1-5" #opss "x"')).toMatch(
+      /^No channel named #opss\. Did you mean #ops\?/,
+    );
+    expect(await error('add "0 9 * * 1-5" @li.ming "x"')).toMatch(
+      /is a person; this needs a channel, e.g. #general/,
     );
     expect(await error('add "0 9 * * 1-5" #ops "x" tz=Mars/Olympus')).toMatch(/not a time zone/);
     expect(await error("remove abc")).toMatch(/schedule remove 3/);

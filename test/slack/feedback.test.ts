@@ -66,7 +66,7 @@ describe("👍/👎 under answers, through the real Bolt app", () => {
 
     const click = (value: string) =>
       t.sender.blockAction({
-        user: "U0USER2",
+        user: "U0ADMIN",
         channel: "C0OPS",
         messageTs: reply!.ts,
         actionId: FEEDBACK_ACTION_ID,
@@ -80,16 +80,16 @@ describe("👍/👎 under answers, through the real Bolt app", () => {
     await waitFor(async () => (await audited()).length === 1, 10_000, "the first audit row");
     expect(
       await sql(`select user_id, value, channel_id, message_ts from run_feedback where run_id = '${runId}'`),
-    ).toEqual([{ user_id: "U0USER2", value: "up", channel_id: "C0OPS", message_ts: reply!.ts }]);
+    ).toEqual([{ user_id: "U0ADMIN", value: "up", channel_id: "C0OPS", message_ts: reply!.ts }]);
 
     await click(`down:${runId}`);
     await waitFor(async () => (await audited()).length === 2, 10_000, "the second audit row");
     expect(await sql(`select user_id, value from run_feedback where run_id = '${runId}'`)).toEqual([
-      { user_id: "U0USER2", value: "down" },
+      { user_id: "U0ADMIN", value: "down" },
     ]);
     expect((await audited()).map((r) => [r.args, r.actor_id, r.channel_id])).toEqual([
-      [{ value: "up" }, "U0USER2", "C0OPS"],
-      [{ value: "down", previous: "up" }, "U0USER2", "C0OPS"],
+      [{ value: "up" }, "U0ADMIN", "C0OPS"],
+      [{ value: "down", previous: "up" }, "U0ADMIN", "C0OPS"],
     ]);
     expect(await listedCounts(runId)).toBe("👍 0 👎 1");
 
@@ -97,12 +97,12 @@ describe("👍/👎 under answers, through the real Bolt app", () => {
     await click(`down:${runId}`);
     await waitFor(async () => (await audited()).length === 3, 10_000, "the third audit row");
     expect(await sql(`select user_id, value from run_feedback where run_id = '${runId}'`)).toEqual([
-      { user_id: "U0USER2", value: "down" },
+      { user_id: "U0ADMIN", value: "down" },
     ]);
     expect((await audited())[2]!.args).toEqual({ value: "down" });
     expect(await listedCounts(runId)).toBe("👍 0 👎 1");
 
-    // Another person's rating is theirs alone: Wang Lei's 👍 then U0USER2's 👍 are two ratings.
+    // Another person's rating is theirs alone: Wang Lei's 👍 then U0ADMIN's 👍 are two ratings.
     await t.sender.blockAction({
       user: "U0WANGLEI",
       channel: "C0OPS",
@@ -115,7 +115,7 @@ describe("👍/👎 under answers, through the real Bolt app", () => {
     expect(
       await sql(`select user_id, value from run_feedback where run_id = '${runId}' order by user_id`),
     ).toEqual([
-      { user_id: "U0USER2", value: "up" },
+      { user_id: "U0ADMIN", value: "up" },
       { user_id: "U0WANGLEI", value: "up" },
     ]);
     expect(await listedCounts(runId)).toBe("👍 2 👎 0");
@@ -150,8 +150,19 @@ describe("👍/👎 under answers, through the real Bolt app", () => {
     expect(
       await sql(`select run_id from run_feedback where run_id <> '${runId}' and user_id = 'U0USER1'`),
     ).toEqual([]);
-    const after = await sql<{ n: number }>(`select count(*)::int as n from audit_log`);
-    expect(after[0]!.n - before[0]!.n).toBe(1);
+    const count = async () => (await sql<{ n: number }>(`select count(*)::int as n from audit_log`))[0]!.n;
+    await waitFor(async () => (await count()) - before[0]!.n >= 4, 10_000, "the four audit rows");
+    expect((await count()) - before[0]!.n).toBe(4);
+    // Each refused click is audited with its reason; only the valid one is a rating.
+    const rows = await sql<{ action: string; reason: string | null }>(
+      `select action, args->>'reason' as reason from audit_log order by id desc limit 4`,
+    );
+    expect(rows.map((r) => `${r.action} ${r.reason}`).sort()).toEqual([
+      "feedback.ignored bad_value",
+      "feedback.ignored bad_value",
+      "feedback.ignored unknown_run",
+      "run.feedback null",
+    ]);
   });
 
   it("only the last message of a long answer carries the buttons; a failure sentence none", async () => {

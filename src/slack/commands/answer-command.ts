@@ -90,7 +90,14 @@ export async function answerHermesCommand(
           await recordRefusal(s, { ...input, subcommand: "schedule", reason: SCHEDULE_REFUSAL });
           return textMessage(SCHEDULE_REFUSAL);
         }
-        return textMessage(await scheduleAnswer(options, { ...input, text: parsed.text, logger: s.logger }));
+        return textMessage(
+          await scheduleAnswer(options, {
+            ...input,
+            text: parsed.text,
+            logger: s.logger,
+            directory: s.slack,
+          }),
+        );
       }
       case "budget":
         return textMessage(await budgetAnswer(s, input, parsed.args));

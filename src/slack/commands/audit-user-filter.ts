@@ -12,9 +12,11 @@ export async function resolveAuditUser<F extends { user?: string }>(
   directory: Directory,
   filters: F,
   userName: string | undefined,
+  /** The subcommand whose `user:` this is, for the example in a sentence. */
+  command: "audit" | "runs" = "audit",
 ): Promise<Resolved<F>> {
   if (!userName) return { ok: true, filters };
-  const named = await resolveNamed(directory, userName, "user");
+  const named = await resolveNamed(directory, userName, "user", `/hermes ${command} user:@li.ming`);
   if (!named.ok) return { ok: false, error: `\`user:\` ${named.error}` };
   return { ok: true, filters: { ...filters, user: named.resolved.id } };
 }
@@ -30,7 +32,7 @@ export async function resolveAuditChannel<F extends { channel?: string }>(
   channelName: string | undefined,
 ): Promise<Resolved<F>> {
   if (!channelName) return { ok: true, filters };
-  const named = await resolveNamed(directory, channelName, "channel");
+  const named = await resolveNamed(directory, channelName, "channel", "/hermes audit channel:#ops");
   if (!named.ok) return { ok: false, error: `\`channel:\` ${named.error}` };
   return { ok: true, filters: { ...filters, channel: named.resolved.id } };
 }

@@ -10,6 +10,7 @@ import { type BudgetCommand, parseBudgetCommand } from "./parse-budget-command.t
 import { resolveNamed } from "./resolve-named.ts";
 
 export const BUDGET_REFUSAL = "Only admins can change token budgets.";
+const BUDGET_EXAMPLE = "/hermes budget @li.ming 200k` or `/hermes budget #ops 1m";
 export const BUDGETS_DISABLED = "Token budgets are not enabled on this Hermes.";
 
 export type BudgetServices = AccessSources &
@@ -74,7 +75,7 @@ async function budgetTarget(
   | { ok: false; error: string }
 > {
   if (command.kind === "set") return { ok: true, ...command };
-  const named = await resolveNamed(s.slack, command.name, "recipient");
+  const named = await resolveNamed(s.slack, command.name, "recipient", BUDGET_EXAMPLE);
   if (!named.ok) return named;
   return { ok: true, scope: named.resolved.type, id: named.resolved.id, tokensPerDay: command.tokensPerDay };
 }

@@ -1,9 +1,9 @@
 import type { BudgetScopeKind } from "../../agent/token-budget.ts";
-import { parseTokenAmount } from "../../token-amount.ts";
+import { readTokenAmount } from "../../token-amount.ts";
 import { parseChannelRef, parseUserRef } from "../../tools/slack-port.ts";
 
 /**
- * `/hermes budget`: show the limits, or set (a number; 0 = no limit) or clear (null) one scope's
+ * `/hermes budget`: show the limits, or set (a token amount, `src/token-amount.ts`; 0 = no limit) or clear (null) one scope's
  * limit, for a user or channel given as a mention or id (`set`) or by name (`set_named`: `@li.ming`,
  * `"Li Ming"`, `#general`, for the caller to look up as `/hermes runs user:` does).
  */
@@ -15,7 +15,7 @@ export type BudgetCommand =
 export type ParsedBudgetCommand = { ok: true; command: BudgetCommand } | { ok: false; error: string };
 
 export const BUDGET_USAGE =
-  "Write `/hermes budget @user 200k` or `/hermes budget #channel 1m` (a daily token count such as 200000, 200k or 1.5m; `off` or `default` goes back to the default), or `/hermes budget` alone to see the limits.";
+  "Write `/hermes budget @user 200k` or `/hermes budget #channel 1m` (a daily token count such as 200000, 200_000, 200k or 1.5m; `0` means no limit, `off` or `default` goes back to the default), or `/hermes budget` alone to see the limits.";
 
 // A token is a run of non-space text, where a Slack mention `<@U…|Li Ming>` may hold spaces.
 const TOKEN = /(?:[^\s<]|<[^>]*>)+/g;
@@ -34,9 +34,12 @@ export function parseBudgetCommand(args: string): ParsedBudgetCommand {
   if (whoTokens.length > 1 && whoTokens.some((t) => t.includes("<")))
     return fail(`That is not a budget change. ${BUDGET_USAGE}`);
   const cleared = /^(off|default)$/i.test(amount);
-  const tokensPerDay = cleared ? null : parseTokenAmount(amount);
-  if (tokensPerDay === undefined)
-    return fail(`\`${amount.slice(0, 40)}\` is not a token count. ${BUDGET_USAGE}`);
+  const read = cleared ? undefined : readTokenAmount(amount);
+  if (read && !read.ok) {
+    const why = read.problem ? `: ${read.problem}.` : ".";
+    return fail(`\`${amount.slice(0, 40)}\` is not a token count${why} ${BUDGET_USAGE}`);
+  }
+  const tokensPerDay = read?.ok ? read.tokens : null;
   const who = whoTokens.join(" ");
   const user = parseUserRef(who);
   const channel = user ? undefined : parseChannelRef(who);

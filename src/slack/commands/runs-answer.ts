@@ -11,7 +11,12 @@ import { parseRunFilters } from "./parse-run-filters.ts";
 import { runListMessage } from "./run-list-blocks.ts";
 import { runTimelineMessage } from "./run-timeline-blocks.ts";
 
-export const RUN_REFUSAL = "Only admins and the person who made the request can see a run's details.";
+/**
+ * The one answer to a run id that names no run the caller may see: the same whether the run does
+ * not exist or is someone else's, so the answer never tells a member that a run exists.
+ */
+export const runNotFound = (id: string) =>
+  `I found no run \`${id}\` that you can see: only its requester and admins can. It may have been removed by retention; \`/hermes runs\` lists recent ones.`;
 export const RUNS_REFUSAL =
   "Only admins can list other people's runs; `/hermes runs` without `user:` lists yours.";
 
@@ -30,8 +35,10 @@ export const RUNS_PAGE = 20;
 const RUN_ID = /^[\w.:-]{1,100}$/;
 
 /**
- * `/hermes run <id>`: the run's timeline, for admins or the run's requester; anyone else is refused
- * (logged and audited like other refused commands).
+ * `/hermes run <id>`: the run's timeline, for admins or the run's requester. For anyone else the run
+ * is read scoped to them (`runQuery.get(id, {requester})`), so a run that is not theirs and a run
+ * that does not exist take the same path: the same query, the same audited refusal (logged and
+ * audited like other refused commands), the same sentence.
  */
 export async function runAnswer(s: RunsServices, caller: Caller, args: string): Promise<SlackMessagePayload> {
   const id = args.trim().replace(/^`+|`+$/g, "");
@@ -43,14 +50,13 @@ export async function runAnswer(s: RunsServices, caller: Caller, args: string): 
     return textMessage(
       `:warning: \`${clean(id, 60)}\` is not a run id: copy it from a failure message's reference or from \`/hermes runs\`.`,
     );
-  const [access, run] = await Promise.all([resolveAccess(s, caller.userId), s.runQuery.get(id)]);
-  if (!run)
-    return textMessage(
-      `I found no run \`${id}\`. It may have been removed by retention; \`/hermes runs\` lists recent ones.`,
-    );
-  if (access.level !== "admin" && run.userId !== caller.userId) {
-    await recordRefusal(s, { ...caller, subcommand: "run", reason: RUN_REFUSAL });
-    return textMessage(RUN_REFUSAL);
+  const access = await resolveAccess(s, caller.userId);
+  const admin = access.level === "admin";
+  const run = await s.runQuery.get(id, admin ? {} : { requester: caller.userId });
+  if (!run) {
+    const sentence = runNotFound(id);
+    if (!admin) await recordRefusal(s, { ...caller, subcommand: "run", reason: sentence });
+    return textMessage(sentence);
   }
   return runTimelineMessage(run);
 }
@@ -68,7 +74,7 @@ export async function runsAnswer(
   const parsed = parseRunFilters(args, now);
   if (!parsed.ok) return textMessage(`:warning: ${parsed.error}`);
   // A name (`user:@li.ming`) is looked up in the workspace as /hermes audit and the tools do.
-  const named = await resolveAuditUser(s.slack, parsed.filters, parsed.userName);
+  const named = await resolveAuditUser(s.slack, parsed.filters, parsed.userName, "runs");
   if (!named.ok) return textMessage(`:warning: ${named.error}`);
   const filters = named.filters;
   const access = await resolveAccess(s, caller.userId);

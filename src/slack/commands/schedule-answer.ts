@@ -1,31 +1,36 @@
 import { errorMessage, isHermesError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 import { formatScheduleList } from "../../schedules/format-schedules.ts";
-import {
-  type ParseScheduleCommandOptions,
-  parseScheduleCommand,
-} from "../../schedules/parse-schedule-command.ts";
+import { parseScheduleCommand } from "../../schedules/parse-schedule-command.ts";
 import type { ScheduleStore } from "../../store/schedule-store.ts";
+import type { Directory } from "../../tools/references/resolve-reference.ts";
+import { resolveNamed } from "./resolve-named.ts";
+
+const SCHEDULE_EXAMPLE = '/hermes schedule add "0 9 * * 1-5" #ops "summarize urgent open tickets"';
 
 export interface ScheduleCommandOptions {
   /** Where schedules live; without it `/hermes schedule` says schedules are not enabled. */
   schedules?: Pick<ScheduleStore, "add" | "list" | "remove">;
   /** Called after a schedule was added or removed (e.g. the scheduler's `reload`). Its failure is logged. */
   onSchedulesChanged?: () => unknown;
-  /** `ops` → its channel id, for a plain `#ops` that Slack did not link. */
-  resolveChannel?: ParseScheduleCommandOptions["resolveChannel"];
   now?: () => Date;
 }
 
-/** `/hermes schedule add|list|remove …` for an admin (the caller checked): the answer as mrkdwn. */
+/**
+ * `/hermes schedule add|list|remove …` for an admin (the caller checked): the answer as mrkdwn. The
+ * channel of `add` is looked up in `directory` as every other subcommand's channel is.
+ */
 export async function scheduleAnswer(
   options: ScheduleCommandOptions,
-  input: { text: string; userId: string; logger: Logger },
+  input: { text: string; userId: string; logger: Logger; directory: Directory },
 ): Promise<string> {
   const store = options.schedules;
   if (!store) return "Schedules are not enabled on this Hermes.";
   const parsed = await parseScheduleCommand(input.text, {
-    ...(options.resolveChannel ? { resolveChannel: options.resolveChannel } : {}),
+    resolveChannel: async (written) => {
+      const named = await resolveNamed(input.directory, written, "channel", SCHEDULE_EXAMPLE);
+      return named.ok ? { ok: true, id: named.resolved.id } : named;
+    },
   });
   if (!parsed.ok) return parsed.error;
   const { command } = parsed;

@@ -111,4 +111,27 @@ describe("the composer turns # and @ into Slack references, as Slack's client do
     expect(problems).toEqual([]);
     await page.close();
   });
+
+  it("a /hermes command carries picked channels and people encoded, as Slack sends them with should_escape", async () => {
+    const page: Page = await browser.newPage({
+      viewport: { width: 1280, height: 800 },
+      reducedMotion: "reduce",
+    });
+    const problems: string[] = [];
+    page.on("pageerror", (e) => problems.push(e.message));
+    await page.goto(`${harness.origin}/?as=U0USER1#C0OPS`);
+    await visible(page.getByRole("heading", { name: "#ops", level: 1 }));
+    const composer = page.getByRole("combobox", { name: "Message #ops" });
+    await composer.click();
+    await composer.fill('/hermes schedule add "0 9 * * 1-5" #ops "a & b" for @li.ming');
+    await composer.press("Escape");
+    await composer.press("Enter");
+    await until(async () => (await composer.inputValue()) === "");
+    const command = await eventually(() =>
+      harness.bot.received.find((b) => b.command === "/hermes" && String(b.text).startsWith("schedule")),
+    );
+    expect(command.text).toBe('schedule add "0 9 * * 1-5" <#C0OPS|ops> "a &amp; b" for <@U0USER1|li.ming>');
+    expect(problems).toEqual([]);
+    await page.close();
+  });
 });

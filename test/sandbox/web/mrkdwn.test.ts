@@ -100,4 +100,16 @@ describe("what the composer sends", () => {
     );
     expect(toSlackText("@li.mingo #generally", people, channels)).toBe("@li.mingo #generally");
   });
+
+  it("encodes a slash command's people and channels as Slack does with should_escape: <@U…|handle>, <#C…|name>", () => {
+    const people = [{ id: "U0USER1", name: "li.ming", realName: "Li Ming" }];
+    const channels = [{ id: "C0OPS", name: "ops", isIm: false }];
+    expect(
+      toSlackText('schedule add "0 9 * * 1-5" #ops "a & b" @li.ming @Li Ming #nowhere', people, channels, {
+        command: true,
+      }),
+    ).toBe(
+      'schedule add "0 9 * * 1-5" <#C0OPS|ops> "a &amp; b" <@U0USER1|li.ming> <@U0USER1|li.ming> #nowhere',
+    );
+  });
 });

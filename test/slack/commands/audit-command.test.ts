@@ -220,7 +220,9 @@ describe("/hermes audit channel:", () => {
     expect(notice.text).toMatch(/with 3 audit rows to our DM/);
 
     const typo = await audit(DEMO.admin, "channel:#genral");
-    expect(typo.text).toBe(":warning: `channel:` No channel named #genral. Did you mean #general?");
+    expect(typo.text).toBe(
+      ":warning: `channel:` No channel named #genral. Did you mean #general? For example: `/hermes audit channel:#ops`.",
+    );
     const person = await audit(DEMO.admin, `channel:<@${DEMO.user}>`);
     expect(person.text).toBe(
       ":warning: `channel:<@U0USER1>` is a person; `channel:` needs a channel, e.g. `channel:#ops`.",

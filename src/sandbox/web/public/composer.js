@@ -17,7 +17,9 @@ let composerIds = 0;
  * The message box: Enter sends, Shift+Enter starts a new line. `@` suggests people (the chosen
  * name shows as @name and is sent as <@U…>), `#` suggests channels (shown as #name, sent as
  * <#C…|name>), `/` at the start suggests the /hermes commands. The server then attaches the
- * rich_text block with `user` and `channel` elements, as Slack's client does.
+ * rich_text block with `user` and `channel` elements, as Slack's client does. A `/hermes` command's
+ * text is encoded as Slack encodes it for a command with `should_escape: true`: a chosen person as
+ * <@U…|handle>, a channel as <#C…|name>.
  * `onSend({ text })` or `onCommand({ command, text })` resolve once the server took it.
  */
 export function Composer({ label, placeholder, onSend, onCommand, commands = true }) {
@@ -70,7 +72,10 @@ export function Composer({ label, placeholder, onSend, onCommand, commands = tru
       if (command && commands) {
         if (command[1] !== "hermes")
           throw new Error(`/${command[1]} is not a command here. Try /hermes help.`);
-        await onCommand({ command: "/hermes", text: command[2] ?? "" });
+        await onCommand({
+          command: "/hermes",
+          text: toSlackText(command[2] ?? "", ws.users, ws.channels, { command: true }),
+        });
       } else {
         await onSend({ text: toSlackText(typed, ws.users, ws.channels) });
       }

@@ -19,4 +19,5 @@ export function toSlackText(
   typed: string,
   users: ReadonlyArray<{ id: string; name: string; displayName?: string; realName?: string }>,
   channels?: ReadonlyArray<{ id: string; name?: string; isIm?: boolean }>,
+  options?: { command?: boolean },
 ): string;

@@ -3,12 +3,17 @@
  * `<@U…>` and `#name` of a known channel as `<#C…|name>`. A person may be named by handle, display
  * name or real name ("@Li Ming"), case ignored; the longest name that ends at a word boundary wins,
  * so trailing punctuation stays text and `@li.mingo` is not `@li.ming` + "o".
+ *
+ * `{ command: true }`: a slash command's text, as Slack sends it for a command whose manifest sets
+ * `should_escape: true` (ours does): a person as `<@U…|handle>`, a channel as `<#C…|name>`.
  */
-export function toSlackText(typed, users, channels = []) {
+export function toSlackText(typed, users, channels = [], { command = false } = {}) {
   const escaped = typed.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
   const people = byLength(
     users.flatMap((u) =>
-      [u.name, u.displayName, u.realName].filter(Boolean).map((name) => ({ name, token: `<@${u.id}>` })),
+      [u.name, u.displayName, u.realName]
+        .filter(Boolean)
+        .map((name) => ({ name, token: command ? `<@${u.id}|${u.name}>` : `<@${u.id}>` })),
     ),
   );
   const rooms = byLength(

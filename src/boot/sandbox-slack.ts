@@ -4,6 +4,7 @@ import type { AddressInfo } from "node:net";
 import type { Logger } from "../logger.ts";
 import { createEventsSender } from "../sandbox/events-sender.ts";
 import { refuseForeign } from "../sandbox/loopback-guard.ts";
+import { loadPersistedWorkspace, sandboxDirOf } from "../sandbox/persisted-workspace.ts";
 import { seedDemoWorkspace } from "../sandbox/seed-demo-workspace.ts";
 import { SlackApiEmulator } from "../sandbox/slack-api-server.ts";
 import { type AuditFeed, createSandboxWeb, type SandboxWeb } from "../sandbox/web/sandbox-web.ts";
@@ -16,17 +17,26 @@ const EMULATOR_PATHS = ["/api/", "/response/", "/upload/", "/files/", "/avatars/
  * same process under `/api/` (the bot's client points there), events reach the same Bolt receiver
  * signed exactly as Slack signs them, and the page at `/` is a Slack-like client for the seeded demo
  * workspace. Only the token and signing secret are made up here.
+ *
+ * The workspace is kept in `$HERMES_DATA_DIR/sandbox` (`dataDir`), so a restart shows the same
+ * conversations; without `dataDir` it lives in memory only. It is read here and written from
+ * `attachPage` on, once storage owns the data dir.
  */
 export async function prepareSandboxSlack(options: {
   port: number;
   admins: readonly string[];
   logger: Logger;
+  /** Where Hermes keeps its data; the workspace goes in its `sandbox` folder. Omitted: in memory. */
+  dataDir?: string;
 }) {
   const port = options.port || (await freePort());
   const origin = `http://127.0.0.1:${port}`;
   const botToken = `xoxb-sandbox-${randomBytes(12).toString("hex")}`;
   const signingSecret = randomBytes(24).toString("hex");
-  const workspace = seedDemoWorkspace();
+  const persisted = options.dataDir
+    ? loadPersistedWorkspace({ ...sandboxDirOf(options.dataDir), logger: options.logger })
+    : undefined;
+  const workspace = persisted?.workspace ?? seedDemoWorkspace();
   const emulator = new SlackApiEmulator({
     workspace,
     tokens: [botToken],
@@ -55,13 +65,14 @@ export async function prepareSandboxSlack(options: {
     emulator,
     bot: { userId: workspace.bot.userId, botId: workspace.bot.botId, teamId: workspace.team.id },
     route,
-    /** Once the receiver listens: the events sender and the page. */
+    /** Once the receiver listens: the events sender and the page; the workspace is written from now on. */
     attachPage(page: {
       modelInfo: string;
       auditFeed?: (read: { reader: string; opened: boolean }) => Promise<AuditFeed>;
       runQuery?: RunQuery;
       isAdmin?: (userId: string) => Promise<boolean>;
     }) {
+      persisted?.start();
       sender = createEventsSender({ url: `${origin}/slack/events`, signingSecret, slack: emulator });
       web = createSandboxWeb({
         emulator,
@@ -82,6 +93,7 @@ export async function prepareSandboxSlack(options: {
     },
     close() {
       web?.close();
+      persisted?.close();
     },
   };
 }

@@ -80,6 +80,16 @@ export class AssistantThreads {
     return thread ? structuredClone(thread) : undefined;
   }
 
+  /** Every thread, oldest first (what a restart keeps). */
+  all(): AssistantThread[] {
+    return [...this.threads.values()].map((t) => structuredClone(t));
+  }
+
+  /** Takes back kept threads (a restored workspace); tells no subscriber. */
+  restore(threads: readonly AssistantThread[]): void {
+    for (const t of threads) this.threads.set(key(t.channel, t.threadTs), structuredClone(t));
+  }
+
   /** The threads `user` has opened, oldest first. */
   listFor(user: string): AssistantThread[] {
     return [...this.threads.values()].filter((t) => t.user === user).map((t) => structuredClone(t));

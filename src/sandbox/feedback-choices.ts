@@ -1,3 +1,5 @@
+import type { FeedbackSelection } from "./workspace-state.ts";
+
 /**
  * Which side of each `feedback_buttons` element each person has selected, as a Slack client keeps
  * it: a click selects its side (the other one unselects), a click on the selected side unselects it.
@@ -18,6 +20,23 @@ export class FeedbackChoices {
     if (mine.size > 0) this.chosen.set(k, mine);
     else this.chosen.delete(k);
     return selected;
+  }
+
+  /** Every selection, for a workspace's kept state. */
+  entries(): FeedbackSelection[] {
+    return [...this.chosen].map(([k, mine]) => {
+      const [channel = "", ts = "", user = ""] = k.split(" ");
+      return { channel, ts, user, selected: Object.fromEntries(mine) };
+    });
+  }
+
+  /** Takes back kept selections (replacing one person's on a message). */
+  restore(selections: readonly FeedbackSelection[]): void {
+    for (const s of selections) {
+      const mine = new Map(Object.entries(s.selected));
+      if (mine.size > 0) this.chosen.set(key(s.channel, s.ts, s.user), mine);
+      else this.chosen.delete(key(s.channel, s.ts, s.user));
+    }
   }
 
   /** The values `user` has selected on one message, by `action_id`; undefined when none. */

@@ -1,5 +1,5 @@
 import { FeedbackChoices } from "./feedback-choices.ts";
-import { compareTs, createTsClock } from "./message-ts.ts";
+import { compareTs, createTsClock, type TsClock } from "./message-ts.ts";
 import {
   attachReply,
   buildChannel,
@@ -12,6 +12,7 @@ import {
   type NewUser,
   recountReplies,
 } from "./workspace-records.ts";
+import type { WorkspaceRecorder, WorkspaceState } from "./workspace-state.ts";
 import {
   DEFAULT_BOT,
   DEFAULT_TEAM,
@@ -43,7 +44,8 @@ export class Workspace {
   readonly team: SandboxTeam;
   readonly bot: SandboxBot;
   readonly now: () => number;
-  readonly nextTs: () => string;
+  readonly nextTs: TsClock;
+  private recorder: WorkspaceRecorder | undefined;
   private readonly feedbackChoices = new FeedbackChoices();
   private readonly users = new Map<string, SandboxUser>();
   private readonly channels = new Map<string, SandboxChannel>();
@@ -64,6 +66,58 @@ export class Workspace {
     this.nextTs = createTsClock(this.now);
   }
 
+  /**
+   * Hands every later change, as it happens, to `recorder` (a journal); only one at a time. Ephemeral
+   * messages are not recorded (Slack drops them on reload too).
+   */
+  recordChanges(recorder: WorkspaceRecorder | undefined): void {
+    this.recorder = recorder;
+  }
+
+  /**
+   * What a restart keeps (see `WorkspaceState`), without the assistant threads (kept beside it). The
+   * records themselves, not copies: serialize them at once.
+   */
+  exportState(): Omit<WorkspaceState, "assistantThreads"> {
+    return {
+      version: 1,
+      lastTs: this.nextTs.last(),
+      users: [...this.users.values()],
+      channels: [...this.channels.values()],
+      messages: [...this.messages.values()].flat(),
+      files: [...this.files.values()].map(fileInfo),
+      views: [...this.views].map(([user, view]) => ({ user, view })),
+      feedback: this.feedbackChoices.entries(),
+    };
+  }
+
+  /**
+   * Fills an empty workspace from a kept state (`bytesOf` gives a file's stored bytes); the clock
+   * continues after the state's newest ts. Tells no subscriber and records nothing.
+   */
+  importState(state: Omit<WorkspaceState, "assistantThreads">, bytesOf: (id: string) => Buffer | undefined) {
+    for (const user of state.users) this.users.set(user.id, structuredClone(user));
+    for (const channel of state.channels) this.channels.set(channel.id, structuredClone(channel));
+    for (const stored of state.messages) {
+      const message = structuredClone(stored);
+      const list = this.messages.get(message.channel) ?? [];
+      list.push(message);
+      this.messages.set(message.channel, list);
+      indexed(this.messageByTs, message.channel).set(message.ts, message);
+    }
+    for (const info of state.files) {
+      const bytes = info.uploaded ? bytesOf(info.id) : undefined;
+      this.files.set(info.id, {
+        ...structuredClone(info),
+        bytes: bytes ?? Buffer.alloc(0),
+        uploaded: Boolean(bytes),
+      });
+    }
+    for (const { user, view } of state.views) this.views.set(user, structuredClone(view));
+    this.feedbackChoices.restore(state.feedback);
+    this.nextTs.advancePast(state.lastTs);
+  }
+
   /** Calls `listener` after every change; returns the unsubscribe function. */
   subscribe(listener: WorkspaceListener): () => void {
     this.listeners.add(listener);
@@ -73,12 +127,14 @@ export class Workspace {
   addUser(input: NewUser): SandboxUser {
     const user = buildUser(input, this.team);
     this.users.set(user.id, user);
+    this.recorder?.({ kind: "user", user });
     return structuredClone(user);
   }
 
   addChannel(input: NewChannel): SandboxChannel {
     const channel = buildChannel(input, this.seconds());
     this.channels.set(channel.id, channel);
+    this.recorder?.({ kind: "channel", channel });
     return structuredClone(channel);
   }
 
@@ -88,18 +144,25 @@ export class Workspace {
     if (existing) return structuredClone(existing);
     const channel = buildDm(userId, this.bot.userId, this.seconds());
     this.channels.set(channel.id, channel);
+    this.recorder?.({ kind: "channel", channel });
     return structuredClone(channel);
   }
 
   joinChannel(channelId: string, userId: string): void {
     const channel = this.channels.get(channelId);
-    if (channel && !channel.members.includes(userId)) channel.members.push(userId);
+    if (channel && !channel.members.includes(userId)) {
+      channel.members.push(userId);
+      this.recorder?.({ kind: "channel", channel });
+    }
   }
 
   /** A member leaves (or is removed from) a channel, as `conversations.kick` would do. */
   leaveChannel(channelId: string, userId: string): void {
     const channel = this.channels.get(channelId);
-    if (channel) channel.members = channel.members.filter((id) => id !== userId);
+    if (channel?.members.includes(userId)) {
+      channel.members = channel.members.filter((id) => id !== userId);
+      this.recorder?.({ kind: "channel", channel });
+    }
   }
 
   getUser(id: string): SandboxUser | undefined {
@@ -136,6 +199,8 @@ export class Workspace {
     list.push(message);
     this.messages.set(input.channel, list);
     indexed(this.messageByTs, input.channel).set(message.ts, message);
+    this.recorder?.({ kind: "message", message });
+    if (parent) this.recorder?.({ kind: "message", message: parent });
     this.emit({ type: "message_posted", channel: input.channel, message: structuredClone(message) });
     return structuredClone(message);
   }
@@ -180,6 +245,7 @@ export class Workspace {
     if (patch.metadata !== undefined) message.metadata = patch.metadata;
     if (patch.stream !== undefined) message.stream = structuredClone(patch.stream);
     if (patch.editedBy) message.edited = { user: patch.editedBy, ts: this.nextTs() };
+    if (message.ephemeral_for === undefined) this.recorder?.({ kind: "message", message });
     this.emit({ type: "message_updated", channel, message: structuredClone(message), previous });
     return structuredClone(message);
   }
@@ -191,17 +257,22 @@ export class Workspace {
     const list = (ephemeral ? this.ephemerals : this.messages).get(channel);
     const message = index.get(channel)?.get(ts);
     if (!list || !message) return undefined;
+    const record = ephemeral ? undefined : this.recorder;
     if (message.reply_count && !isReply(message)) {
       makeTombstone(message);
+      record?.({ kind: "message", message });
     } else {
       list.splice(list.indexOf(message), 1);
       index.get(channel)?.delete(ts);
+      record?.({ kind: "message_removed", channel, ts });
       const parent = isReply(message) ? index.get(channel)?.get(message.thread_ts!) : undefined;
-      if (parent)
+      if (parent) {
         recountReplies(
           parent,
           list.filter((m) => m.thread_ts === parent.ts && m.ts !== parent.ts),
         );
+        record?.({ kind: "message", message: parent });
+      }
     }
     this.emit({ type: "message_deleted", channel, ts, message: structuredClone(message) });
     return structuredClone(message);
@@ -231,6 +302,7 @@ export class Workspace {
 
   addFile(file: SandboxFile): SandboxFileInfo {
     this.files.set(file.id, file);
+    this.recorder?.({ kind: "file", file: fileInfo(file) });
     return fileInfo(file);
   }
 
@@ -244,6 +316,7 @@ export class Workspace {
     const file = this.files.get(id);
     if (!file) return undefined;
     Object.assign(file, { bytes, size: bytes.length, uploaded: true });
+    this.recorder?.({ kind: "file", file: fileInfo(file), bytes });
     return fileInfo(file);
   }
 
@@ -252,12 +325,14 @@ export class Workspace {
     const file = this.files.get(id);
     if (!file) return undefined;
     if (!file.channels.includes(channel)) file.channels.push(channel);
+    this.recorder?.({ kind: "file", file: fileInfo(file) });
     this.emit({ type: "file_uploaded", file: fileInfo(file) });
     return fileInfo(file);
   }
 
   publishView(user: string, view: SandboxView): SandboxView {
     this.views.set(user, structuredClone(view));
+    this.recorder?.({ kind: "view", user, view });
     this.emit({ type: "view_published", user, view: structuredClone(view) });
     return structuredClone(view);
   }
@@ -275,6 +350,15 @@ export class Workspace {
     value: string,
   ): string | null {
     const selected = this.feedbackChoices.click(at, value);
+    this.recorder?.({
+      kind: "feedback",
+      selection: {
+        channel: at.channel,
+        ts: at.ts,
+        user: at.user,
+        selected: this.feedbackChoices.of(at.channel, at.ts, at.user) ?? {},
+      },
+    });
     this.emit({ type: "feedback_selected", channel: at.channel, ts: at.ts, user: at.user });
     return selected;
   }

@@ -59,6 +59,13 @@ function App({ initialAs }) {
       userById,
       channelById,
       openThread: (message) => setThread({ channel: message.channel, ts: message.ts }),
+      // A thread named elsewhere (a run, an audit row): its channel, with the thread beside it.
+      openThreadIn: (channelId, ts) => {
+        setChannel(channelId);
+        setTab("messages");
+        setAssistantOpen(false);
+        setThread({ channel: channelId, ts });
+      },
       openChannel: (id) => select(id),
       openRun: (runId) => {
         setThread(null);

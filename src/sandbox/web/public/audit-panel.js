@@ -3,6 +3,7 @@ import { getJson } from "./api.js";
 import { html, Workspace } from "./html.js";
 import { Icon } from "./icons.js";
 import { displayName } from "./message.js";
+import { ThreadLink } from "./thread-link.js";
 
 const REFRESH_MS = 3000;
 
@@ -57,6 +58,7 @@ export function AuditPanel({ as, tick, onClose }) {
             <span class=${`audit-action ${actionClass(row.action)}`}>${row.action.replace(/^tool\./, "")}</span>
             <code class="audit-tool">${row.tool}</code>
             ${row.runId && ws.openRun ? html`<button type="button" class="audit-run-link" onClick=${() => ws.openRun(row.runId)} aria-label=${`Open run ${row.runId}`}>run ↗</button>` : null}
+            <${ThreadLink} channel=${row.channelId} ts=${row.threadTs} />
           </div>
           <div class="audit-meta">
             <time datetime=${new Date(row.createdAt).toISOString()}>${new Date(row.createdAt).toLocaleTimeString()}</time>

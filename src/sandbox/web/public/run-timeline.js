@@ -1,6 +1,7 @@
 import { Thumb } from "./feedback-buttons.js";
 import { html } from "./html.js";
 import { formatCost, formatMs, formatTokens, runCost, statusLabel } from "./run-format.js";
+import { ThreadLink } from "./thread-link.js";
 
 /**
  * One run: its totals and wall-time split, then every step (model calls, tool calls, approval waits,
@@ -22,6 +23,7 @@ export function RunTimeline({ run, nameOf }) {
       <span class=${`run-status status-${run.status}`}>${statusLabel(run.status)}</span>
       <span class="run-who">${nameOf(run.userId)}</span>
       <code class="run-id">${run.runId}</code>
+      <${ThreadLink} channel=${run.channelId} ts=${run.threadTs} />
     </div>
     ${run.requestText ? html`<p class="run-request">${run.requestText}</p>` : null}
     ${run.stopReason ? html`<p class="run-stop">${run.stopReason}</p>` : null}

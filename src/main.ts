@@ -11,6 +11,7 @@ import { ConfigError, loadConfig } from "./config.ts";
 import { createLogger } from "./logger.ts";
 import { createRedactor } from "./policy/redact.ts";
 import { loadSecretValues } from "./policy/secret-values.ts";
+import { DataDirBusyError } from "./store/data-dir-lock.ts";
 
 async function main() {
   const role = parseRole(process.argv.slice(2));
@@ -62,6 +63,11 @@ main().catch((err: unknown) => {
   if (err instanceof ConfigError || (err as { code?: string }).code === "config_invalid") {
     console.error((err as Error).message);
     process.exit(2);
+  }
+  // Another process owns the embedded data: its one sentence names it.
+  if (err instanceof DataDirBusyError) {
+    console.error(err.message);
+    process.exit(1);
   }
   console.error(`Hermes could not start: ${err instanceof Error ? err.message : String(err)}`);
   process.exit(1);

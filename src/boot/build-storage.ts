@@ -48,6 +48,8 @@ export async function buildStorage(
     logger,
     maxConnections: env.HERMES_PG_POOL,
     preparedStatements: env.HERMES_PG_PREPARE === "on",
+    // Embedded: this process owns the data dir; a second server refuses, the CLIs come through it.
+    owner: { role: "server", command: "npm start" },
   });
   const migrated = await migrate(handle);
   if (migrated.applied > 0) logger.info({ applied: migrated.applied, db: handle.kind }, "database migrated");

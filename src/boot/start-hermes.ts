@@ -29,6 +29,7 @@ import type { Storage } from "../store/storage.ts";
 import { startBackgroundWork } from "./background-work.ts";
 import { buildStorage } from "./build-storage.ts";
 import { buildTools } from "./build-tools.ts";
+import { embeddedCliAccess } from "./embedded-cli-access.ts";
 import { healthRoute, watchQueueWorker } from "./health-route.ts";
 import type { HermesParts } from "./hermes-parts.ts";
 import type { ProcessRole } from "./process-role.ts";
@@ -81,6 +82,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
         port: config.env.PORT,
         admins,
         logger,
+        dataDir: config.env.HERMES_DATA_DIR,
       })
     : undefined;
   const env = config.env;
@@ -89,6 +91,8 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const redactor = createRedactor({ secrets });
   const storage = await buildStorage(config, logger, { redact: redactor.redact });
   addGeneratedAuditKey(secrets, config);
+  // Embedded: `npm run runs` / `npm run audit` run here while this process owns the data.
+  const cliAccess = embeddedCliAccess(storage, config, logger);
   // Turn jobs are kept with their events in the database until they finish, so a crash loses none.
   const durableQueue = watchQueueWorker(
     createDurableTurnQueue({ queue: storage.queue, pending: storage.events, logger }),
@@ -214,6 +218,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
           bot,
           routes: [
             healthRoute(parts, modelInfo, role === "receiver" ? undefined : durableQueue),
+            ...(cliAccess ? [cliAccess.route] : []),
             ...(sandbox ? [sandbox.route] : []),
           ],
           events: intake,
@@ -249,6 +254,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     await storage.close().catch(() => undefined);
     throw err;
   }
+  cliAccess?.publish(started.port);
   if (sandbox) {
     sandbox.attachPage({
       modelInfo,

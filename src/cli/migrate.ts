@@ -2,6 +2,7 @@ import pino from "pino";
 import { ConfigError, loadConfig } from "../config.ts";
 import { errorMessage } from "../errors.ts";
 import { createLogger } from "../logger.ts";
+import { CLI_LOCK_WAIT_MS, DataDirBusyError } from "../store/data-dir-lock.ts";
 import { openDatabase } from "../store/db.ts";
 import { migrate } from "../store/migrate.ts";
 
@@ -14,6 +15,8 @@ async function main(): Promise<void> {
     dataDir: env.HERMES_DATA_DIR,
     logger,
     preparedStatements: env.HERMES_PG_PREPARE === "on",
+    // Embedded: never beside a running Hermes (which applies pending migrations when it starts).
+    owner: { role: "cli", command: "npm run db:migrate", waitMs: CLI_LOCK_WAIT_MS },
   });
   try {
     const { applied } = await migrate(handle);
@@ -30,6 +33,7 @@ main().catch((err: unknown) => {
   // drizzle wraps driver errors ("Failed query: <sql>"); show the driver's reason too.
   const cause = (err as { cause?: unknown }).cause;
   const detail = cause === undefined ? errorMessage(err) : `${errorMessage(err)}\n${errorMessage(cause)}`;
-  process.stderr.write(`${err instanceof ConfigError ? err.message : `migration failed: ${detail}`}\n`);
+  const plain = err instanceof ConfigError || err instanceof DataDirBusyError;
+  process.stderr.write(`${plain ? err.message : `migration failed: ${detail}`}\n`);
   process.exitCode = 1;
 });

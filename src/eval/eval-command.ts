@@ -10,6 +10,7 @@ import { errorMessage, isHermesError } from "../errors.ts";
 import { createLogger, silentLogger } from "../logger.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { parseTimeBound } from "../store/audit-time.ts";
+import { CLI_LOCK_WAIT_MS } from "../store/data-dir-lock.ts";
 import { openDatabase } from "../store/db.ts";
 import { createEvalEnvironment, type EvalEnvironment } from "./eval-environment.ts";
 import { markdownReport, plainReport } from "./format-report.ts";
@@ -167,6 +168,8 @@ export async function evalCommand(argv: string[], io: EvalIo): Promise<number> {
         dataDir: config.env.HERMES_DATA_DIR,
         logger: silentLogger(),
         preparedStatements: config.env.HERMES_PG_PREPARE === "on",
+        // Embedded: never beside a running Hermes, whose data this reads.
+        owner: { role: "cli", command: "npm run eval", waitMs: CLI_LOCK_WAIT_MS },
       });
       try {
         const r = await draftsFromFeedback({

@@ -1,6 +1,6 @@
 import { argsSha256 } from "../policy/args-hash.ts";
 import type { AuditLog } from "./audit.ts";
-import { readCheckpointArg } from "./audit-checkpoint-file.ts";
+import { type CheckpointInput, readCheckpointArg } from "./audit-checkpoint-file.ts";
 import type { AuditKey } from "./audit-key.ts";
 import type { Database } from "./db.ts";
 import { eq } from "./drizzle.ts";
@@ -14,17 +14,18 @@ export interface CliOutcome {
 /**
  * `verify [--checkpoint …]`: the whole chain, then every checkpoint given. The chain alone cannot see
  * its newest rows deleted (what is left still links up); a checkpoint whose row is gone or differs
- * can. Exit 1 names the first broken row or failing checkpoint.
+ * can. Exit 1 names the first broken row or failing checkpoint. `checkpointArg` is `--checkpoint` as
+ * given, or its entries already read (`readCheckpointArg`) where the command was typed.
  */
 export async function verifyWithCheckpoints(
   audit: AuditLog,
-  checkpointArg: string | undefined,
+  checkpointArg: string | CheckpointInput[] | undefined,
 ): Promise<CliOutcome> {
   const chain = await audit.verify();
   if (!chain.ok) return { code: 1, out: `audit chain BROKEN at row ${chain.rowId}: ${chain.reason}\n` };
   const ok = `audit chain ok: ${chain.rows} rows, head ${chain.head}\n`;
   if (checkpointArg === undefined) return { code: 0, out: ok };
-  const inputs = readCheckpointArg(checkpointArg);
+  const inputs = typeof checkpointArg === "string" ? readCheckpointArg(checkpointArg) : checkpointArg;
   let newest = "";
   for (const input of inputs) {
     if ("error" in input)

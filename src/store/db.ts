@@ -5,6 +5,7 @@ import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import pg from "pg";
 import type { Logger } from "../logger.ts";
+import { acquireDataDirLock, type DataDirLock, type LockRole } from "./data-dir-lock.ts";
 import { drizzleNodePg, loadPglite } from "./drizzle.ts";
 import { createStatementNames, preparingClient } from "./pg-prepared.ts";
 import * as schema from "./schema.ts";
@@ -38,6 +39,8 @@ export interface PostgresHandle extends HandleBase {
 export interface PgliteHandle extends HandleBase {
   kind: "pglite";
   client: PGlite;
+  /** The data dir's lock, held from before PGlite opens until after it closes. */
+  lock: DataDirLock;
 }
 export type DatabaseHandle = PostgresHandle | PgliteHandle;
 
@@ -53,6 +56,11 @@ export interface OpenDatabaseOptions {
    * see `pg-prepared.ts`. Off behind a pooler that does not track them (PgBouncer < 1.21).
    */
   preparedStatements?: boolean;
+  /**
+   * Embedded only: who owns the data dir while the database is open (`data-dir-lock.ts`); one process
+   * at a time. Default: a command that refuses at once when another process has it.
+   */
+  owner?: { role: LockRole; command: string; waitMs?: number };
 }
 
 /**
@@ -134,19 +142,35 @@ export async function openDatabase(options: OpenDatabaseOptions): Promise<Databa
       },
     };
   }
+  // One process owns the embedded data: the lock is held before PGlite opens any of its files.
+  const lock = await acquireDataDirLock({
+    dataDir,
+    ...(options.owner ?? { role: "cli", command: "a Hermes process" }),
+  });
+  let client: PGlite;
   const dir = join(dataDir, "pg");
-  mkdirSync(dir, { recursive: true });
   // Loaded only for the embedded database: with Postgres, PGlite (~45 MB) is never loaded.
   const { PGlite, drizzlePglite } = loadPglite();
-  const client = await PGlite.create(dir);
+  try {
+    mkdirSync(dir, { recursive: true });
+    client = await PGlite.create(dir);
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
   const db: Database = drizzlePglite({ client, schema });
   logger.debug({ dir }, "embedded PGlite opened");
   return {
     kind: "pglite",
     db,
     client,
+    lock,
     async close() {
-      if (!client.closed) await client.close();
+      try {
+        if (!client.closed) await client.close();
+      } finally {
+        lock.release();
+      }
     },
   };
 }

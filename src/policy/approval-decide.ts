@@ -8,10 +8,12 @@ import {
   type Approval,
   type ApprovalDeps,
   approvalAuditEvent,
+  callBinding,
   isApproversRule,
   nowSql,
+  settledArgs,
 } from "./approval-record.ts";
-import { argsSha256 } from "./args-hash.ts";
+import { isKeyedBinding } from "./args-hash.ts";
 import { mayDecide } from "./may-decide.ts";
 
 export interface DecideInput {
@@ -21,7 +23,10 @@ export interface DecideInput {
   /** Their resolved level (HERMES_ADMINS, then `users`). */
   deciderLevel: PermissionLevel;
   decision: "approved" | "rejected";
-  /** The hash of the call the caller is about to resume (the run snapshot's pending call), if known. */
+  /**
+   * The binding of the call the caller is about to resume (the run snapshot's pending call), if known:
+   * its keyed hash as stored, or its plain hash (keyed here before the comparison).
+   */
   expectedArgsSha256?: string;
   /**
    * The channel message the button was on, for clicks on a card in a conversation: an approval decides
@@ -90,7 +95,8 @@ export async function decideApproval(deps: ApprovalDeps, input: DecideInput): Pr
       continue; // someone else settled it first: report what they did
     }
 
-    const mismatch = argsMismatch(approval, input.expectedArgsSha256);
+    // Rejecting runs nothing, so an approval that cannot be verified may still be rejected.
+    const mismatch = argsMismatch(deps, approval, input.expectedArgsSha256, input.decision);
     if (mismatch) {
       await deps.audit.append(
         approvalAuditEvent(approval, "tool.denied", { actorId: input.deciderId, error: mismatch }),
@@ -165,12 +171,26 @@ function checkDecider(approval: Approval, input: DecideInput): { ok: true } | { 
   });
 }
 
-/** Why the stored call is no longer the call that was asked about, if it is not. */
-function argsMismatch(approval: Approval, expected: string | undefined): string | undefined {
-  if (argsSha256(approval.tool, approval.args) !== approval.argsSha256) {
+/**
+ * Why the stored call is no longer the call that was asked about, if it is not. The binding is keyed
+ * with the audit key: whoever can edit the row cannot compute a matching one for other arguments. A
+ * bare (plain) hash is never trusted, since anyone can compute one.
+ */
+function argsMismatch(
+  deps: ApprovalDeps,
+  approval: Approval,
+  expected: string | undefined,
+  decision: DecideInput["decision"],
+): string | undefined {
+  if (!isKeyedBinding(approval.argsSha256)) {
+    if (decision === "rejected") return undefined;
+    return "this approval was stored without a keyed binding to its call, so it cannot be verified; ask again";
+  }
+  if (callBinding(deps, approval.tool, approval.args) !== approval.argsSha256) {
     return "the stored arguments no longer match the call that was asked about";
   }
-  if (expected !== undefined && expected !== approval.argsSha256) {
+  const keyed = expected === undefined || isKeyedBinding(expected) ? expected : deps.audit.argsMac(expected);
+  if (keyed !== undefined && keyed !== approval.argsSha256) {
     return "the arguments changed since the approval was requested";
   }
   return undefined;
@@ -178,7 +198,8 @@ function argsMismatch(approval: Approval, expected: string | undefined): string 
 
 /**
  * The one atomic step. The args and their hash are part of the WHERE, so a row changed between the
- * check above and this statement cannot be approved.
+ * check above and this statement cannot be approved. The same statement replaces the raw args with
+ * their redacted copy: from here on the run's own snapshot carries the call (until the run ends).
  */
 async function applyDecision(
   deps: ApprovalDeps,
@@ -189,7 +210,16 @@ async function applyDecision(
   return deps.db.transaction(async (tx) => {
     const [won] = await tx
       .update(approvals)
-      .set({ status: input.decision, decidedBy: input.deciderId, decidedAt: sql`${now}` })
+      .set({
+        status: input.decision,
+        decidedBy: input.deciderId,
+        decidedAt: sql`${now}`,
+        args: settledArgs(deps, approval.args),
+        // A plain hash left by an older version is keyed as the row is settled.
+        argsSha256: isKeyedBinding(approval.argsSha256)
+          ? approval.argsSha256
+          : deps.audit.argsMac(approval.argsSha256),
+      })
       .where(
         and(
           eq(approvals.id, approval.id),

@@ -1,8 +1,27 @@
+import type { Transaction } from "../store/db.ts";
 import { and, asc, eq, inArray, lte, sql } from "../store/drizzle.ts";
 import { approvals } from "../store/schema.ts";
-import { type Approval, type ApprovalDeps, approvalAuditEvent, nowSql } from "./approval-record.ts";
+import {
+  type Approval,
+  type ApprovalDeps,
+  approvalAuditEvent,
+  nowSql,
+  settledArgs,
+} from "./approval-record.ts";
+import { isKeyedBinding } from "./args-hash.ts";
 
 const SWEEP_BATCH = 100;
+
+/**
+ * An expired approval's call never runs: in the same transaction its args become their redacted copy,
+ * and a plain hash left by an older version becomes its keyed form. Returns the row as now stored.
+ */
+async function settleExpired(deps: ApprovalDeps, tx: Transaction, row: Approval): Promise<Approval> {
+  const args = settledArgs(deps, row.args);
+  const argsSha256 = isKeyedBinding(row.argsSha256) ? row.argsSha256 : deps.audit.argsMac(row.argsSha256);
+  await tx.update(approvals).set({ args, argsSha256 }).where(eq(approvals.id, row.id));
+  return { ...row, args, argsSha256 };
+}
 
 /**
  * Marks one pending approval that is past `expires_at` as expired, with its `tool.expired` row, in one
@@ -11,12 +30,14 @@ const SWEEP_BATCH = 100;
 export async function expireApproval(deps: ApprovalDeps, id: string): Promise<Approval | undefined> {
   const now = nowSql(deps);
   return deps.db.transaction(async (tx) => {
-    const [expired] = await tx
+    const [due] = await tx
       .update(approvals)
       .set({ status: "expired", decidedAt: sql`${now}` })
       .where(and(eq(approvals.id, id), eq(approvals.status, "pending"), lte(approvals.expiresAt, now)))
       .returning();
-    if (expired) await deps.audit.append(approvalAuditEvent(expired, "tool.expired"), tx);
+    if (!due) return undefined;
+    const expired = await settleExpired(deps, tx, due);
+    await deps.audit.append(approvalAuditEvent(expired, "tool.expired"), tx);
     return expired;
   });
 }
@@ -46,13 +67,18 @@ async function expireBatch(deps: ApprovalDeps): Promise<Approval[]> {
       .orderBy(asc(approvals.expiresAt))
       .limit(SWEEP_BATCH)
       .for("update", { skipLocked: true });
-    const expired = await tx
+    const rows = await tx
       .update(approvals)
       .set({ status: "expired", decidedAt: sql`${now}` })
       .where(and(inArray(approvals.id, due), eq(approvals.status, "pending")))
       .returning();
-    expired.sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || a.id.localeCompare(b.id));
-    for (const row of expired) await deps.audit.append(approvalAuditEvent(row, "tool.expired"), tx);
+    rows.sort((a, b) => a.expiresAt.getTime() - b.expiresAt.getTime() || a.id.localeCompare(b.id));
+    const expired: Approval[] = [];
+    for (const row of rows) {
+      const settled = await settleExpired(deps, tx, row);
+      await deps.audit.append(approvalAuditEvent(settled, "tool.expired"), tx);
+      expired.push(settled);
+    }
     return expired;
   });
 }

@@ -10,8 +10,14 @@ import { withStorageErrors } from "../store/storage-errors.ts";
 import type { ApproversRule } from "../tools/define-tool.ts";
 import { type DecideInput, type DecideResult, decideApproval } from "./approval-decide.ts";
 import { expireDueApprovals } from "./approval-expiry.ts";
-import { type Approval, type ApprovalDeps, approvalAuditEvent, nowSql } from "./approval-record.ts";
-import { argsSha256 } from "./args-hash.ts";
+import {
+  type Approval,
+  type ApprovalDeps,
+  approvalAuditEvent,
+  callBinding,
+  nowSql,
+} from "./approval-record.ts";
+import { redact as redactPatterns } from "./redact.ts";
 
 export type { DecideInput, DecideResult } from "./approval-decide.ts";
 export type { Approval } from "./approval-record.ts";
@@ -55,6 +61,12 @@ export interface ApprovalStore {
   /** Every approval of a run, any status, oldest first (to update each card after a resume). */
   listForRun(runId: string): Promise<Approval[]>;
   decisionsForRun(runId: string): Promise<RunDecisions>;
+  /**
+   * What a call is bound to in storage: the keyed hash of `argsSha256(tool, args)` (the audit log's
+   * `args_sha256`). Approvals and paused runs store only this; only the audit key's holder can
+   * compute it, so an edited stored argument cannot be given a matching binding.
+   */
+  binding(tool: string, args: unknown): string;
 }
 
 export interface ApprovalStoreOptions {
@@ -65,7 +77,8 @@ export interface ApprovalStoreOptions {
   now?: () => Date;
   /**
    * The process's redactor (it knows the configured secret values): applied to the args and error of
-   * every approval audit row on top of the pattern redaction. Default: patterns only.
+   * every approval audit row on top of the pattern redaction, and to the args a decided or expired
+   * approval keeps. Default: patterns only.
    */
   redact?: (value: unknown) => unknown;
 }
@@ -74,7 +87,9 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
   const { db, ttlSeconds } = options;
   if (!(ttlSeconds > 0)) throw new HermesError("config_invalid", "The approval TTL must be positive.");
   const audit = options.redact ? redactingAudit(options.audit, options.redact) : options.audit;
-  const deps: ApprovalDeps = { db, audit, ...(options.now ? { now: options.now } : {}) };
+  const given = options.redact;
+  const redact = given ? (value: unknown) => given(redactPatterns(value)) : redactPatterns;
+  const deps: ApprovalDeps = { db, audit, redact, ...(options.now ? { now: options.now } : {}) };
   const times = (): { createdAt: SQL; expiresAt: SQL } => {
     if (!options.now) {
       return { createdAt: sql`now()`, expiresAt: sql`now() + make_interval(secs => ${ttlSeconds})` };
@@ -91,9 +106,10 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
         id: newId("apr"),
         status: "pending",
         tool: input.tool,
-        // The real args, not a redacted copy: approving runs exactly these. Only the audit row is redacted.
+        // The real args while pending, not a redacted copy: the card shows exactly what approving runs.
+        // Deciding or expiring it redacts them; the binding is keyed, as in the audit log.
         args: toStorableJson(input.args),
-        argsSha256: argsSha256(input.tool, input.args),
+        argsSha256: callBinding(deps, input.tool, input.args),
         requesterId: input.requesterId,
         sessionKey: input.sessionKey,
         runId: input.runId,
@@ -118,7 +134,7 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
       .where(eq(approvals.runId, runId))
       .orderBy(asc(approvals.createdAt), asc(approvals.id));
 
-  return withStorageErrors(
+  const store: Omit<ApprovalStore, "binding"> = withStorageErrors(
     {
       create: (input, tx) => (tx ? insert(input, tx) : db.transaction((t) => insert(input, t))),
 
@@ -178,6 +194,8 @@ export function createApprovalStore(options: ApprovalStoreOptions): ApprovalStor
     },
     "approvals",
   );
+  // Synchronous, and no database involved: kept outside the storage-error wrapper.
+  return { ...store, binding: (tool, args) => callBinding(deps, tool, args) };
 }
 
 /** `audit` whose `append` redacts each event's args and error with `redact` first. */

@@ -2,10 +2,12 @@ import type { RunSnapshot } from "../agent/run-snapshot.ts";
 import type { Approval } from "../policy/approval-store.ts";
 import type { Storage } from "../store/storage.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
+import { sealPending } from "./call-bindings.ts";
 
 /**
  * Stores a paused run: its snapshot and one approval per pending call, in one transaction, so a card
- * is never shown for a run that was not kept (nor a run kept without its approvals).
+ * is never shown for a run that was not kept (nor a run kept without its approvals). The snapshot
+ * binds each pending call by its keyed hash, as its approval does (`sealPending`).
  */
 export async function persistPause(
   s: Pick<Storage, "db" | "runs" | "approvals"> & { registry: ToolRegistry },
@@ -13,7 +15,7 @@ export async function persistPause(
 ): Promise<Approval[]> {
   const run = snapshot.run;
   return s.db.db.transaction(async (tx) => {
-    await s.runs.savePaused(snapshot, tx);
+    await s.runs.savePaused(sealPending(snapshot, s.approvals.binding), tx);
     const out: Approval[] = [];
     for (const p of snapshot.pending) {
       const tool = s.registry.get(p.tool);

@@ -10,6 +10,7 @@ import type { Logger } from "../logger.ts";
 import type { RunDecisions } from "../policy/approval-store.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
 import type { RunIdentity } from "../tools/define-tool.ts";
+import { unsealForResume } from "./call-bindings.ts";
 import { deliverOutcome } from "./deliver-outcome.ts";
 import type { ResumeJob } from "./jobs.ts";
 import { openRunRecorder, withRunRecorder } from "./record-run.ts";
@@ -51,8 +52,11 @@ export async function handleResumeJob(
         );
         return;
       }
-      decisions = decided.decisions;
-      snapshot = await s.runs.claimForResume(job.runId);
+      const claimed = await s.runs.claimForResume(job.runId);
+      // Stored calls are bound by keyed hashes: each approved call runs only if its stored arguments
+      // still match both its snapshot's binding and its approval's.
+      if (claimed)
+        ({ snapshot, decisions } = unsealForResume(claimed, decided.decisions, s.approvals.binding));
     }
     if (!snapshot) return;
     // Shown as the turn was: an assistant thread's status line, else a "Continuing…" message that

@@ -55,7 +55,7 @@ export function approvalCard(
       elements: [
         {
           type: "mrkdwn",
-          text: `Expires ${slackDate(a.expiresAt)} · approval \`${a.id}\` · args sha256 \`${a.argsSha256.slice(0, 12)}\``,
+          text: `Expires ${slackDate(a.expiresAt)} · approval \`${a.id}\` · args hmac \`${a.argsSha256.replace(/^hmac-sha256:/, "").slice(0, 12)}\``,
         },
       ],
     });

@@ -92,6 +92,11 @@ export interface AuditLog {
   checkpoint(at?: Date): Promise<AuditCheckpoint | null>;
   /** A published checkpoint's signature, and that its row is still there with the same hash. */
   checkCheckpoint(checkpoint: unknown): Promise<CheckpointResult>;
+  /**
+   * The keyed form of a call hash (`argsSha256(tool, args)`), exactly as `args_sha256` stores it:
+   * what approvals and paused runs bind a call with, so no table holds the guessable plain hash.
+   */
+  argsMac(callSha256: string): string;
 }
 
 export interface AuditLogOptions {
@@ -185,6 +190,8 @@ export function createAuditLog({ db, pool, key: given }: AuditLogOptions): Audit
     },
 
     checkCheckpoint: (checkpoint) => checkCheckpoint({ db, key }, checkpoint),
+
+    argsMac: (callSha256) => key.argsMac(callSha256),
   };
 }
 

@@ -2,13 +2,15 @@ import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { Database } from "./db.ts";
 import { sweepRetention } from "./retention.ts";
+import { sweepStoredCalls } from "./retention-calls.ts";
 
 /** Once an hour is plenty for a daily cutoff; the first sweep runs a minute after start-up. */
 export const RETENTION_EVERY_MS = 3600_000;
 const FIRST_SWEEP_MS = 60_000;
 
 /**
- * Sweeps old rows (see `sweepRetention`) on a timer. Several replicas may sweep at once: deleting
+ * Sweeps old rows (see `sweepRetention`, then `sweepStoredCalls`: decided approvals and finished
+ * runs' snapshots) on a timer. Several replicas may sweep at once: deleting
  * an already deleted row is a no-op. `stop()` ends the timer and waits for a sweep in progress.
  */
 export function startRetentionSweeps(o: {
@@ -23,7 +25,12 @@ export function startRetentionSweeps(o: {
   const controller = new AbortController();
   let running: Promise<void> = Promise.resolve();
   const sweep = () => {
-    running = sweepRetention({ db: o.db, days: o.days, runDays: o.runDays, signal: controller.signal }).then(
+    const signal = controller.signal;
+    const both = async () => ({
+      ...(await sweepRetention({ db: o.db, days: o.days, runDays: o.runDays, signal })),
+      ...(await sweepStoredCalls({ db: o.db, days: o.days, signal })),
+    });
+    running = both().then(
       (counts) => {
         if (Object.values(counts).some((n) => n > 0))
           o.logger.info({ ...counts, days: o.days }, "retention: old rows deleted");

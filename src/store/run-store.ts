@@ -3,6 +3,7 @@ import { HermesError } from "../errors.ts";
 import { storableJsonText } from "./canonical-json.ts";
 import type { Database, Transaction } from "./db.ts";
 import { and, asc, desc, eq, inArray, sql } from "./drizzle.ts";
+import { finishedSnapshot, finishedSnapshotSql } from "./finished-snapshot.ts";
 import { prepared } from "./prepared.ts";
 import { approvals, type RunStatus, runs } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
@@ -47,7 +48,11 @@ export interface RunStore {
    * two of its approvals are decided at the same moment.
    */
   claimForResume(runId: string): Promise<RunSnapshot | undefined>;
-  /** Marks a run finished (with its final state, when given) at `finished_at`; false when there is no such run. */
+  /**
+   * Marks a run finished (with its final state, when given) at `finished_at`; false when there is no
+   * such run. The same statement cuts the stored state down to `finishedSnapshot`: raw arguments and
+   * tool results live in `runs.snapshot` only while the run is running or paused.
+   */
   finish(runId: string, status: FinishedRunStatus, snapshot?: RunSnapshot): Promise<boolean>;
   /**
    * Paused runs none of whose approvals is still pending (the last decided over 15 s ago), each with
@@ -63,7 +68,7 @@ export interface RunStore {
   listStale(olderThanMs: number): Promise<Array<Pick<RunRecord, "runId" | "eventId">>>;
   /**
    * Marks `failed` (with `stopReason`) those of `runIds` that are still `running` with no update for
-   * `olderThanMs`, and returns them. One statement: with several replicas sweeping, each run is
+   * `olderThanMs` (their state cut down as `finish` does), and returns them. One statement: with several replicas sweeping, each run is
    * returned once.
    */
   abandonStale(runIds: string[], olderThanMs: number, stopReason: string): Promise<RunRecord[]>;
@@ -245,12 +250,21 @@ export function createRunStore({ db }: { db: Database }): RunStore {
 
       async finish(runId, status, snapshot) {
         if (snapshot) {
-          const done = await finishRun().execute({ runId, status, snapshotJson: storableJsonText(snapshot) });
+          const done = await finishRun().execute({
+            runId,
+            status,
+            snapshotJson: storableJsonText(finishedSnapshot(snapshot)),
+          });
           return done.length > 0;
         }
         const rows = await db
           .update(runs)
-          .set({ status, updatedAt: sql`now()`, finishedAt: sql`now()` })
+          .set({
+            status,
+            updatedAt: sql`now()`,
+            finishedAt: sql`now()`,
+            snapshot: finishedSnapshotSql(sql`${runs.snapshot}`),
+          })
           .where(eq(runs.id, runId))
           .returning({ id: runs.id });
         return rows.length > 0;
@@ -269,7 +283,13 @@ export function createRunStore({ db }: { db: Database }): RunStore {
         if (runIds.length === 0) return [];
         const rows = await db
           .update(runs)
-          .set({ status: "failed", stopReason, updatedAt: sql`now()`, finishedAt: sql`now()` })
+          .set({
+            status: "failed",
+            stopReason,
+            updatedAt: sql`now()`,
+            finishedAt: sql`now()`,
+            snapshot: finishedSnapshotSql(sql`${runs.snapshot}`),
+          })
           .where(and(inArray(runs.id, runIds), eq(runs.status, "running"), staleSince(olderThanMs)))
           .returning(columns);
         return rows.map(toRecord);

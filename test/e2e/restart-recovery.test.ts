@@ -4,10 +4,11 @@ import { createApprovalStore } from "../../src/policy/approval-store.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { type AuditEvent, auditEventSchema, createAuditLog } from "../../src/store/audit.ts";
 import { type AuditRow, auditRowHash, GENESIS_HASH, utcIso } from "../../src/store/audit-chain.ts";
+import { createAuditKey } from "../../src/store/audit-key.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";
 import { sql } from "../../src/store/drizzle.ts";
 import { auditLog } from "../../src/store/schema.ts";
-import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+import { startTestHermes, TEST_AUDIT_KEY, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 
 type Block = { type: string; elements?: Array<{ value?: string }> };
@@ -207,11 +208,12 @@ describe("restart recovery in production mode", () => {
     const runId = (await t.hermes.services.approvals.get(approvalId))!.runId!;
     expect(sent()).toHaveLength(0);
 
-    // Decided while no Hermes runs (e.g. by another surface): only Postgres knows; no resume job exists.
+    // Decided while no Hermes runs (e.g. by another surface holding the deployment's audit key, which
+    // binds approvals to their calls): only Postgres knows; no resume job exists.
     await restart(async () => {
       const approvals = createApprovalStore({
         db: outside.db,
-        audit: createAuditLog({ db: outside.db }),
+        audit: createAuditLog({ db: outside.db, key: createAuditKey(TEST_AUDIT_KEY) }),
         ttlSeconds: 900,
       });
       const decided = await approvals.decide({

@@ -36,7 +36,8 @@ describe.each(DRIVERS)("approval store on %s", (kind) => {
       status: "pending",
       tool: "send_message",
       args: req.args,
-      argsSha256: argsSha256(req.tool, req.args),
+      // Keyed as in the audit log: the plain hash of the call is never stored.
+      argsSha256: audit.argsMac(argsSha256(req.tool, req.args)),
       requesterId: REQUESTER,
       runId: req.runId,
       toolCallId: req.toolCallId,

@@ -75,8 +75,8 @@ describe("args_sha256 on postgres is a keyed HMAC", () => {
       toolCallId: "call_1",
       channelId: "C0OPS",
     });
-    // The approval itself stays bound to the plain hash (it holds the raw args anyway).
-    expect(approval.argsSha256).toBe(callHash);
+    // The approval is bound by the same keyed value: the plain hash is stored nowhere.
+    expect(approval.argsSha256).toBe(key.argsMac(callHash));
     const decided = await approvals.decide({
       approvalId: approval.id,
       deciderId: "U0ADMIN",

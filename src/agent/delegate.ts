@@ -20,8 +20,9 @@ const SUB_SYSTEM_PROMPT =
 
 /**
  * `delegate`: a sub-agent with a fresh context, its own step limit and a subset of the caller's tools.
- * Tools that may need approval are not available inside it (no one could approve them mid-task),
- * and the policy still denies anything the caller may not do.
+ * Tools that always need approval are not available inside it (no one could approve them mid-task);
+ * a call whose tool's rule asks for approval (a channel-wide memory: the task came from a model that
+ * may have read untrusted content) is refused; and the policy still denies anything the caller may not do.
  */
 export const delegate = (deps: {
   model: ChatModel;
@@ -53,12 +54,16 @@ export const delegate = (deps: {
       const usable = [...access.allowed].filter((name) => {
         const tool = deps.registry.get(name);
         return (
-          tool && tool.name !== "delegate" && tool.approval === "never" && (!tools || tools.includes(name))
+          tool && tool.name !== "delegate" && tool.approval !== "always" && (!tools || tools.includes(name))
         );
       });
       const excluded = (tools ?? []).filter((t) => !usable.includes(t));
+      // The task was written by a model that may have read untrusted content: the sub-agent's calls
+      // are decided as after untrusted content, and one that would need approval is refused.
       const policy: PolicyHook = async (input) => {
-        const d = access.policy ? await access.policy(input) : { action: "allow" as const };
+        const d = access.policy
+          ? await access.policy({ ...input, untrustedSeen: true })
+          : { action: "allow" as const };
         return d.action === "needs_approval"
           ? { action: "deny", reason: "calls needing approval are not available in a delegated task" }
           : d;

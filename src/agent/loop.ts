@@ -35,6 +35,7 @@ import { summarizeWithModel } from "./summarize.ts";
 import { DEFAULT_SYSTEM_PROMPT } from "./system-prompt.ts";
 import { specsTokens, specsTokensUpperBound, textTokens, textTokensUpperBound } from "./token-count.ts";
 import { createTracer, type Tracer } from "./trace.ts";
+import { hasSeenUntrusted } from "./untrusted-seen.ts";
 
 export type { Limits, RuntimeDeps, TurnInput, TurnResult, TurnStatus } from "./runtime-types.ts";
 export { DEFAULT_LIMITS } from "./runtime-types.ts";
@@ -373,6 +374,7 @@ export function callEnv(
     tracer,
     signal,
     writes,
+    untrustedSeen: () => hasSeenUntrusted(state.messages, state.run.userId),
   };
 }
 

@@ -8,6 +8,11 @@ export interface PolicyInput {
   run: RunIdentity;
   /** True when re-checked at resume for a call a human approved. */
   approved?: boolean;
+  /**
+   * Whether the model had seen untrusted content in this run when it made the call (see
+   * `CallContext`); absent counts as seen.
+   */
+  untrustedSeen?: boolean;
 }
 
 export type PolicyDecision =

@@ -53,6 +53,11 @@ export interface CallEnv {
    * beside it. Absent: nothing to wait for (a resumed run's approved calls).
    */
   checkpointed?: Promise<void>;
+  /**
+   * Whether the model has seen untrusted content in this run so far (read when a call is decided, so
+   * it reflects what the model had when it wrote the call). Absent: counted as seen.
+   */
+  untrustedSeen?: () => boolean;
 }
 
 const toolMessage = (call: ToolCall, content: string, resultRef?: string): ToolMessage => ({
@@ -240,14 +245,16 @@ async function decide(
       error: "audit unavailable",
     };
   }
+  const untrustedSeen = env.untrustedSeen?.() ?? true;
   const decision = env.policy
-    ? await env.policy({ tool, args, call, run: env.run })
+    ? await env.policy({ tool, args, call, run: env.run, untrustedSeen })
     : { action: "allow" as const };
   env.tracer.emit("tool.policy", {
     tool: tool.name,
     callId: call.id,
     decision: decision.action,
     reason: "reason" in decision ? decision.reason : undefined,
+    untrustedSeen,
   });
   if (decision.action === "deny") {
     await report(env, { ...base, action: "tool.denied", reason: decision.reason });

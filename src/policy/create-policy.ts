@@ -1,6 +1,6 @@
 import type { PolicyHook } from "../agent/policy-hook.ts";
 import type { RunIdentity } from "../tools/define-tool.ts";
-import { isApprovalNeeded } from "./is-approval-needed.ts";
+import { approvalNeed } from "./is-approval-needed.ts";
 import { allowedToolNames, type ToolAccessOptions, whyNotAllowed } from "./tool-access.ts";
 
 /** A tool-specific check that only code can make (e.g. "is the requester in that channel?"). */
@@ -16,12 +16,12 @@ export interface PolicyOptions extends ToolAccessOptions {
 
 /**
  * The policy for one requester: who may call what (level, allow/deny lists), tool guards, and which
- * calls need approval. The model's choice never grants anything; at resume (`approved`) everything
- * but the approval itself is checked again.
+ * calls need approval (the tool's rule, which may weigh what the run has seen). The model's choice
+ * never grants anything; at resume (`approved`) everything but the approval itself is checked again.
  */
 export function createPolicy(options: PolicyOptions): { hook: PolicyHook; allowed: Set<string> } {
   const allowed = allowedToolNames(options);
-  const hook: PolicyHook = async ({ tool, args, run, approved }) => {
+  const hook: PolicyHook = async ({ tool, args, run, approved, untrustedSeen }) => {
     if (!allowed.has(tool.name)) return { action: "deny", reason: whyNotAllowed(tool, tool.name, options) };
     const guard = options.guards?.[tool.name];
     if (guard) {
@@ -33,7 +33,11 @@ export function createPolicy(options: PolicyOptions): { hook: PolicyHook; allowe
       }
       if (reason) return { action: "deny", reason };
     }
-    if (!approved && (await isApprovalNeeded({ tool, args, run }))) return { action: "needs_approval" };
+    if (!approved) {
+      const need = await approvalNeed({ tool, args, run, untrustedSeen });
+      if (need.needed)
+        return need.reason ? { action: "needs_approval", reason: need.reason } : { action: "needs_approval" };
+    }
     return { action: "allow" };
   };
   return { hook, allowed };

@@ -1,4 +1,4 @@
-import unhomoglyph from "unhomoglyph";
+import { fold, isIOrL } from "./fold-confusables.ts";
 
 /**
  * Text as a screener should read it, not as it is spelled. Hostile text hides words from pattern
@@ -13,10 +13,27 @@ export interface ScreeningOptions {
   decode?: boolean;
   /** Map look-alike letters from other scripts to the Latin letter they imitate. */
   foldConfusables?: boolean;
+  /**
+   * Read a look-alike of both a capital I and a small l (Cyrillic `І` and `Ӏ`, Greek `Ι`, Latin `ǀ`)
+   * as `i` instead of the `l` the confusables data gives: a screener reads the text both ways.
+   */
+  ambiguousAsI?: boolean;
+  /**
+   * Drop combining marks that belong to no script (accents written apart, strikethrough U+0336 and
+   * U+0335, overlays U+0338, enclosing marks): `i̶g̶n̶o̶r̶e̶` reads `ignore`. Marks that are part of a
+   * script's spelling (Devanagari, Thai, Hebrew vowel signs) stay.
+   */
+  dropMarks?: boolean;
   /** Join runs of single letters (`i g n o r e  p r e v i o u s` → `ignore previous`). */
   joinSpacedLetters?: boolean;
   /** Lower-case the view (memory screening; redaction keeps case: tokens are case-sensitive). */
   lowerCase?: boolean;
+  /**
+   * Read every dash (en dash `–`, em dash, hyphen `‐`, minus `−`, small and full-width forms) as `-`
+   * and the middle dots (`·`, `・`, `‧`) as `.`, so a number grouped with any of them reads like one
+   * grouped with the ASCII separator.
+   */
+  unifySeparators?: boolean;
 }
 
 export interface ScreeningView {
@@ -47,7 +64,6 @@ export function normalizeForStorage(text: string): string {
 }
 
 const nfkcCache = new Map<string, string>();
-const foldCache = new Map<string, string>();
 const CACHE_LIMIT = 4096;
 
 function nfkc(char: string): string {
@@ -59,21 +75,8 @@ function nfkc(char: string): string {
   return out;
 }
 
-/**
- * The Latin letter or digit a character imitates (Unicode confusables data, via `unhomoglyph`), or the
- * character itself. Only mappings to one ASCII letter or digit are used: the data also maps ASCII to
- * ASCII (`m` → `rn`, `0` → `O`), which would rewrite the words the patterns look for.
- */
-function fold(char: string): string {
-  if (char.charCodeAt(0) < 0x80) return char;
-  let out = foldCache.get(char);
-  if (out === undefined) {
-    const mapped = unhomoglyph(char);
-    out = /^[A-Za-z0-9]$/.test(mapped) ? mapped : char;
-    if (foldCache.size < CACHE_LIMIT) foldCache.set(char, out);
-  }
-  return out;
-}
+/** Combining marks of no script (`Script=Inherited`) and enclosing marks. */
+const LOOSE_MARK = /^(?:\p{Me}|(?=\p{Script=Inherited})\p{Mn})$/u;
 
 const ENTITIES: Record<string, string> = {
   lt: "<",
@@ -170,6 +173,17 @@ function codePoint(cp: number, length: number): { text: string; length: number }
   return { text: String.fromCodePoint(cp), length };
 }
 
+// Dash punctuation (`\p{Pd}`: hyphens, en and em dashes, the wave dash, small and full-width dashes)
+// and the minus sign; middle dots used to group digits.
+const DASH = /^[\p{Pd}\u2212]$/u;
+const MIDDLE_DOT = /^[\u00B7\u2027\u30FB\uFF65]$/;
+
+/** The ASCII separator a non-ASCII dash or middle dot stands for, or the character itself. */
+function unifySeparator(char: string): string {
+  if (DASH.test(char)) return "-";
+  return MIDDLE_DOT.test(char) ? "." : char;
+}
+
 /** Builds a view while keeping the source index of every character written. */
 class ViewBuilder {
   private parts: string[] = [];
@@ -235,7 +249,10 @@ function pass(source: string, o: ScreeningOptions, decode: boolean): ScreeningVi
         out.push(o.lowerCase ? char.toLowerCase() : char, i);
         continue;
       }
-      const folded = o.foldConfusables ? fold(char) : char;
+      if (o.dropMarks && LOOSE_MARK.test(char)) continue;
+      const unified = o.unifySeparators ? unifySeparator(char) : char;
+      let folded = o.foldConfusables && unified === char ? fold(char) : unified;
+      if (o.ambiguousAsI && folded === "l" && isIOrL(char)) folded = "i";
       out.push(o.lowerCase ? folded.toLowerCase() : folded, i);
     }
     i += length;

@@ -34,6 +34,22 @@ const when =
   (match) =>
     accept(match) ? placeholder : match;
 
+/**
+ * Separators between the digits of a grouped number, one at a time: space, `-` (the screening view
+ * reads every dash as `-`), `_`, `/`. IDs take `.` too (`440304.19900307.123X`); for cards and
+ * phones the dotted groupings are the fixed ones below, since version numbers and addresses are dotted.
+ */
+const SEP = "[ _/-]";
+const ID_SEP = "[ ._/-]";
+const SEPARATORS = /[ ._/-]/g;
+/**
+ * A flexible grouping is a whole token: it starts where no word, `+` or `.` goes on and not right after
+ * a letter or digit and a `.`, `_`, `/` or `-`, and it ends where neither a letter or digit nor such a
+ * separator and a letter or digit follows (a UUID's `57444139-7298-4525-…` is one token, not a card).
+ */
+const FLEX_START = "(?<![\\w.+]|\\w[._/-])";
+const FLEX_END = "(?![._/-]?\\w)";
+
 // Order matters: tokens and secrets contain digit runs that would otherwise look like cards or phones,
 // so credentials run first. Then emails before numbers (QQ addresses are phone numbers); ID numbers
 // before cards (18 digits can pass Luhn); cards before phones; IPs before phones so dotted quads are
@@ -86,14 +102,16 @@ export const CREDENTIAL_RULES: readonly Rule[] = [
 /** Personal data: emails, ID numbers, cards, IPs, phones. Redacted from logs, traces and the audit log. */
 export const PII_RULES: readonly Rule[] = [
   {
+    // `。` (the ideographic full stop; NFKC makes `｡` one) is read as the dot it stands for.
     pattern:
-      /(?<![A-Za-z0-9_%+-])[A-Za-z0-9_%+-][A-Za-z0-9._%+-]{0,63}@(?:[A-Za-z0-9-]{1,63}\.){1,8}[A-Za-z]{2,63}(?![A-Za-z0-9-])/g,
-    replace: when((m) => isEmail(m), "[email]"),
+      /(?<![A-Za-z0-9_%+-])[A-Za-z0-9_%+-][A-Za-z0-9._%+\u3002-]{0,63}@(?:[A-Za-z0-9-]{1,63}[.\u3002]){1,8}[A-Za-z]{2,63}(?![A-Za-z0-9-])/g,
+    replace: when((m) => isEmail(m.replaceAll("\u3002", ".")), "[email]"),
   },
   {
-    pattern:
-      /(?<![\w.])[1-9]\d{5}(?:19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?!\w|\.\d)/g,
-    replace: when(isChineseResidentId, "[cn_id]"),
+    // 18 characters, grouped or not: one separator (space, `.`, `-`, `_`, `/`) at most between two.
+    // The replacer reads the digits without separators and checks region, date and check character.
+    pattern: new RegExp(`(?<![\\w.])[1-9](?:${ID_SEP}?\\d){16}${ID_SEP}?[\\dXx](?!\\w|\\.\\d)`, "g"),
+    replace: when((m) => isChineseResidentId(m.replace(SEPARATORS, "")), "[cn_id]"),
   },
   {
     // Contiguous 13–19 digits, or the printed groupings (4-4-4-4[-3], Amex 4-6-5, Diners 4-6-4).
@@ -102,6 +120,12 @@ export const PII_RULES: readonly Rule[] = [
     pattern:
       /(?<![\w.+])(?:[2-6]\d{3}([ .-])\d{4}\1\d{4}\1\d{1,4}(?:\1\d{3})?|[2-6]\d{3}([ -])\d{6}\2\d{4,5}|[2-6]\d{12,18})(?!\w|\.\d)/g,
     replace: (match) => redactCard(match),
+  },
+  {
+    // Any other grouping, or other separators (`_`, `/`, a dash the view unified), one at most
+    // between two digits: 4111_1111_1111_1111, 4 1 1 1 …, 4111/1111/1111/1111.
+    pattern: new RegExp(`${FLEX_START}[2-6](?:${SEP}?\\d){12,18}${FLEX_END}`, "g"),
+    replace: (match) => redactDigits(match, 13, (digits) => isLuhnNumber(digits), "[card]"),
   },
   {
     pattern:
@@ -116,12 +140,18 @@ export const PII_RULES: readonly Rule[] = [
   {
     // `+<country> …` in any grouping; the replacer counts digits (E.164: at most 15).
     // Not after a word character: `1.2.3+20261129` is semver build metadata, `a+1234…` an expression.
-    pattern: /(?<![\w+])\+\d+(?:[ -]?\(\d+\)|[ -]?\d+)*/g,
+    // `0086` is the same prefix dialled from mainland China.
+    pattern: /(?<![\w+])(?:\+\d+|0086)(?:[ _/-]?\(\d+\)|[ _/-]?\d+)*/g,
     replace: (match) => redactInternationalPhone(match),
   },
   {
     // Chinese mobiles without `+`: 13800138000, 138 0013 8000, 138.0013.8000, 8613800138000.
-    pattern: /(?<![\w.+])(?:86[ -]?)?1[3-9]\d(?:[ .-]?\d{4}){2}(?!\w|\.\d)/g,
+    pattern: /(?<![\w.+])(?:(?:00)?86[ -]?)?1[3-9]\d(?:[ .-]?\d{4}){2}(?!\w|\.\d)/g,
+    replace: always("[phone]"),
+  },
+  {
+    // The same in any grouping or with other separators: 138_1234_5678, 1 3 8 1 2 3 4 5 6 7 8.
+    pattern: new RegExp(`${FLEX_START}(?:(?:00)?86${SEP}?)?1${SEP}?[3-9](?:${SEP}?\\d){9}${FLEX_END}`, "g"),
     replace: always("[phone]"),
   },
   {
@@ -135,7 +165,7 @@ export const PII_RULES: readonly Rule[] = [
 // separators (phones, cards, ID numbers), or a token prefix / secret keyword. Text with none cannot
 // change — most of what gets logged (names, counts, short ids) — so it skips the passes entirely.
 export const MAY_MATCH =
-  /[@:]|\d\.\d|\d[\d\s().+-]{5,}\d|xox|xapp|sk[-_]|gh[opsur]_|github_pat_|AKIA|ASIA|bearer|basic|passw|secret|api[_-]?key|token|authorization/i;
+  /[@:]|\d\.\d|\d[\d\s()._/+-]{5,}\d|xox|xapp|sk[-_]|gh[opsur]_|github_pat_|AKIA|ASIA|bearer|basic|passw|secret|api[_-]?key|token|authorization/i;
 
 function looksLikeToken(token: string): boolean {
   // `Bearer authentication` in prose is not a credential; real tokens have digits or are long.
@@ -161,18 +191,40 @@ function redactCard(match: string): string {
   return match;
 }
 
+/**
+ * A number grouped with separators: the whole of it when its digits pass `valid`, else its longest
+ * prefix of whole groups (at least `min` digits) that does, the rest kept; unchanged when none does.
+ */
+function redactDigits(match: string, min: number, valid: (digits: string) => boolean, placeholder: string) {
+  for (let end = match.length; end > 0; end = lastSeparator(match, end)) {
+    const digits = match.slice(0, end).replace(SEPARATORS, "");
+    if (digits.length < min) break;
+    if (valid(digits)) return `${placeholder}${match.slice(end)}`;
+  }
+  return match;
+}
+
+/** Index of the last separator before `end` (0 when there is none). */
+function lastSeparator(text: string, end: number): number {
+  for (let i = end - 1; i > 0; i--) if (!/\d/.test(text[i]!)) return i;
+  return 0;
+}
+
 function redactInternationalPhone(match: string): string {
   // Take the longest run of whole groups that is still a plausible E.164 number (8–15 digits),
-  // so trailing numbers after a phone do not make the whole phone unrecognisable.
-  const groups = match.match(/\+\d+|[ -]?\(\d+\)|[ -]?\d+/g) ?? [];
-  let digits = 0;
-  let length = 0;
+  // so trailing numbers after a phone do not make the whole phone unrecognisable. `0086` counts as
+  // `+86`; after it at least a mobile's or a landline's national number (9 digits) must follow.
+  const dialled = match.startsWith("0086");
+  const groups = match.slice(dialled ? 4 : 0).match(/\+\d+|[ _/-]?\(\d+\)|[ _/-]?\d+/g) ?? [];
+  let digits = dialled ? 2 : 0;
+  let length = dialled ? 4 : 0;
+  const least = dialled ? 11 : 8;
   let best = 0;
   for (const group of groups) {
     digits += group.replace(/\D/g, "").length;
     length += group.length;
     if (digits > 15) break;
-    if (digits >= 8) best = length;
+    if (digits >= least) best = length;
   }
   return best === 0 ? match : `[phone]${match.slice(best)}`;
 }

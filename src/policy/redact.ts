@@ -9,13 +9,27 @@ import type { SecretValues } from "./secret-values.ts";
  * credentials only, what Hermes posts to Slack.
  *
  * Text is read the way a person would read it: the rules run on a screening view (NFKC, so
- * full-width `１３８` and `＠` count; invisible characters dropped; look-alike letters folded; `%XX`,
- * HTML entities and `\uXXXX` escapes decoded; whitespace runs collapsed), and each finding is cut out
- * of the ORIGINAL text: the output is the input with only the sensitive spans replaced by typed
- * placeholders (`[email]`, `[phone]`, `[card]`, `[secret]`, …). Base64 runs are decoded and replaced
- * whole when what they hide is sensitive. Configured secret values (`SecretValues`) go by exact value,
- * raw and encoded. All of it is linear in the input: bounded-window decoding, rules that cannot
- * backtrack, a bounded number of rounds, and a cap on how much base64 one string may make us decode.
+ * full-width `１３８` and `＠` count; invisible characters dropped; look-alike letters folded; every
+ * dash read as `-`; `%XX`, HTML entities and `\uXXXX` escapes decoded; whitespace runs collapsed), and
+ * each finding is cut out of the ORIGINAL text: the output is the input with only the sensitive spans
+ * replaced by typed placeholders (`[email]`, `[phone]`, `[card]`, `[secret]`, …). Numbers are read
+ * through single separators (`440304 19900307 123X`, `138_1234_5678`, `4111/1111/1111/1111`). Base64
+ * runs, wrapped over lines or not, are decoded and replaced whole when what they hide is sensitive.
+ * Configured secret values (`SecretValues`) go by exact value, raw and encoded, also when a line break
+ * or invisible characters split them. All of it is linear in the input: bounded-window decoding,
+ * rules that cannot backtrack more than a constant, a bounded number of rounds, and a cap on how much
+ * base64 one string may make us decode.
+ *
+ * How long one match can be: there is no bound in characters of the original text. The view drops
+ * invisible characters, collapses whitespace runs and decodes escapes (up to 12 characters for one),
+ * so one character read can stand for any number written; and some credentials have no length limit
+ * (base64 runs and their wrapped lines, Slack and `sk-` tokens, `password=` values, bearer tokens,
+ * `+<country>` digit groups). Personal data is bounded in characters read: a Chinese resident ID 35
+ * (18 characters, a separator between each two), a card 37 (19 digits, 18 separators), a Chinese
+ * mobile 26 (`0086`, a separator, 11 digits, 10 separators), an email 640 (64 + `@` + 8 labels of 64
+ * with their dots + 63), a North American number 16, an IPv4 address 15, an IPv6 address 50. A
+ * configured value with its gaps is at most 19 characters per character of its longest form (a line
+ * break, CR and 16 spaces or tabs of indentation, or 8 invisible characters, between two).
  */
 
 export interface Redactor {
@@ -42,7 +56,20 @@ const MAX_ROUNDS = 4;
 const MAX_SCREENED = 256 * 1024;
 /** Base64 characters decoded per top-level string (a big attachment is not decoded in full). */
 const MAX_DECODED = 64 * 1024;
-const BASE64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}/g;
+/**
+ * A base64 run, and the lines that continue it when it is wrapped (PEM, MIME and `base64` wrap at 64
+ * or 76 columns, a careless copy anywhere): a continuation is a whole line of base64 characters, its
+ * padding the run's end. A first line shorter than 16 characters counts only when continued.
+ */
+const BASE64_RUN =
+  /(?<![A-Za-z0-9+/_-])(?:[A-Za-z0-9+/_-]{16,}(?:(?:\r?\n[A-Za-z0-9+/_-]+)+(?==?=?(?:[\r\n]|$)))?|[A-Za-z0-9+/_-]{4,15}(?:\r?\n[A-Za-z0-9+/_-]+)+(?==?=?(?:[\r\n]|$)))={0,2}/g;
+/**
+ * Between two characters of a configured secret value: a line break (and up to 16 spaces or tabs of
+ * indentation) or up to 8 invisible characters (the screening view drops every default-ignorable one;
+ * this list is for text read raw).
+ */
+const SECRET_GAP =
+  "(?:\\r?\\n[ \\t]{0,16}|[\\u00AD\\u034F\\u061C\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2060-\\u206F\\uFE00-\\uFE0F\\uFEFF]{1,8})?";
 /** Strings found clean are remembered (bounded) so logs' repeated session keys and ids are not rescanned. */
 const CACHED_LENGTH = 200;
 const CACHED_ENTRIES = 1000;
@@ -64,21 +91,29 @@ export function createRedactor(options: { secrets?: SecretValues } = {}): Redact
     secretRule =
       forms.length === 0
         ? undefined
-        : { pattern: new RegExp(forms.map(escapeRegExp).join("|"), "g"), replace: always("[secret]") };
+        : { pattern: new RegExp(forms.map(spacedForm).join("|"), "g"), replace: always("[secret]") };
     sets = undefined;
     // A string that was clean may hold a value added since.
     clean.all.clear();
     clean.secrets.clear();
   };
 
+  /** Whether base64 `run` hides something sensitive (within the decode budget). */
+  const hidesSecret = (run: string, mode: Mode, depth: number): boolean => {
+    if (decodeBudget < run.length) return false;
+    decodeBudget -= run.length;
+    const decoded = decodeBase64Text(run);
+    return decoded !== undefined && scan(decoded, mode, depth + 1) !== decoded;
+  };
+
   const base64Rule = (mode: Mode, depth: number): Rule => ({
     pattern: BASE64_RUN,
     replace: (match) => {
-      if (depth > 0 || decodeBudget < match.length) return match;
-      decodeBudget -= match.length;
-      const decoded = decodeBase64Text(match);
-      if (decoded === undefined) return match;
-      return scan(decoded, mode, depth + 1) === decoded ? match : "[secret]";
+      if (depth > 0) return match;
+      if (!match.includes("\n")) return hidesSecret(match, mode, depth) ? "[secret]" : match;
+      // Wrapped anywhere: the lines joined; else block by block (a token, then text after it).
+      if (hidesSecret(match.replace(/\r?\n/g, ""), mode, depth)) return "[secret]";
+      return wrappedBase64(match, (run) => hidesSecret(run, mode, depth));
     },
   });
 
@@ -111,9 +146,14 @@ export function createRedactor(options: { secrets?: SecretValues } = {}): Redact
     // A secret spelled with characters the view would change (`%`, `&`) is still caught as typed.
     const source = secretRule ? text.replace(secretRule.pattern, "[secret]") : text;
     const screen = source.length <= MAX_SCREENED && mayNeedScreening(source, { decode: true });
-    const view = screen ? screeningView(source, { decode: true, foldConfusables: true }) : undefined;
+    const view = screen
+      ? screeningView(source, { decode: true, foldConfusables: true, unifySeparators: true })
+      : undefined;
     const read = view?.text ?? source;
-    const every = MAY_MATCH.test(read);
+    // A configured value the view put back together (invisible characters dropped) has no keyword.
+    const every =
+      MAY_MATCH.test(read) ||
+      (view !== undefined && secretRule !== undefined && read.search(secretRule.pattern) >= 0);
     if (!every && !hasBase64Run(read)) return source;
     const spans = findSpans(read, rulesFor(mode, depth, every), MAX_ROUNDS);
     if (spans.length === 0) return source;
@@ -169,6 +209,34 @@ function hasBase64Run(text: string): boolean {
   return found;
 }
 
+/**
+ * A wrapped base64 run with its secrets replaced: each block of lines as wide as its first (the last
+ * line of a block may be shorter) is decoded joined, then without its last line (text after a token);
+ * a block that hides nothing is kept. Each line is decoded at most twice here.
+ */
+function wrappedBase64(match: string, hidesSecret: (run: string) => boolean): string {
+  const lines = match.split("\n");
+  const out: string[] = [];
+  let i = 0;
+  while (i < lines.length) {
+    const width = bare(lines[i]!).length;
+    let end = i + 1;
+    while (end < lines.length && bare(lines[end - 1]!).length === width && bare(lines[end]!).length <= width)
+      end++;
+    const block = lines.slice(i, end);
+    if (hidesSecret(block.map(bare).join("")))
+      out.push(`[secret]${block.at(-1)!.endsWith("\r") ? "\r" : ""}`);
+    else if (end - i > 1 && hidesSecret(block.slice(0, -1).map(bare).join(""))) {
+      out.push(`[secret]${block.at(-2)!.endsWith("\r") ? "\r" : ""}`, block.at(-1)!);
+    } else out.push(...block);
+    i = end;
+  }
+  return out.join("\n");
+}
+
+/** A line without its carriage return. */
+const bare = (line: string) => (line.endsWith("\r") ? line.slice(0, -1) : line);
+
 /** The text a base64 run encodes, when it is readable text (random ids and hashes decode to noise). */
 function decodeBase64Text(run: string): string | undefined {
   const bytes = Buffer.from(run, "base64");
@@ -180,6 +248,11 @@ function decodeBase64Text(run: string): string | undefined {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+}
+
+/** A configured value as a pattern that also finds it split by a line break or invisible characters. */
+function spacedForm(form: string): string {
+  return Array.from(form, escapeRegExp).join(SECRET_GAP);
 }
 
 const defaultRedactor = createRedactor();

@@ -43,12 +43,26 @@ export interface ToolContext {
   logger: Logger;
 }
 
+/** What the run has had in its context when a call is decided: what an approval rule may weigh. */
+export interface CallContext {
+  /**
+   * The model has seen untrusted content in this run before it made the call: a tool result, another
+   * person's message, text fenced as untrusted (quoted thread messages, the viewed channel), a
+   * summary of earlier history, or a task handed down by another model (`delegate`).
+   */
+  untrustedSeen: boolean;
+}
+
 /**
- * `never` | `always` | a function of the validated args. Policy applies it; a tool never asks itself.
+ * `never` | `always` | a function of the validated args, who runs it and what the run has seen: true
+ * (or a sentence saying why, kept with the approval) when the call needs one. Policy applies it; a
+ * tool never asks itself.
  */
 export type ApprovalRule<A> = "never" | "always" | ApprovalFn<A>;
 // Method syntax keeps the parameter bivariant, so a Tool<specific schema> is still a Tool.
-type ApprovalFn<A> = { rule(args: A, run: RunIdentity): boolean | Promise<boolean> }["rule"];
+type ApprovalFn<A> = {
+  rule(args: A, run: RunIdentity, context: CallContext): boolean | string | Promise<boolean | string>;
+}["rule"];
 
 /** Who may decide an approval: the requester or an admin (default), admins only, or anyone but the requester. */
 export type ApproversRule = "requester_or_admin" | "admin" | "not_requester";

@@ -17,7 +17,13 @@ import { SIGNING_SECRET, startTestHermes, type TestHermes, waitFor } from "../he
 import { execSql } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 import { approvalIdOf, botReplies, cardsIn, messageText, slackTraffic } from "../helpers/slack-thread.ts";
-import { KEPT_CASES, VARIANT_CASES, VARIANT_RAWS } from "./redaction-corpus.ts";
+import {
+  KEPT_CASES,
+  SEPARATOR_NEAR_MISSES,
+  SEPARATOR_VARIANTS,
+  VARIANT_CASES,
+  VARIANT_RAWS,
+} from "./redaction-corpus.ts";
 
 /**
  * The redaction corpus: hostile spellings of secrets and personal data are redacted, look-alikes with
@@ -52,9 +58,28 @@ describe("redaction corpus: hostile spellings", () => {
     expect(redactText(text)).toBe(text);
   });
 
+  it.each(SEPARATOR_VARIANTS)("redacts $label", ({ text, raw, placeholder }) => {
+    const out = redactText(text);
+    expect(out).not.toContain(raw ?? text);
+    expect(out).toContain(placeholder);
+    // Every piece of a grouped or wrapped value is gone, not only the whole.
+    for (const piece of (raw ?? text).split(/[\s_/.\u2013\u2014\u2212\u2010\u3000－-]+/)) {
+      if (piece.length >= 4) expect(out).not.toContain(piece);
+    }
+    expect(redactText(out)).toBe(out);
+  });
+
+  it.each(SEPARATOR_NEAR_MISSES)("keeps $label", ({ text }) => {
+    expect(redactText(text)).toBe(text);
+  });
+
   it("cuts only the secret out of the original text: the rest keeps its own spelling", () => {
     expect(redactText("電話：１３８１２３４５６７８，謝謝")).toBe("電話：[phone]，謝謝");
     expect(redactText("ｍａｉｌ：alice＠example.com！")).toBe("ｍａｉｌ：[email]！");
+    expect(redactText("手机：138–1234–5678。邮箱 alice@example。com。")).toBe(
+      "手机：[phone]。邮箱 [email]。",
+    );
+    expect(redactText("tel 0086 138 1234 5678, ok")).toBe("tel [phone], ok");
   });
 });
 
@@ -88,6 +113,37 @@ describe("configured secret values", () => {
       expect(wrapped).toContain("[secret]");
       expect(leaked(wrapped, spellings(value))).toEqual([]);
     }
+  });
+
+  it.each([
+    ["a line break", "\n"],
+    ["a CRLF and indentation", "\r\n    "],
+    ["a zero-width space", "\u200b"],
+    ["a word joiner", "\u2060"],
+    ["a BOM", "\ufeff"],
+    ["a Mongolian vowel separator", "\u180e"],
+    ["a variation selector", "\ufe0f"],
+    ["a tag character", "\u{E0020}"],
+    ["two zero-width characters", "\u200c\u200d"],
+  ])("removes a value split by %s, at every position", (_label, gap) => {
+    for (const value of [OPENAI_KEY, DB_PASSWORD]) {
+      for (let at = 1; at < value.length; at++) {
+        const text = `before ${value.slice(0, at)}${gap}${value.slice(at)} after`;
+        const out = r.redactText(text);
+        expect({ at, out }).toEqual({ at, out: expect.stringContaining("[secret]") });
+        expect(out).not.toContain(value.slice(0, at) + gap);
+        expect(r.redactSecrets(text)).toContain("[secret]");
+      }
+    }
+  });
+
+  it("removes a value's base64 form wrapped over lines", () => {
+    const wrapped = b64(`${OPENAI_KEY}:${OPENAI_KEY}`)
+      .match(/.{1,12}/g)!
+      .join("\n");
+    const out = r.redactText(`blob\n${wrapped}\nend`);
+    expect(out).toContain("[secret]");
+    for (const line of wrapped.split("\n").slice(0, -1)) expect(out).not.toContain(line);
   });
 
   it("for Slack, removes credentials and keeps personal data the requester asked for", () => {

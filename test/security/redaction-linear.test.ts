@@ -54,6 +54,22 @@ const UNITS = [
   "і",
   " ",
   "\n",
+  // Separators read inside numbers, `0086`, `。` in emails, wrapped base64, a secret split by gaps.
+  "1_",
+  "1/",
+  "1\u2013",
+  "1 ",
+  "4 1 ",
+  "0086",
+  "0086 1",
+  "a。",
+  "@b。",
+  "QUFB\n",
+  "QUFBQUFBQUFBQUFBQUFB\n",
+  "QUFB\r\n",
+  "cfg-Secret-\n",
+  "cfg-Secret-Value-012345678\n",
+  "c\u200bf\u200bg",
 ];
 
 /** A long string: a few units, each repeated many times, with the secret (raw or encoded) inside. */
@@ -97,7 +113,24 @@ describe("redaction on long hostile strings", () => {
   }, 120_000);
 
   it("scales linearly up to 200k characters of each hostile unit (figures printed, not asserted)", () => {
-    for (const unit of ["%E5%BF", "&#", "\\u00", "１ ", "\u200b1", "QUFB", "1.", "+1 "]) {
+    for (const unit of [
+      "%E5%BF",
+      "&#",
+      "\\u00",
+      "１ ",
+      "\u200b1",
+      "QUFB",
+      "1.",
+      "+1 ",
+      "1_",
+      "4 1 ",
+      "1\u2013",
+      "0086 1",
+      "a。",
+      "QUFB\n",
+      "QUFBQUFBQUFBQUFBQUFB\n",
+      "cfg-Secret-Value-012345678\n",
+    ]) {
       const times: number[] = [];
       for (const size of [50_000, 200_000]) {
         const text = unit.repeat(Math.ceil(size / unit.length)).slice(0, size);

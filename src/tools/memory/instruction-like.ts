@@ -1,11 +1,20 @@
-import { screeningView } from "../../policy/normalize-text.ts";
+import { type ScreeningOptions, screeningView } from "../../policy/normalize-text.ts";
+import { FOREIGN_PATTERNS } from "./instruction-patterns.ts";
 
 /**
  * Facts that read like orders to the agent are refused before they are stored: a memory is recalled
  * into later prompts, so storing "always approve…" would be a prompt injection that outlives the
- * conversation. English and Chinese patterns; each names why, for the reason given to the user.
+ * conversation. Patterns in English and Chinese here, other languages in instruction-patterns.ts; each names why, for the reason given to the user.
  */
 const PATTERNS: ReadonlyArray<[RegExp, string]> = [
+  [
+    /\bwithout\s+((asking\s+for\s+|any\s+|a\s+)?confirmation|confirming|(asking|checking\s+with)\s+(me|anyone|the\s+user|first))\b|\b(no\s+need\s+to|don'?t|do\s+not|never)\s+(ask\s+(me\s+)?(for\s+)?|wait\s+for\s+)(confirmation|approval)\b|\bno\s+confirmation\s+(is\s+)?(needed|required)\b/i,
+    "it tells the agent to act without confirmation",
+  ],
+  [
+    /\bfrom\s+now\s+on\b.{0,60}\b(always|automatically|directly|immediately|every|all)\b.{0,40}\b(delete|execute|run|approve|send|close|remove|grant|post|forward)\b/i,
+    "it tries to change how the agent behaves",
+  ],
   [
     /\b(ignore|disregard|forget|override|bypass)\b.{0,60}\b(instructions?|prompts?|rules?|guidelines|directions?|polic(?:y|ies)|guardrails?|restrictions?)\b/i,
     "it tells the agent to ignore its instructions",
@@ -53,6 +62,7 @@ const PATTERNS: ReadonlyArray<[RegExp, string]> = [
   ],
   [/(授予|给).{0,6}(管理员|权限)|我是管理员/, "它声称拥有权限"],
   [/<\s*\/?\s*(untrusted|system|instructions?|tool_call|assistant|user)\b/i, "it contains prompt markup"],
+  ...FOREIGN_PATTERNS,
 ];
 
 /**
@@ -75,27 +85,39 @@ const SQUEEZED: ReadonlyArray<[RegExp, string]> = [
   [/jailbreak|developermode/, "it tries to jailbreak the agent"],
 ];
 
+/** The ways a fact is read: as written, then as a reader sees it (both readings of `І`), then joined. */
+const READINGS: readonly ScreeningOptions[] = [
+  { decode: true, foldConfusables: true, lowerCase: true, dropMarks: true },
+  { decode: true, foldConfusables: true, lowerCase: true, dropMarks: true, ambiguousAsI: true },
+  // Other scripts unfolded: a Russian or Greek instruction is read in its own letters.
+  { decode: true, lowerCase: true, dropMarks: true },
+];
+
 /**
  * Why `fact` looks like an instruction to the agent, or undefined when it reads as a plain fact.
  * The patterns run on the text as a reader sees it: NFKC (full-width ｉｇｎｏｒｅ), invisible characters
- * removed (ig\u200Bnore), look-alike letters folded (Cyrillic іgnоrе), escapes decoded (&lt;system&gt;,
- * \u003c, %3C) and spaced-out letters joined (i g n o r e) — in English and Chinese.
+ * removed (ig\u200Bnore), look-alike letters folded (Cyrillic іgnоrе, and `І` read as `i` as well as
+ * `l`), combining marks dropped (strikethrough i̶g̶n̶o̶r̶e̶, accents), escapes decoded (&lt;system&gt;,
+ * \u003c, %3C) and spaced-out letters joined (i g n o r e) — in English, Chinese, Japanese, Korean,
+ * Spanish, French, German, Portuguese and Russian.
  */
 export function instructionLikeReason(fact: string): string | undefined {
   const plain = fact.normalize("NFKC").replace(/\s+/g, " ");
-  const view = screeningView(fact, { decode: true, foldConfusables: true, lowerCase: true });
-  const joined = screeningView(fact, {
-    decode: true,
-    foldConfusables: true,
-    lowerCase: true,
-    joinSpacedLetters: true,
-  });
-  for (const text of new Set([plain, view.text, joined.text])) {
+  const texts = new Set([plain]);
+  const spaced: Array<{ view: string; joined: string }> = [];
+  for (const options of READINGS) {
+    const view = screeningView(fact, options).text;
+    const joined = screeningView(fact, { ...options, joinSpacedLetters: true }).text;
+    texts.add(view).add(joined);
+    spaced.push({ view, joined });
+  }
+  for (const text of texts) {
     for (const [pattern, reason] of PATTERNS) if (pattern.test(text)) return reason;
   }
   // Joined letters lost their word breaks only where the writer spaced them out: squeeze then.
-  if (joined.text.replace(/ {2,}/g, " ") !== view.text) {
-    const squeezed = joined.text.replace(/[^\p{L}\p{N}]+/gu, "");
+  for (const { view, joined } of spaced) {
+    if (joined.replace(/ {2,}/g, " ") === view) continue;
+    const squeezed = joined.replace(/[^\p{L}\p{N}]+/gu, "");
     for (const [pattern, reason] of SQUEEZED) if (pattern.test(squeezed)) return reason;
   }
   return undefined;

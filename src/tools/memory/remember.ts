@@ -4,18 +4,37 @@ import { normalizeForStorage } from "../../policy/normalize-text.ts";
 import type { Database } from "../../store/db.ts";
 import { and, eq, sql } from "../../store/drizzle.ts";
 import { memories } from "../../store/schema.ts";
-import { defineTool } from "../define-tool.ts";
+import { type CallContext, defineTool, type RunIdentity } from "../define-tool.ts";
 import { failClosed } from "../fail-closed.ts";
 import { instructionLikeReason } from "./instruction-like.ts";
 
 export const MAX_FACT_CHARS = 500;
 
 /**
+ * A channel-wide memory is recalled into everyone's later runs in that channel. Once the model has
+ * read untrusted content (a ticket, a tool result, another person's message), a call to store one may
+ * be that content speaking, so the requester approves it first. A personal memory, a channel memory
+ * in a run that has seen nothing untrusted, and a fact that will be refused anyway as instruction-like
+ * (no card for what cannot be stored) need none.
+ */
+export function channelMemoryApproval(
+  args: { fact: string; scope?: "me" | "channel" | undefined },
+  _run: RunIdentity,
+  { untrustedSeen }: CallContext,
+): string | false {
+  if (args.scope !== "channel" || !untrustedSeen) return false;
+  const fact = normalizeForStorage(args.fact);
+  if (!fact || instructionLikeReason(fact)) return false;
+  return "a channel-wide memory written after the model read untrusted content (a tool result or another person's message)";
+}
+
+/**
  * Stores a fact for the requester only (`me`, default) or for everyone in the run's channel.
  * Instruction-like facts are refused (screened as a reader sees them, see instruction-like.ts); what
  * is stored is the normalized text (NFKC, no invisible characters, single spaces), so a later prompt
  * never carries hidden characters. An identical fact (case and spacing aside) in the same scope is
- * not stored twice.
+ * not stored twice. A channel-wide fact needs the requester's approval once the run has seen untrusted
+ * content (`channelMemoryApproval`).
  */
 export const remember = ({ db }: { db: Database }) =>
   defineTool({
@@ -27,6 +46,7 @@ export const remember = ({ db }: { db: Database }) =>
       scope: z.enum(["me", "channel"]).describe('"me" (default) or "channel"').optional(),
     }),
     examples: [{ fact: "The VPN gateway for the Shanghai office is vpn-sh.example.com" }],
+    approval: channelMemoryApproval,
     execute: failClosed("memory store", async ({ fact: raw, scope = "me" }, ctx) => {
       const fact = normalizeForStorage(raw);
       if (!fact)

@@ -10,6 +10,8 @@ const OWN_PROCESS = [
   "test/agent/tokenizer-lazy.test.ts",
   "test/security/malformed-arguments.test.ts",
   "test/security/tool-args-fuzz.property.test.ts",
+  "test/e2e/streaming-long-answer.test.ts",
+  "test/mcp/huge-result.test.ts",
 ];
 
 export default defineConfig({

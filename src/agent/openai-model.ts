@@ -13,6 +13,7 @@ import { normalizeAssistantMessage } from "./normalize-response.ts";
 import { backoffMs, retryAfterMs, sleep } from "./retry-after.ts";
 import { samplingParams } from "./sampling-params.ts";
 import { createReasoningLearner } from "./streaming/answer-preview.ts";
+import { answerCutError } from "./streaming/stream-cap.ts";
 import { type RawOutcome, StreamInterrupted, streamCompletion } from "./streaming/stream-completion.ts";
 import { toolFormatContext } from "./tool-formats/context.ts";
 import type { ToolFormatContext } from "./tool-formats/types.ts";
@@ -69,6 +70,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
           onText: request.onText,
           reasoningUntilClose: reasoningInTemplate.mayOpen,
           notACompletion: () => notACompletion(where),
+          cut: (cap) => answerCutError(where, cap),
         });
       } catch (err) {
         if (!(err instanceof APIError && (err.status === 400 || err.status === 422))) throw err;

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import {
@@ -16,6 +15,9 @@ import type { Logger } from "../logger.ts";
 import { scrubSecrets } from "../tools/http/header-secrets.ts";
 import { type ListedTools, listAllTools } from "./list-tools.ts";
 import type { McpServerConfig } from "./mcp-config.ts";
+import { CappedCallToolResultSchema, MAX_MESSAGE_BYTES, MessageTooLarge } from "./result-limits.ts";
+import { sizeLimitedFetch } from "./size-limited-fetch.ts";
+import { LineStdioTransport } from "./stdio-transport.ts";
 
 export type McpState = "connecting" | "ready" | "down" | "closed";
 
@@ -83,6 +85,8 @@ export class McpConnection {
   private refreshing: Promise<void> | undefined;
   private refreshAgain = false;
   private lastStderr = "";
+  /** The connection (generation) whose server sent a message over MAX_MESSAGE_BYTES. */
+  private oversized = -1;
   private listCutShort: string | undefined;
   private readonly stateWaiters = new Set<() => void>();
   private readonly toolListeners = new Set<() => void>();
@@ -118,7 +122,7 @@ export class McpConnection {
   }
 
   health(): McpServerHealth {
-    const pid = this.transport instanceof StdioClientTransport ? this.transport.pid : null;
+    const pid = this.transport instanceof LineStdioTransport ? this.transport.pid : null;
     return {
       state: this.current,
       tools: this.listed.length,
@@ -144,7 +148,8 @@ export class McpConnection {
     if (this.current !== "ready" || !client) throw this.unavailable();
     const generation = this.generation;
     try {
-      return (await client.callTool({ name, arguments: args }, undefined, {
+      // The result's blocks are capped before the SDK's schema reads them (result-limits.ts).
+      return (await client.callTool({ name, arguments: args }, CappedCallToolResultSchema, {
         signal: options.signal,
         timeout: options.timeoutMs,
       })) as CallToolResult;
@@ -152,6 +157,10 @@ export class McpConnection {
       if (options.signal.aborted) throw options.signal.reason ?? err;
       const where = `MCP server "${this.name}"`;
       if (err instanceof McpError) {
+        if (err.code === ErrorCode.ConnectionClosed && this.oversized === generation) {
+          this.lost(generation, "it sent a message over the size limit");
+          throw this.oversize();
+        }
         if (err.code === ErrorCode.ConnectionClosed) {
           this.lost(generation, "the connection closed during a call");
           throw new HermesError(
@@ -173,6 +182,10 @@ export class McpConnection {
             `${where} answered with an invalid result (${oneLineIssues(err)}); the call may have taken effect.`,
           ),
         );
+      }
+      if (this.oversized === generation) {
+        this.lost(generation, "it sent a message over the size limit");
+        throw this.oversize();
       }
       // Not an answer from the server: the transport failed (process gone, HTTP unreachable, session lost).
       this.lost(generation, errorMessage(err));
@@ -201,7 +214,15 @@ export class McpConnection {
     );
     const transport = this.makeTransport();
     client.onclose = () => this.lost(generation, this.closeReason());
-    client.onerror = (err) => this.logger.debug({ err: errorMessage(err) }, "MCP transport error");
+    client.onerror = (err) => {
+      // A message over the limit: the connection is dropped (the stdio transport closes itself; an
+      // HTTP one keeps waiting for the answer it will not read), and the call in flight says why.
+      if (err instanceof MessageTooLarge || errorMessage(err).includes(MessageTooLarge.text)) {
+        this.oversized = generation;
+        if (!(transport instanceof LineStdioTransport)) void client.close().catch(() => {});
+      }
+      this.logger.debug({ err: errorMessage(err) }, "MCP transport error");
+    };
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       this.toolsChanged(generation, client);
     });
@@ -287,18 +308,19 @@ export class McpConnection {
     if (c.transport === "http") {
       return new StreamableHTTPClientTransport(new URL(c.url), {
         requestInit: { headers: c.headers },
+        fetch: sizeLimitedFetch(MAX_MESSAGE_BYTES),
         // Headers carry secrets: they must not follow a redirect to another origin.
         redirectPolicy: "same-origin",
       });
     }
-    const transport = new StdioClientTransport({
+    const transport = new LineStdioTransport({
       command: c.command,
       args: c.args,
       env: c.env,
       ...(c.cwd ? { cwd: c.cwd } : {}),
-      stderr: "pipe",
+      maxMessageBytes: MAX_MESSAGE_BYTES,
     });
-    transport.stderr?.on("data", (chunk: Buffer) => {
+    transport.stderr.on("data", (chunk: Buffer) => {
       const lines = chunk
         .toString("utf8")
         .split("\n")
@@ -315,6 +337,13 @@ export class McpConnection {
     return this.lastStderr
       ? `the connection closed (last stderr: ${this.lastStderr})`
       : "the connection closed";
+  }
+
+  private oversize(): HermesError {
+    return new HermesError(
+      "tool_failed",
+      `MCP server "${this.name}" answered with more than ${MAX_MESSAGE_BYTES / 1024 / 1024} MB in one message, more than Hermes reads; the server is being restarted, and the call may have taken effect.`,
+    );
   }
 
   private unavailable(): HermesError {

@@ -2,6 +2,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { errorMessage } from "../errors.ts";
 import type { RunIdentity } from "../tools/define-tool.ts";
 import type { SlackPort } from "../tools/slack-port.ts";
+import { MAX_RENDERED_CHARS, MAX_RESULT_BLOCKS, omittedBlocks } from "./result-limits.ts";
 
 /** Images larger than this are not uploaded (Slack would accept them; a thread does not need them). */
 const MAX_UPLOAD_BYTES = 5_000_000;
@@ -34,19 +35,49 @@ interface RenderState {
  * (unless the text already carries all of it), resource links and embedded resources listed, images
  * and audio noted (an image is uploaded into the run's thread when a SlackPort is given). The text is
  * untrusted data; the registry caps it, keeps it whole for `fetch_result`, and it reaches the model
- * as a tool result like any other.
+ * as a tool result like any other. Rendering stops at MAX_RENDERED_CHARS (and a result's blocks past
+ * MAX_RESULT_BLOCKS were never read: result-limits.ts), with a note of how much was left out.
  */
 export async function renderMcpResult(result: CallToolResult, ctx: RenderContext): Promise<string> {
   const parts: string[] = [];
   const state: RenderState = { uploads: 0, isError: result.isError === true };
+  const blocks = result.content ?? [];
+  const total = blocks.length + omittedBlocks(result);
+  let chars = 0;
   let index = 0;
-  for (const block of result.content ?? []) {
+  let cut = false;
+  for (const block of blocks) {
+    const text = await renderBlock(block, index + 1, ctx, state);
+    const room = MAX_RENDERED_CHARS - chars;
+    if (text.length > room) {
+      // The block that does not fit whole shows as far as it fits.
+      if (room > 0) parts.push(text.slice(0, room));
+      cut = room > 0;
+      break;
+    }
+    parts.push(text);
+    chars += text.length + 2;
     index++;
-    parts.push(await renderBlock(block, index, ctx, state));
+  }
+  if (index < total) {
+    const left = cut
+      ? `the rest of content block ${index + 1} and ${total - index - 1} more blocks (of ${total})`
+      : `${total - index} of ${total} content blocks`;
+    const structured = result.structuredContent === undefined ? "" : ", and the structured content";
+    parts.push(
+      `[${left}${structured} left out: one result shows at most ${MAX_RESULT_BLOCKS} blocks and ${MAX_RENDERED_CHARS} characters]`,
+    );
+    return parts.join("\n\n");
   }
   const structured = result.structuredContent;
-  if (structured !== undefined && !alreadySaid(structured, parts.join("\n"))) {
-    parts.push(`Structured content:\n${JSON.stringify(structured, null, 2)}`);
+  if (structured !== undefined && !alreadySaid(structured, parts)) {
+    const json = JSON.stringify(structured, null, 2);
+    const room = Math.max(0, MAX_RENDERED_CHARS - chars);
+    parts.push(
+      json.length <= room
+        ? `Structured content:\n${json}`
+        : `Structured content (the first ${room} of ${json.length} characters; the rest left out):\n${json.slice(0, room)}`,
+    );
   }
   return parts.join("\n\n");
 }
@@ -58,8 +89,9 @@ const MAX_LEAVES = 500;
  * text, and many put its values in prose. Every value (string, number, boolean) must appear in the
  * text; otherwise the JSON is added, so no data is lost and none is sent twice.
  */
-function alreadySaid(structured: unknown, text: string): boolean {
-  if (text.trim() === "") return false;
+function alreadySaid(structured: unknown, parts: readonly string[]): boolean {
+  if (parts.every((p) => p.trim() === "")) return false;
+  const text = parts.join("\n");
   const leaves: string[] = [];
   const walk = (v: unknown): void => {
     if (leaves.length > MAX_LEAVES) return;

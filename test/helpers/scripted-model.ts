@@ -10,10 +10,21 @@ export type ScriptStep =
   | { sse: string; delayMs?: number }
   /**
    * A raw SSE body in parts, written one after another; a function between them is awaited first
-   * (a model still writing until the test has seen what it waits for).
+   * (a model still writing until the test has seen what it waits for). A function may also write
+   * itself, and see the client close the request (a model that never stops, cut by the client).
    */
-  | { sseParts: Array<string | (() => Promise<unknown>)>; delayMs?: number }
+  | { sseParts: Array<string | ((body: SseBody) => Promise<unknown>)>; delayMs?: number }
   | ((request: RecordedRequest) => ScriptStep);
+
+/** The open SSE response, for a scripted part that writes on its own. */
+export interface SseBody {
+  /** Writes; resolves once the bytes are taken (false: the client closed the request). */
+  write(text: string): Promise<boolean>;
+  /** Whether the client closed the request (aborted it) before the body ended. */
+  readonly closed: boolean;
+  /** Resolves when the client closes the request. */
+  readonly whenClosed: Promise<void>;
+}
 
 export interface RecordedRequest {
   path: string;
@@ -117,9 +128,26 @@ export class ScriptedModelServer {
           res.end(step.sse);
         } else if ("sseParts" in step) {
           res.writeHead(200, { "content-type": "text/event-stream" });
+          let closed = false;
+          const whenClosed = new Promise<void>((resolve) =>
+            res.on("close", () => {
+              closed = !res.writableFinished;
+              resolve();
+            }),
+          );
+          const body: SseBody = {
+            write: (text) =>
+              closed || res.destroyed
+                ? Promise.resolve(false)
+                : new Promise((resolve) => res.write(text, (err) => resolve(!err && !res.destroyed))),
+            get closed() {
+              return closed;
+            },
+            whenClosed,
+          };
           for (const part of step.sseParts) {
             if (typeof part === "string") res.write(part);
-            else await part();
+            else await part(body);
           }
           res.end();
         } else if ("completion" in step && recorded.body.stream && this.streams) {

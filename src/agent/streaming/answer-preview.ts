@@ -68,77 +68,166 @@ function bareClose(content: string): boolean {
 }
 
 export interface AnswerPreview {
-  /** Takes the whole answer text so far; returns the newly showable text ("" when none). */
-  next(content: string): string;
+  /** Takes the next piece of the answer text; returns the newly showable text ("" when none). */
+  add(delta: string): string;
   /** Everything shown so far. */
   readonly shown: string;
   /** No more text may be shown (a native tool call started, or the step failed). */
   stop(): void;
 }
 
+const LONGEST_MARKER = Math.max(...MARKERS.map((m) => m.length));
+const LONGEST_CLOSE = Math.max(...BARE_CLOSES.map((t) => t.length));
+/** How much of the answer's start the harmony check reads (settled once that much came). */
+const HEAD = 12;
+const SPACE = /\s/;
+/** What ends a word for the preview: the word being written is the text after the last of these. */
+const isBreak = (c: string) => c === " " || c === "\n" || c === "\t";
+
+/** The first of `needles` in `text` (where, and its length), or undefined. */
+function firstOf(text: string, needles: readonly string[]): { at: number; length: number } | undefined {
+  let found: { at: number; length: number } | undefined;
+  for (const n of needles) {
+    const at = text.indexOf(n);
+    if (at >= 0 && (!found || at < found.at)) found = { at, length: n.length };
+  }
+  return found;
+}
+
+/**
+ * The preview is fed the answer piece by piece and reads each piece once: a closing tag or a marker
+ * cut between two pieces is found in the piece plus the few characters before it, and only the text
+ * not shown yet is kept (sliced once a whole word more may show). A piece costs the same however long
+ * the answer already is. What shows is what the whole text so far allows: the answer after the first
+ * closing tag (for a model whose template opens reasoning), from its first non-space character, up to
+ * the first marker, without the word being written or the word glued to the marker, trailing
+ * whitespace trimmed; nothing when the answer starts like a harmony channel name.
+ */
 export function createAnswerPreview(options: { reasoningUntilClose: boolean }): AnswerPreview {
   let shown = "";
   let stopped = false;
+  // Positions are absolute: characters since the answer's first piece.
+  let length = 0;
+  /** Where the answer may start (after the first closing tag); -1 until that tag came. */
+  let start = options.reasoningUntilClose ? -1 : 0;
+  let closeCarry = "";
+  /** The body's first character (the first non-space one from `start`); -1 until it came. */
+  let bodyStart = -1;
+  let head = "";
+  let markerCarry = "";
+  /** Where the showable text ends once a marker was found (nothing after it ever shows); -1 before. */
+  let finalEnd = -1;
+  // The body read so far: the end of its last non-space character, that end as it was when the last
+  // whitespace character was read, the last word break, and the end of the trimmed text before it.
+  let nonSpaceEnd = -1;
+  let nonSpaceEndAtSpace = -1;
+  let lastBreak = -1;
+  let beforeBreak = -1;
+  /** The text from `pendingFrom` on: read, not shown. */
+  let pending = "";
+  let pendingFrom = 0;
+  let shownEnd = -1;
 
-  const showable = (content: string): string => {
-    let start = 0;
-    if (options.reasoningUntilClose) {
-      let close = -1;
-      let closeLength = 0;
-      for (const tag of BARE_CLOSES) {
-        const at = content.indexOf(tag);
-        if (at >= 0 && (close < 0 || at < close)) {
-          close = at;
-          closeLength = tag.length;
+  /** Reads body text `text`, which starts at `at`. */
+  const readBody = (text: string, at: number) => {
+    if (head.length < HEAD) head += text.slice(0, HEAD - head.length);
+    if (finalEnd >= 0) return;
+    // A marker may have begun in the characters before this piece.
+    const window = markerCarry + text;
+    const windowAt = at - markerCarry.length;
+    const marker = firstOf(window, MARKERS);
+    const readTo = marker ? Math.max(0, marker.at - markerCarry.length) : text.length;
+    for (let i = 0; i < readTo; i++) {
+      const c = text[i]!;
+      if (SPACE.test(c)) {
+        nonSpaceEndAtSpace = nonSpaceEnd;
+        if (isBreak(c)) {
+          lastBreak = at + i;
+          beforeBreak = nonSpaceEnd;
         }
-      }
-      if (close < 0) return "";
-      start = close + closeLength;
+      } else nonSpaceEnd = at + i + 1;
     }
-    const body = content.slice(start).trimStart();
-    const lower = body.slice(0, 12).toLowerCase();
-    if (HARMONY_STARTS.some((w) => lower.startsWith(w) || (lower.length < w.length && w.startsWith(lower))))
-      return "";
-    let end = body.length;
-    let markerFound = false;
-    // What was shown holds no marker: only its last few characters (a marker's start) are searched again.
-    const from = Math.max(0, shown.length - 24);
-    for (const m of MARKERS) {
-      const at = body.indexOf(m, from);
-      if (at >= 0 && at < end) {
-        end = at;
-        markerFound = true;
-      }
+    if (!marker) {
+      markerCarry = window.slice(-LONGEST_MARKER);
+      return;
     }
-    let text = body.slice(0, end);
-    if (!markerFound) {
-      // The last word may still grow into a marker: only whole words (followed by whitespace) show.
-      const lastSpace = Math.max(text.lastIndexOf(" "), text.lastIndexOf("\n"), text.lastIndexOf("\t"));
-      text = lastSpace < 0 ? "" : text.slice(0, lastSpace);
-    } else {
-      // The word glued to a marker ("o<tool_call>", "check.assistantcommentary") stays hidden too.
-      const lastSpace = Math.max(text.lastIndexOf(" "), text.lastIndexOf("\n"), text.lastIndexOf("\t"));
-      if (end < body.length && !/\s/.test(body[end - 1] ?? " "))
-        text = lastSpace < 0 ? "" : text.slice(0, lastSpace);
-    }
-    return text.trimEnd();
+    const m = windowAt + marker.at;
+    // What was read after the marker's start is the marker itself (no marker holds whitespace): the
+    // state read so far is the state at the marker.
+    if (m === bodyStart) finalEnd = bodyStart;
+    else if (SPACE.test(window[marker.at - 1]!)) finalEnd = nonSpaceEndAtSpace;
+    // The word glued to a marker ("o<tool_call>", "check.assistantcommentary") stays hidden too.
+    else finalEnd = lastBreak < 0 ? bodyStart : beforeBreak;
   };
 
-  return {
-    next(content) {
-      if (stopped) return "";
-      const text = showable(content);
+  const harmonyStart = (): boolean => {
+    const lower = head.toLowerCase();
+    return HARMONY_STARTS.some(
+      (w) => lower.startsWith(w) || (lower.length < w.length && w.startsWith(lower)),
+    );
+  };
+
+  const preview: AnswerPreview = {
+    add(delta) {
+      if (stopped || !delta) return "";
+      const at = length;
+      length += delta.length;
+      pending += delta;
+      let rest = delta;
+      let restAt = at;
+      if (start < 0) {
+        const window = closeCarry + delta;
+        const close = firstOf(window, BARE_CLOSES);
+        if (!close) {
+          closeCarry = window.slice(-LONGEST_CLOSE);
+          // Reasoning never shows: none of it is kept.
+          pending = "";
+          pendingFrom = length;
+          return "";
+        }
+        start = at - closeCarry.length + close.at + close.length;
+        rest = delta.slice(Math.max(0, start - at));
+        restAt = Math.max(start, at);
+      }
+      if (bodyStart < 0) {
+        const first = rest.search(/\S/);
+        if (first < 0) return "";
+        bodyStart = restAt + first;
+        rest = rest.slice(first);
+        restAt = bodyStart;
+        pending = pending.slice(bodyStart - pendingFrom);
+        pendingFrom = bodyStart;
+        shownEnd = bodyStart;
+        nonSpaceEnd = bodyStart;
+        nonSpaceEndAtSpace = bodyStart;
+      }
+      readBody(rest, restAt);
+      if (harmonyStart()) {
+        // The check reads only the first characters: once they are in, nothing ever shows.
+        if (head.length >= HEAD) preview.stop();
+        return "";
+      }
+      const end = finalEnd >= 0 ? finalEnd : lastBreak < 0 ? bodyStart : beforeBreak;
       // Only ever growing: a preview never takes back what it showed.
-      if (text.length <= shown.length || !text.startsWith(shown)) return "";
-      const delta = text.slice(shown.length);
-      shown = text;
-      return delta;
+      if (end <= shownEnd) {
+        if (finalEnd >= 0) preview.stop();
+        return "";
+      }
+      const out = pending.slice(shownEnd - pendingFrom, end - pendingFrom);
+      pending = pending.slice(end - pendingFrom);
+      pendingFrom = end;
+      shownEnd = end;
+      shown += out;
+      if (finalEnd >= 0) preview.stop();
+      return out;
     },
     get shown() {
       return shown;
     },
     stop() {
       stopped = true;
+      pending = "";
     },
   };
+  return preview;
 }

@@ -44,9 +44,11 @@ export function createChunkAccumulator() {
   let finished = false;
   let model: string | undefined;
   let usage: RawChunk["usage"];
+  let chars = 0;
 
   const appendArgs = (target: { arguments?: unknown }, args: unknown) => {
     if (args === undefined || args === null) return;
+    if (typeof args === "string") chars += args.length;
     // Arguments sent as an object (some servers do) cannot be appended: kept as sent, like unstreamed.
     if (typeof args === "string" && (target.arguments === undefined || typeof target.arguments === "string"))
       target.arguments = `${target.arguments ?? ""}${args}`;
@@ -63,12 +65,15 @@ export function createChunkAccumulator() {
         if ((choice.index ?? 0) !== 0) continue;
         const d = choice.delta ?? {};
         if (typeof d.content === "string" && d.content) {
+          chars += d.content.length;
           content = (content ?? "") + d.content;
           text += d.content;
         } else if (typeof d.content === "string") content ??= "";
         for (const key of ["reasoning_content", "reasoning", "thinking"] as const) {
           const r = d[key];
-          if (typeof r === "string") reasoning[key] = (reasoning[key] ?? "") + r;
+          if (typeof r !== "string") continue;
+          chars += r.length;
+          reasoning[key] = (reasoning[key] ?? "") + r;
         }
         if (Array.isArray(d.tool_calls)) {
           for (const raw of d.tool_calls) {
@@ -114,6 +119,10 @@ export function createChunkAccumulator() {
     /** Whether a choice said why it ended (a stream cut off before that is not a whole answer). */
     get finished() {
       return finished;
+    },
+    /** Characters taken in so far: answer text, reasoning and call arguments. */
+    get chars() {
+      return chars;
     },
     /** Whether a native tool call has started (its text is never answer text). */
     get hasCalls() {

@@ -1,9 +1,14 @@
+import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type OpenAI from "openai";
 import type { ChatCompletionCreateParamsBase } from "openai/resources/chat/completions/completions";
 import type { RawAssistantMessage } from "../normalize-response.ts";
 import { withTurnSignal } from "../turn-signal-fetch.ts";
 import { createAnswerPreview } from "./answer-preview.ts";
 import { createChunkAccumulator, type RawChunk } from "./chunk-accumulator.ts";
+import { MAX_STREAMED_CHARS } from "./stream-cap.ts";
+
+/** Chunks read between two turns of the event loop. */
+const YIELD_EVERY_CHUNKS = 128;
 
 /** A streamed answer that stopped before its end (connection lost, no finish reason): asked again. */
 export class StreamInterrupted extends Error {
@@ -26,7 +31,8 @@ export interface RawOutcome {
  * carried. Answer text that is safe to show goes to `onText` as it arrives (never reasoning, tool
  * calls or markup: `answer-preview.ts`). A server that answers with a plain JSON completion instead
  * of a stream is read as one; a stream cut off before its finish reason is `StreamInterrupted`, so a
- * half answer is never returned.
+ * half answer is never returned. A reply longer than MAX_STREAMED_CHARS (a server that ignores
+ * `max_tokens` and never stops) is cut there: its request is aborted and `cut` says so.
  */
 export async function streamCompletion(
   client: OpenAI,
@@ -36,6 +42,8 @@ export async function streamCompletion(
     onText: (delta: string) => void;
     reasoningUntilClose: boolean;
     notACompletion: () => Error;
+    /** The reply went past MAX_STREAMED_CHARS: it was cut there. */
+    cut: (cap: number) => Error;
   },
 ): Promise<RawOutcome | { completion: unknown }> {
   const { data: stream, response } = await client.chat.completions
@@ -53,14 +61,24 @@ export async function streamCompletion(
   }
   const acc = createChunkAccumulator();
   const preview = createAnswerPreview({ reasoningUntilClose: o.reasoningUntilClose });
-  let content = "";
+  const cap = MAX_STREAMED_CHARS;
+  let cut = false;
+  let read = 0;
   try {
     for await (const chunk of stream) {
+      // Chunks already received are read one after another without the event loop turning (the
+      // iteration resolves in microtasks): other work gets its turn every so many.
+      if (++read % YIELD_EVERY_CHUNKS === 0) await yieldToLoop();
       const text = acc.add(chunk as unknown as RawChunk);
+      if (acc.chars > cap) {
+        // Leaving the loop closes the stream: the SDK aborts the request.
+        cut = true;
+        preview.stop();
+        break;
+      }
       if (acc.hasCalls) preview.stop();
       if (!text) continue;
-      content += text;
-      const delta = preview.next(content);
+      const delta = preview.add(text);
       if (delta) o.onText(delta);
     }
   } catch (err) {
@@ -75,6 +93,7 @@ export async function streamCompletion(
       },
     );
   }
+  if (cut) throw o.cut(cap);
   if (!acc.finished) throw new StreamInterrupted("the streamed answer ended before its finish reason");
   return acc.result();
 }

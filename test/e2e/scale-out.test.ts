@@ -299,6 +299,23 @@ describe("scale-out: 2 receivers + 3 workers as separate processes on one Redis 
         TURNS_CEILING_MS,
       );
     }
+    // The checkpoint after a step's calls lands behind the next model request, not before it
+    // (docs/architecture.md, "What a step waits for"): a worker killed before it lands is continued
+    // from the checkpoint before and settles the call from the audit log instead. This test is about
+    // the checkpoint the call's result is in, so it kills once that one is stored.
+    const victimTurn = turns.find((t) => t.marker === victim!.marker)!;
+    await until(
+      async () => {
+        const [row] = await sq<{ stored: boolean }>(
+          `select jsonb_path_exists(snapshot, '$.messages[*] ? (@.role == "tool")') as stored
+             from runs where event_id = $1`,
+          [victimTurn.eventId],
+        );
+        return row?.stored ? [] : [victim!.marker];
+      },
+      "the checkpoint with the kill turn's tool result",
+      TURNS_CEILING_MS,
+    );
     await cluster.member(victim.label).kill9();
     const killedAt = Date.now();
     const upMs = killedAt - began;

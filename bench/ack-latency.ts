@@ -4,7 +4,7 @@
  * process, or with `--roles split` a `--receiver` process beside a `--worker`, on Postgres, Redis, the
  * Slack emulator and a scripted model at 50 ms per call. Prints each burst's ack p50/p99/max beside
  * the floor (the same bursts against a server that answers at once), then one line of figures.
- * `--client http` sends with `node:http`'s client, as the benchmark did before stop 22.
+ * `--client http` sends with `node:http`'s client, whose clocks also hold its own request building.
  * Asserts nothing: acked-once-recorded and nothing-lost are pinned by test/performance/ack-path.
  */
 import { measureAckBursts } from "./ack-burst.ts";

@@ -116,7 +116,7 @@ const click = (approvals: ApprovalStore, approvalId: string, i: number) =>
  * Distinct approvals, each decided once, by `clients` concurrent deciders. First `clients` decides at
  * once, not counted: the appends before this went through group commit on one connection, so without
  * them the first click of each client waited for Postgres to start a server process and for its named
- * statements to be parsed (the first 16 clicks 320–390 ms here, docs/performance.md stop 33). That is a
+ * statements to be parsed (the first 16 clicks 320–390 ms here, docs/performance.md). That is a
  * pool's first use after quiet (`PG_IDLE_MS`), measured by `measureColdDecides`, not a click's cost.
  */
 async function measureDecide(

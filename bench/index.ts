@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick]`: every benchmark of issue 11 in one run (so ratios hold on a noisy
+ * `npm run bench [-- --quick]`: every benchmark in one run (so ratios hold on a noisy
  * machine), on loopback with a scripted model server, the Slack Web API emulator, Postgres and Redis:
  *   1. runtime overhead per turn vs a bare `openai` SDK loop and vs `@openai/agents`
  *   2. end to end (signed event in → answer posted): Hermes' own time per model step, CPU per turn
@@ -98,7 +98,7 @@ async function singleProcess() {
       `  own time with the nominal ${e2e.modelDelayMs} ms taken off instead: p50 / p99 (ms)`,
       `${fmt(e2e.ownPerStepNominalMs.p50)} / ${fmt(e2e.ownPerStepNominalMs.p99)}`,
     );
-    add(b2, "CPU per turn, whole process (ms)", fmt(e2e.cpuMsPerTurn), "(issue: ~28)");
+    add(b2, "CPU per turn, whole process (ms)", fmt(e2e.cpuMsPerTurn));
     add(b2, "  of which kernel (system) (ms)", fmt(e2e.systemMsPerTurn));
     add(
       b2,
@@ -175,8 +175,8 @@ async function singleProcess() {
         `${f.p50} / ${f.p99}`,
       );
     if (!quick) {
-      // The client the benchmark used before stop 22 (node:http; its clocks also hold its own
-      // request building and parsing), for figures measured before then.
+      // The same burst through node:http's client (its clocks also hold its own request building
+      // and parsing), beside the raw client's figure (bench/lib/fire-at-once.ts).
       const [old] = await measureAckBursts(stack, fresh, { sizes: [200], modelDelayMs: 50, client: "http" });
       const [oldFloor] = await measureFloor([200], () => undefined, "http");
       add(
@@ -242,7 +242,7 @@ async function singleProcess() {
     add(b5, "  worker ready after (s)", fmt(worker.readyMs / 1000, 2));
     await stack.stopProcess(worker);
     // V8's young generation grows to its cap during start-up and stays there: npm start caps it at
-    // 4 MB a semi-space; the cap stop 19 used shows what that saves (docs/performance.md).
+    // 4 MB a semi-space; the same worker at 16 MB shows what that saves (docs/performance.md).
     const larger = await stack.start("worker", { nodeArgs: [LARGER_SEMI_SPACE] });
     add(b5, `  the same with node ${LARGER_SEMI_SPACE} (MB)`, fmt(await settledRssMb(larger), 0));
     await stack.stopProcess(larger);

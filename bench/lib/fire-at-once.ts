@@ -8,7 +8,7 @@
  * Warm, because its clocks are only as good as its own speed: a fresh Node process making 200
  * sockets runs that code cold, and its first burst's answers waited for it. Against a server that
  * answers at once, a fresh process's first burst of 200 measured p99 17–75 ms and later bursts of the
- * same process 8–48 (docs/performance.md, stop 29); the server's figure is the second kind.
+ * same process 8–48 (docs/performance.md); the server's figure is the second kind.
  *
  * Two clients:
  * - `raw` (the default): each request's bytes are built before the clock starts and written on a

@@ -1,4 +1,4 @@
-/** One measured figure: which benchmark, what, the value as printed, and the target if any. */
+/** One measured figure: which benchmark, what, the value as printed, and its target if any. */
 export interface ReportRow {
   bench: string;
   measure: string;

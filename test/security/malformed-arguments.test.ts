@@ -13,7 +13,7 @@ import { execSql } from "../helpers/pg.ts";
 import { ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 import { adversarialArguments, adversarialContents, leastCpuMs, threadCpuMs } from "./adversarial-strings.ts";
 
-/** The event loop may be held by our own work for at most this long (issue 9). */
+/** The event loop may be held by our own work for at most this long. */
 const STALL_MS = 100;
 
 const ticketLike = defineTool({

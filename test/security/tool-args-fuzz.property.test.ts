@@ -8,7 +8,7 @@ import { createMemoryResultStore } from "../../src/tools/result-store.ts";
 import { startTestHermes, type TestHermes } from "../helpers/hermes-harness.ts";
 import { cpuMs } from "./adversarial-strings.ts";
 
-/** Our own work may hold the event loop for at most this long per call (issue 9). */
+/** Our own work may hold the event loop for at most this long per call. */
 const STALL_MS = 100;
 
 /**

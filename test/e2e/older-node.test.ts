@@ -2,6 +2,7 @@ import { execFileSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -87,6 +88,13 @@ function running(pid: number): boolean {
   }
 }
 
+/** This package.json and the check its pre-scripts run, into `dir` (a project of the test's own). */
+function copyProjectScripts(dir: string): void {
+  cpSync(join(REPO, "package.json"), join(dir, "package.json"));
+  mkdirSync(join(dir, "src/boot"), { recursive: true });
+  cpSync(join(REPO, "src/boot/node-version-check.mjs"), join(dir, "src/boot/node-version-check.mjs"));
+}
+
 describe("a machine whose node is 20", () => {
   it("npm ci puts the Node version .nvmrc names first on every npm script's PATH (node_modules/.bin/node)", () => {
     // The registry's Node binaries, one per Linux platform, pinned to .nvmrc.
@@ -148,7 +156,7 @@ describe("a machine whose node is 20", () => {
     // test files: one passes only on the Node .nvmrc names, one fails.
     const dir = mkdtempSync(join(tmpdir(), "hermes-node20-test-"));
     try {
-      cpSync(join(REPO, "package.json"), join(dir, "package.json"));
+      copyProjectScripts(dir);
       symlinkSync(join(REPO, "node_modules"), join(dir, "node_modules"), "dir");
       writeFileSync(
         join(dir, "version.test.mjs"),
@@ -175,7 +183,7 @@ describe("a machine whose node is 20", () => {
     const env = { ...baseEnv(), PATH: pathWithNode20(node20()) };
     const dir = mkdtempSync(join(tmpdir(), "hermes-node20-none-"));
     try {
-      cpSync(join(REPO, "package.json"), join(dir, "package.json"));
+      copyProjectScripts(dir);
       const r = await runProcess("npm", ["start"], { cwd: dir, env });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/Hermes needs Node\.js 24 LTS \(22\.18\+ works\) .* this is v20\.\d+\.\d+: /);

@@ -6,8 +6,14 @@ import type { ModelResponse } from "./chat-model.ts";
 import { fitToBudget } from "./context-budget.ts";
 import { type ChatMessage, emptyUsage } from "./messages.ts";
 import { quoteOtherAuthors } from "./quote-other-authors.ts";
-import { type CallEnv, type CallOutcome, executeApproved, type PendingCall, runCalls } from "./run-calls.ts";
-import { assertSnapshotVersion, type Checkpoint, type Decision, type RunSnapshot } from "./run-snapshot.ts";
+import { type CallEnv, type CallOutcome, executeApproved, runCalls } from "./run-calls.ts";
+import {
+  assertSnapshotVersion,
+  type Checkpoint,
+  type Decision,
+  type PendingCall,
+  type RunSnapshot,
+} from "./run-snapshot.ts";
 import {
   countModelCall,
   decidedResult,

@@ -9,6 +9,7 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import type { ToolCall, ToolMessage } from "./messages.ts";
 import type { PolicyHook, ToolEvent, ToolEventSink } from "./policy-hook.ts";
 import { resolveCallArgs } from "./resolve-call-args.ts";
+import type { PendingCall } from "./run-snapshot.ts";
 import type { RunWrites } from "./run-writes.ts";
 import {
   ARGS_CHANGED_RESULT,
@@ -18,17 +19,6 @@ import {
   UNRESOLVED_RESULT,
 } from "./stop-messages.ts";
 import type { Tracer } from "./trace.ts";
-
-/** A call waiting for a human decision; part of the run snapshot. */
-export interface PendingCall {
-  callId: string;
-  tool: string;
-  args: Record<string, unknown>;
-  argsSha256: string;
-  reason?: string;
-  /** The tool's definition when the call was carded; absent in snapshots written before it was kept. */
-  definition?: string;
-}
 
 export type CallOutcome =
   | { kind: "result"; call: ToolCall; message: ToolMessage; failed: boolean; error?: string }

@@ -1,7 +1,5 @@
 import type { RunIdentity } from "../tools/define-tool.ts";
 import type { ChatMessage, Usage } from "./messages.ts";
-import type { PendingCall } from "./run-calls.ts";
-import type { FallbackSwitch } from "./runtime-types.ts";
 
 export const SNAPSHOT_VERSION = 1;
 
@@ -22,6 +20,25 @@ export interface RunSnapshot {
   truncations: number;
   /** The run went on with the fallback model from this step (absent: the primary throughout). */
   fallback?: FallbackSwitch;
+}
+
+/** A call waiting for a human decision. */
+export interface PendingCall {
+  callId: string;
+  tool: string;
+  args: Record<string, unknown>;
+  argsSha256: string;
+  reason?: string;
+  /** The tool's definition when the call was carded; absent in snapshots written before it was kept. */
+  definition?: string;
+}
+
+/** The run's switch to the fallback model: which model, why, and at which step. */
+export interface FallbackSwitch {
+  model: string;
+  from: string;
+  reason: "primary_unavailable" | "unreadable_output";
+  step: number;
 }
 
 /** A human's decision on one pending call. `argsSha256` is what the approval was bound to. */

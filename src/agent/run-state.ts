@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { ChatMessage, ToolCall, ToolMessage, Usage } from "./messages.ts";
 import { addUsage } from "./messages.ts";
-import type { CallOutcome, PendingCall } from "./run-calls.ts";
-import { type Decision, type RunSnapshot, SNAPSHOT_VERSION } from "./run-snapshot.ts";
+import type { CallOutcome } from "./run-calls.ts";
+import { type Decision, type PendingCall, type RunSnapshot, SNAPSHOT_VERSION } from "./run-snapshot.ts";
 import type { RunWrites } from "./run-writes.ts";
 import {
   DEFAULT_LIMITS,

@@ -4,7 +4,7 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import type { ChatModel } from "./chat-model.ts";
 import type { ChatMessage, Usage } from "./messages.ts";
 import type { PolicyHook, ToolEventSink } from "./policy-hook.ts";
-import type { RunSnapshot } from "./run-snapshot.ts";
+import type { FallbackSwitch, RunSnapshot } from "./run-snapshot.ts";
 import type { StopReason } from "./stop-messages.ts";
 import type { TraceEvent } from "./trace.ts";
 
@@ -68,14 +68,6 @@ export interface TurnResult {
   modelCalls: number;
   /** Set when the run switched to the fallback model. */
   fallback?: FallbackSwitch;
-}
-
-/** The run's switch to the fallback model: which model, why, and at which step. */
-export interface FallbackSwitch {
-  model: string;
-  from: string;
-  reason: "primary_unavailable" | "unreadable_output";
-  step: number;
 }
 
 export interface State {

@@ -23,7 +23,7 @@ import { slackLogger } from "../slack/slack-logger.ts";
 import type { BotIdentity, SlackOutput } from "../slack/slack-output.ts";
 import { createSlackTurnOutput } from "../slack/turn-output.ts";
 import { createWebSlackPort } from "../slack/web-slack-port.ts";
-import { recordAuditRead } from "../store/audit-query.ts";
+import { recordAuditRead } from "../store/audit-read.ts";
 import { createAuditSink } from "../store/audit-sink.ts";
 import type { Storage } from "../store/storage.ts";
 import { startBackgroundWork } from "./background-work.ts";

@@ -9,7 +9,8 @@ import {
 import { checkArgsAgainstRow, verifyWithCheckpoints } from "../store/audit-checks.ts";
 import { type AuditFormat, auditRowsToCsv, auditRowsToTable } from "../store/audit-format.ts";
 import { resolveAuditKey } from "../store/audit-key.ts";
-import { type AuditQuery, recordAuditRead } from "../store/audit-query.ts";
+import type { AuditQuery } from "../store/audit-query.ts";
+import { recordAuditRead } from "../store/audit-read.ts";
 import { parseTimeBound } from "../store/audit-time.ts";
 import type { Database } from "../store/db.ts";
 import { AUDIT_ACTIONS, type AuditAction } from "../store/schema.ts";

@@ -1,4 +1,24 @@
-import type { Workspace } from "./workspace.ts";
+import type {
+  NewMessage,
+  SandboxBot,
+  SandboxChannel,
+  SandboxMessage,
+  SandboxTeam,
+  WorkspaceListener,
+} from "./workspace-types.ts";
+
+/**
+ * What assistant threads use of their workspace (a `Workspace`): its team and bot, its changes, the
+ * bot's DMs and posting. Named here, not imported from workspace.ts, which reaches this module through
+ * the state it keeps (workspace-state.ts holds the threads).
+ */
+export interface ThreadsWorkspace {
+  readonly team: SandboxTeam;
+  readonly bot: SandboxBot;
+  subscribe(listener: WorkspaceListener): () => void;
+  openDm(userId: string): SandboxChannel;
+  post(input: NewMessage): SandboxMessage;
+}
 
 /** What the user is looking at when they open (or keep using) the assistant split view. */
 export interface AssistantContext {
@@ -35,9 +55,9 @@ export type AssistantThreadListener = (thread: AssistantThread) => void;
 export class AssistantThreads {
   private readonly threads = new Map<string, AssistantThread>();
   private readonly listeners = new Set<AssistantThreadListener>();
-  private readonly workspace: Workspace;
+  private readonly workspace: ThreadsWorkspace;
 
-  constructor(workspace: Workspace) {
+  constructor(workspace: ThreadsWorkspace) {
     this.workspace = workspace;
     workspace.subscribe((event) => {
       if (event.type !== "message_posted") return;
@@ -132,10 +152,10 @@ export class AssistantThreads {
 
 const key = (channel: string, threadTs: string) => `${channel}:${threadTs}`;
 
-const registry = new WeakMap<Workspace, AssistantThreads>();
+const registry = new WeakMap<ThreadsWorkspace, AssistantThreads>();
 
 /** The assistant threads of `workspace` (one set per workspace, made on first use). */
-export function assistantThreadsOf(workspace: Workspace): AssistantThreads {
+export function assistantThreadsOf(workspace: ThreadsWorkspace): AssistantThreads {
   let threads = registry.get(workspace);
   if (!threads) {
     threads = new AssistantThreads(workspace);

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import { HermesError } from "../errors.ts";
-import type { AuditLog } from "./audit.ts";
 import { type AuditRow, auditRowColumns } from "./audit-chain.ts";
 import type { Database } from "./db.ts";
 import { and, desc, eq, gte, inArray, lt, or, type SQL, sql } from "./drizzle.ts";
@@ -77,39 +76,4 @@ export async function queryAudit(db: Database, input: AuditQuery): Promise<Audit
   const page = rows.slice(0, q.limit);
   const last = page.at(-1);
   return rows.length > q.limit && last ? { rows: page, nextCursor: encodeAuditCursor(last) } : { rows: page };
-}
-
-/** Where someone read the audit log from (the `tool` column of their `audit.queried` row says it). */
-export type AuditReadSurface =
-  | "/hermes audit"
-  | "/hermes audit next"
-  | "/hermes audit csv"
-  | "app_home"
-  | "sandbox_page"
-  | "npm run audit";
-
-export interface AuditRead {
-  surface: AuditReadSurface;
-  /** Who asked: a Slack user id; null for the CLI (its OS user goes into `args`). */
-  actorId: string | null;
-  teamId?: string | undefined;
-  channelId?: string | undefined;
-  /** The filters as given (user, channel, tool, action, since, until, page, cursor…): stored in `args`. */
-  filters: Record<string, unknown>;
-}
-
-/**
- * Appends the `audit.queried` row for one read of the audit log, before the rows are read: reading
- * the log is itself audited, and a read that cannot be recorded does not happen (the error says so).
- */
-export async function recordAuditRead(audit: Pick<AuditLog, "append">, read: AuditRead): Promise<void> {
-  await audit.append({
-    action: "audit.queried",
-    tool: read.surface,
-    userId: read.actorId,
-    actorId: read.actorId,
-    teamId: read.teamId ?? null,
-    channelId: read.channelId ?? null,
-    args: read.filters,
-  });
 }

@@ -1,4 +1,4 @@
-import { type AuditRead, recordAuditRead } from "../../store/audit-query.ts";
+import { type AuditRead, recordAuditRead } from "../../store/audit-read.ts";
 import type { Storage } from "../../store/storage.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import { auditPageMessage } from "./audit-blocks.ts";

@@ -2,7 +2,7 @@ import type { App, types } from "@slack/bolt";
 import { errorMessage } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
-import { recordAuditRead } from "../../store/audit-query.ts";
+import { recordAuditRead } from "../../store/audit-read.ts";
 import type { ScheduleStore } from "../../store/schedule-store.ts";
 import type { Storage } from "../../store/storage.ts";
 import type { AccessServices } from "../commands/access-answer.ts";

@@ -150,6 +150,8 @@ export const envSchema = z.object({
     emptyToUndefined,
     z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   ),
+  // auto: readable lines when stdout is a terminal, JSON lines otherwise (pipes, files, containers)
+  HERMES_LOG_FORMAT: z.preprocess(emptyToUndefined, z.enum(["auto", "pretty", "json"]).default("auto")),
   HERMES_CONTEXT_BUDGET_TOKENS: tokens(
     8000,
     1000,

@@ -1,3 +1,4 @@
+import { createRequire } from "node:module";
 import pino, { type DestinationStream, type Logger } from "pino";
 
 export type { Logger } from "pino";
@@ -12,6 +13,23 @@ export interface LoggerOptions {
    * (`Redactor.redactForLog`).
    */
   redact?: (value: unknown) => unknown;
+  /**
+   * `json` (the default): one JSON object a line. `pretty`: the same lines, redacted the same way,
+   * written for a person at a terminal (`prettyLines`); `logFormat` picks one for stdout.
+   */
+  format?: LogFormat;
+}
+
+/** How log lines are written: JSON for machines (pipes, files, containers), pretty for a terminal. */
+export type LogFormat = "json" | "pretty";
+
+/**
+ * The format for a process's stdout: `HERMES_LOG_FORMAT` when it names one, else pretty only when
+ * stdout is a terminal (a pipe, a file or a container's log collector gets JSON).
+ */
+export function logFormat(setting: "auto" | LogFormat, isTTY: boolean | undefined): LogFormat {
+  if (setting !== "auto") return setting;
+  return isTTY === true ? "pretty" : "json";
 }
 
 const BASE = { app: "hermes" };
@@ -40,7 +58,9 @@ export function lineWriter(logger: Logger, bindings: Record<string, unknown>): L
 /** One pino logger for the process; children carry `runId`, `sessionKey`, `tool`. */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const redact = options.redact;
-  const destination = options.destination ?? bufferedDestination(1);
+  const target = options.destination ?? bufferedDestination(1);
+  // Pretty lines are made from the finished (redacted) JSON lines, so both formats show the same.
+  const destination = options.format === "pretty" ? prettyLines(target) : target;
   const logger = pino(
     {
       level: options.level ?? "info",
@@ -152,6 +172,54 @@ export function bufferedDestination(dest: number | string): DestinationStream {
       handOver();
       return own(...args);
     };
+  }
+  return stream;
+}
+
+/** What a pretty line shows besides its time, level and message: the run's context, where known. */
+const CONTEXT_KEYS = ["runId", "sessionKey", "tool"] as const;
+
+export interface PrettyLineOptions {
+  /** Colour the level and message (ANSI); by default when the terminal supports it (NO_COLOR is honoured). */
+  colorize?: boolean;
+}
+
+/**
+ * A destination that turns each JSON line written to it into one line for a person —
+ * `[12:04:05.120] INFO: message runId=… sessionKey=… tool=… {"other":"fields"}` — and writes it to
+ * `destination` (still gathered and written in chunks when that is `bufferedDestination`). It reads
+ * the lines pino and the line writers produce, after redaction: nothing is shown that the JSON line
+ * does not hold. pino-pretty is loaded here, on first use, so a process logging JSON never loads it;
+ * its formatter runs in this thread (no worker transport), so flushing and exit work as for JSON.
+ */
+export function prettyLines(
+  destination: DestinationStream,
+  options: PrettyLineOptions = {},
+): DestinationStream {
+  const { prettyFactory } = createRequire(import.meta.url)("pino-pretty") as typeof import("pino-pretty");
+  const context = CONTEXT_KEYS.map((k) => `{if ${k}} ${k}={${k}}{end}`).join("");
+  const format = prettyFactory({
+    ...(options.colorize === undefined ? {} : { colorize: options.colorize }),
+    translateTime: "SYS:HH:MM:ss.l",
+    ignore: ["pid", "hostname", "app", ...CONTEXT_KEYS].join(","),
+    messageFormat: `{msg}${context}`,
+    singleLine: true,
+  });
+  const out = destination as DestinationStream &
+    Partial<Record<"flush" | "flushSync" | "end", (...args: unknown[]) => unknown>>;
+  const stream: DestinationStream & Record<string, unknown> = {
+    write(line: string | Buffer) {
+      // Bytes written directly (not a log line) pass through as they are.
+      if (typeof line !== "string") return out.write(line as unknown as string);
+      const text = format(line);
+      return text === undefined ? true : out.write(text.endsWith("\n") ? text : `${text}\n`);
+    },
+  };
+  // `logger.flush()` calls these on the stream pino was given; at exit, `bufferedDestination`
+  // writes what it gathered by itself (pino registers its exit flush on that stream).
+  for (const method of ["flush", "flushSync", "end"] as const) {
+    const own = out[method];
+    if (typeof own === "function") stream[method] = (...args: unknown[]) => own.apply(out, args);
   }
   return stream;
 }

@@ -8,7 +8,7 @@ import { flushCompileCache } from "node:module";
 import { parseRole, roleProblems } from "./boot/process-role.ts";
 import { startHermes } from "./boot/start-hermes.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { createLogger } from "./logger.ts";
+import { createLogger, logFormat } from "./logger.ts";
 import { createRedactor } from "./policy/redact.ts";
 import { loadSecretValues } from "./policy/secret-values.ts";
 import { DataDirBusyError } from "./store/data-dir-lock.ts";
@@ -24,6 +24,7 @@ async function main() {
   const logger = createLogger({
     level: config.env.HERMES_LOG_LEVEL,
     redact: createRedactor({ secrets }).redactForLog,
+    format: logFormat(config.env.HERMES_LOG_FORMAT, process.stdout.isTTY),
   });
   const hermes = await startHermes({ config, logger, rawEnv: process.env, role, secrets });
   const slack =

@@ -4,7 +4,14 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
-import { bufferedDestination, createLogger, LOG_BUFFER_BYTES, lineWriter } from "../src/logger.ts";
+import {
+  bufferedDestination,
+  createLogger,
+  LOG_BUFFER_BYTES,
+  lineWriter,
+  logFormat,
+  prettyLines,
+} from "../src/logger.ts";
 import { redact } from "../src/policy/redact.ts";
 import { PROCESS_TEST_TIMEOUT_MS, runProcess } from "./helpers/child-process.ts";
 import { waitFor } from "./helpers/hermes-harness.ts";
@@ -214,4 +221,153 @@ describe("the trace's line writer", () => {
     // A logger not made by createLogger has none.
     expect(lineWriter(pino(), {})).toBeUndefined();
   });
+});
+
+describe("readable lines in a terminal", () => {
+  function memorySink() {
+    const lines: string[] = [];
+    const sink = new Writable({
+      write(chunk, _enc, cb) {
+        lines.push(...String(chunk).split("\n").filter(Boolean));
+        cb();
+      },
+    });
+    return { lines, sink };
+  }
+  const tick = () => new Promise((r) => setTimeout(r, 10));
+
+  it("is chosen for a terminal, JSON for anything else, and HERMES_LOG_FORMAT forces either", () => {
+    expect(logFormat("auto", true)).toBe("pretty");
+    expect(logFormat("auto", false)).toBe("json");
+    // A pipe's stdout has no isTTY at all.
+    expect(logFormat("auto", undefined)).toBe("json");
+    expect(logFormat("json", true)).toBe("json");
+    expect(logFormat("pretty", false)).toBe("pretty");
+    expect(logFormat("pretty", undefined)).toBe("pretty");
+  });
+
+  it("shows time, level, message and the run's context, redacted exactly as the JSON line is", async () => {
+    const json = memorySink();
+    const pretty = memorySink();
+    const write = (log: ReturnType<typeof createLogger>) => {
+      const child = log.child({ runId: "r1", sessionKey: "T:C:1", tool: "send_message" });
+      child.info(
+        { args: { to: "alice@example.com", token: "xoxb-123-456-abcdef" } },
+        "mail alice@example.com from +86 138 0013 8000",
+      );
+      // The trace's line writer writes its own JSON: it goes through the same pretty lines.
+      expect(
+        lineWriter(log, { runId: "r2" })?.("warn", { apiKey: "sk-live-1234567890abcdef" }, "model.error"),
+      ).toBe(true);
+      log.info("started");
+    };
+    write(createLogger({ level: "info", destination: json.sink, redact }));
+    write(
+      createLogger({
+        level: "info",
+        destination: prettyLines(pretty.sink, { colorize: false }),
+        redact,
+      }),
+    );
+    write(createLogger({ level: "info", destination: pretty.sink, redact, format: "pretty" }));
+    await tick();
+    const out = pretty.lines.join("\n");
+    for (const secret of ["alice@example.com", "xoxb-123", "138 0013 8000", "sk-live"]) {
+      expect(json.lines.join("\n")).not.toContain(secret);
+      expect(out).not.toContain(secret);
+    }
+    // Both pretty loggers (explicit stream, `format`) wrote the same three lines, none of them JSON.
+    expect(pretty.lines).toHaveLength(6);
+    // Colours (if the default turned them on) and the time aside.
+    const strip = (line: string) => line.replace(/\u001b\[[0-9;]*m/g, "");
+    const untimed = (line: string) => strip(line).replace(/^\[[^\]]*\] /, "");
+    const [mail, modelError, started] = pretty.lines.slice(0, 3).map(strip);
+    expect(pretty.lines.slice(3).map(untimed)).toEqual(pretty.lines.slice(0, 3).map(untimed));
+    const time = "\\[\\d{2}:\\d{2}:\\d{2}\\.\\d{3}\\]";
+    expect(mail).toMatch(
+      new RegExp(
+        `^${time} INFO: mail \\[email\\] from \\[phone\\] runId=r1 sessionKey=T:C:1 tool=send_message \\{"args":\\{"to":"\\[email\\]","token":"\\[secret\\]"\\}\\}$`,
+      ),
+    );
+    expect(modelError).toMatch(
+      new RegExp(`^${time} WARN: model\\.error runId=r2 \\{"apiKey":"\\[secret\\]"\\}$`),
+    );
+    expect(started).toMatch(new RegExp(`^${time} INFO: started$`));
+    // The JSON lines held the same redacted values.
+    expect(JSON.parse(json.lines[0]!)).toMatchObject({
+      msg: "mail [email] from [phone]",
+      args: { token: "[secret]" },
+    });
+  });
+
+  it("keeps the buffered destination's chunks and flush", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hermes-log-"));
+    const file = join(dir, "hermes.log");
+    const destination = bufferedDestination(file);
+    try {
+      const log = createLogger({ level: "info", destination, format: "pretty", redact });
+      log.child({ runId: "r1" }).info({ seq: 1 }, "first");
+      log.warn({ seq: 2 }, "second for bob@example.com");
+      // Well within the periodic flush: only `flush` can have written them.
+      await new Promise<void>((resolve, reject) => log.flush((err) => (err ? reject(err) : resolve())));
+      const lines = readFileSync(file, "utf8").trimEnd().split("\n");
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/ INFO: first runId=r1 \{"seq":1\}$/);
+      expect(lines[1]).toMatch(/ WARN: second for \[email\] \{"seq":2\}$/);
+    } finally {
+      (destination as unknown as { destroy(): void }).destroy();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it(
+    "a process whose stdout is a pipe (npm start under tests, containers) writes JSON and never loads pino-pretty",
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "hermes-log-"));
+      const script = join(dir, "start-like.ts");
+      const src = (f: string) => JSON.stringify(new URL(`../src/${f}`, import.meta.url).pathname);
+      // The choice main.ts makes: the configured format, else stdout's isTTY.
+      writeFileSync(
+        script,
+        `import { createRequire } from "node:module";
+import { loadConfig } from ${src("config.ts")};
+import { createLogger, logFormat } from ${src("logger.ts")};
+const config = loadConfig(process.env);
+const log = createLogger({ format: logFormat(config.env.HERMES_LOG_FORMAT, process.stdout.isTTY) });
+log.child({ runId: "r1" }).info({ seq: 1 }, "hello");
+const loaded = Object.keys(createRequire(import.meta.url).cache).some((k) => k.includes("/pino-pretty/"));
+log.info({ prettyLoaded: loaded }, "modules");
+`,
+      );
+      const run = (format?: string) =>
+        runProcess(process.execPath, [script], {
+          env: {
+            PATH: process.env.PATH,
+            HERMES_DATA_DIR: dir,
+            ...(format ? { HERMES_LOG_FORMAT: format } : {}),
+          },
+        });
+      try {
+        for (const format of [undefined, "auto", "json"]) {
+          const out = await run(format);
+          expect(out.code, out.stderr).toBe(0);
+          const rows = out.stdout
+            .trimEnd()
+            .split("\n")
+            .map((l) => JSON.parse(l) as Record<string, unknown>);
+          expect(rows).toMatchObject([
+            { level: 30, runId: "r1", seq: 1, msg: "hello" },
+            { prettyLoaded: false, msg: "modules" },
+          ]);
+        }
+        const forced = await run("pretty");
+        expect(forced.code, forced.stderr).toBe(0);
+        expect(forced.stdout).toMatch(/^\[\d{2}:\d{2}:\d{2}\.\d{3}\] INFO: hello runId=r1 \{"seq":1\}\n/);
+        expect(forced.stdout).toContain('modules {"prettyLoaded":true}');
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 });

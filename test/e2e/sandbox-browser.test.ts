@@ -151,11 +151,53 @@ describe("npm start in a real browser: a member asks, another is refused, the re
 
 describe("command mode (no model configured)", () => {
   let app: Awaited<ReturnType<typeof npmStart>> | undefined;
+  let browser: Browser | undefined;
   beforeAll(async () => {
-    app = await npmStart();
-    console.log(`npm start (command mode) answered /healthz after ${(app.startedInMs / 1000).toFixed(1)} s`);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const [started, launched] = await Promise.allSettled([
+      npmStart().then((a) => (app = a)),
+      launchChromium().then((b) => (browser = b)),
+    ]);
+    for (const r of [started, launched]) if (r.status === "rejected") throw r.reason;
+    console.log(`npm start (command mode) answered /healthz after ${(app!.startedInMs / 1000).toFixed(1)} s`);
   }, PROCESS_TEST_TIMEOUT_MS);
-  afterAll(() => app?.stop());
+  afterAll(() =>
+    cleanUp(
+      () => browser?.close(),
+      () => app?.stop(),
+    ),
+  );
+
+  it(
+    "the page opens on the DM with Hermes; typing help there gets the tool list",
+    async () => {
+      const page: Page = await browser!.newPage({
+        viewport: { width: 1280, height: 800 },
+        reducedMotion: "reduce",
+      });
+      page.setDefaultTimeout(UI_WAIT_MS);
+      const errors: string[] = [];
+      page.on("pageerror", (e) => errors.push(e.message));
+      // As a newcomer opens it: no person, no conversation in the link.
+      await page.goto(`${app!.origin}/`);
+      await visible(page.getByRole("heading", { name: "Hermes", level: 1 }));
+      const composer = page.getByRole("combobox", { name: "Message Hermes" });
+      expect(await composer.getAttribute("placeholder")).toContain("type help");
+      await composer.click();
+      await composer.pressSequentially("help");
+      await composer.press("Enter");
+      // Hermes answers in the message's thread, as in Slack.
+      const main = page.getByRole("main");
+      await main.getByRole("button", { name: /1 reply/ }).click();
+      const thread = page.getByRole("complementary", { name: /Thread/ });
+      await visible(thread.getByText("Tools you may use:"));
+      await visible(thread.getByText(/run create_ticket title=/));
+      await page.screenshot({ path: `${ARTIFACTS}/5-help-in-dm.png` });
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+    PROCESS_TEST_TIMEOUT_MS,
+  );
 
   it(
     "run create_ticket creates the ticket and its audit rows; anything else explains how to add a model",

@@ -181,6 +181,39 @@ describe("the sandbox page in Chromium", () => {
     await page.close();
   });
 
+  it("opens on the DM with Hermes, with a hint to type help; a link naming a conversation opens that one", async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, reducedMotion: "reduce" });
+    const problems: string[] = [];
+    page.on("pageerror", (err) => problems.push(err.message));
+    await page.goto(`${harness.origin}/?as=U0USER1`);
+    await visible(page.getByRole("heading", { name: "Hermes", level: 1 }));
+    const composer = page.getByRole("combobox", { name: "Message Hermes" });
+    await visible(composer);
+    expect(await composer.getAttribute("placeholder")).toBe(
+      "Message Hermes · type help to see what Hermes can do",
+    );
+    await until(async () => new URL(page.url()).hash === "#D0USER1");
+    await visible(page.getByRole("main").getByText("Type help to see what Hermes can do."));
+    await page.screenshot({ path: `${ARTIFACTS}/1280-opens-on-dm.png` });
+
+    // A channel keeps its plain placeholder; the link it leaves opens it again.
+    await page.getByRole("navigation").getByRole("button", { name: "general" }).click();
+    await visible(page.getByRole("heading", { name: "#general", level: 1 }));
+    expect(await page.getByRole("combobox", { name: "Message #general" }).getAttribute("placeholder")).toBe(
+      "Message #general",
+    );
+    await until(async () => new URL(page.url()).hash === "#C0GENERAL");
+    await page.reload();
+    await visible(page.getByRole("heading", { name: "#general", level: 1 }));
+    expect(problems).toEqual([]);
+    await page.close();
+    // A link naming another conversation, opened afresh.
+    const linked = await openPage("U0USER1", "C0OPS");
+    await visible(linked.getByRole("heading", { name: "#ops", level: 1 }));
+    expect(problemsOf(linked)).toEqual([]);
+    await linked.close();
+  });
+
   it("stays usable at 390×844: the sidebar collapses into a menu", async () => {
     const page = await openPage("U0USER1", "C0GENERAL", { width: 390, height: 844 });
     const nav = page.getByRole("navigation", { name: "Channels and direct messages" });

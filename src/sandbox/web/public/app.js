@@ -93,12 +93,15 @@ function App({ initialAs }) {
     };
   }, [state, as]);
 
-  const current = ws?.channelById.get(channel) ?? ws?.channels.find((c) => !c.isIm) ?? ws?.channels[0];
+  // A link naming a conversation opens it; otherwise the DM with the bot, where any message reaches it.
+  const current = ws?.channelById.get(channel) ?? (ws && startingChannel(ws));
   activeChannel.current = current?.id;
   const me = ws?.userById.get(as);
   const isAdmin = Boolean(me?.isAuditAdmin);
   const other = current?.isIm ? ws.userById.get(current.dmWith) : undefined;
   const title = current ? (current.isIm ? displayName(other) : `#${current.name}`) : "";
+  // In the DM with the bot, the first thing to try.
+  const hint = other?.isBot ? ` · type help to see what ${title} can do` : "";
 
   useEffect(() => {
     if (!current) return;
@@ -201,12 +204,16 @@ function App({ initialAs }) {
                     messages=${channelMessages(state, current.id)}
                     repliesOf=${repliesOf}
                     label=${`Messages in ${title}`}
-                    empty=${current.isIm ? `This is the start of your conversation with ${title}.` : `This is the very beginning of ${title}.`}
+                    empty=${
+                      current.isIm
+                        ? html`This is the start of your conversation with ${title}.${other?.isBot ? html` Type <code>help</code> to see what ${title} can do.` : null}`
+                        : `This is the very beginning of ${title}.`
+                    }
                   />
                   <${Composer}
                     key=${`${as}-${current.id}`}
                     label=${`Message ${title}`}
-                    placeholder=${`Message ${title}`}
+                    placeholder=${`Message ${title}${hint}`}
                     onSend=${send}
                     onCommand=${(body) => postJson("/sandbox/api/commands", { as, channel: current.id, ...body })}
                   />
@@ -247,6 +254,15 @@ function App({ initialAs }) {
       <div class=${toast ? "toast visible" : "toast"} role="status" aria-live="polite">${toast}</div>
     </div>
   <//>`;
+}
+
+/** Where the page opens when no conversation is named: the DM with the bot, else the first channel. */
+function startingChannel(ws) {
+  return (
+    ws.channels.find((c) => c.isIm && ws.userById.get(c.dmWith)?.isBot) ??
+    ws.channels.find((c) => !c.isIm) ??
+    ws.channels[0]
+  );
 }
 
 function focusComposer() {

@@ -1,8 +1,9 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { utcDay } from "../../src/store/budget-store.ts";
 import { blocksText } from "../helpers/bolt-app.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+import { testPool } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 import { approvalIdOf, botReplies, cardsIn, messageText } from "../helpers/slack-thread.ts";
 
@@ -39,7 +40,7 @@ describe("token budgets through Slack", () => {
   beforeAll(async () => {
     await model.start();
     t = await startTestHermes({ model, env: { HERMES_BUDGET_CHANNEL_TOKENS_PER_DAY: "5m" } });
-    db = new pg.Pool({ connectionString: t.db.url, max: 2 });
+    db = testPool({ connectionString: t.db.url, max: 2 });
   }, 180_000);
   afterAll(async () => {
     await db?.end();

@@ -1,4 +1,4 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.ts";
 import { createBullmqTurnQueue } from "../../src/queue/bullmq-turn-queue.ts";
@@ -8,7 +8,7 @@ import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import { PROCESS_TEST_TIMEOUT_MS } from "../helpers/child-process.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";
 import { type HermesProcess, productionEnv, startHermesProcess, tempDir } from "../helpers/hermes-process.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
+import { createTestDatabase, type TestDatabase, testPool } from "../helpers/pg.ts";
 import { connectTestRedis, deleteKeysWithPrefix, testRedisUrl } from "../helpers/redis.ts";
 import { answer, ScriptedModelServer } from "../helpers/scripted-model.ts";
 import { startSlackEmulator } from "../helpers/slack.ts";
@@ -36,7 +36,7 @@ describe("receiver and worker as separate processes", () => {
     emulator = await startSlackEmulator();
     db = await createTestDatabase();
     dir = tempDir("receiver-role");
-    direct = new pg.Pool({ connectionString: db.url, max: 2 });
+    direct = testPool({ connectionString: db.url, max: 2 });
     queue = createBullmqTurnQueue({ redis: testRedisUrl, logger: silentLogger(), prefix: redisPrefix });
   });
   afterAll(async () => {

@@ -1,4 +1,4 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.ts";
 import { createBullmqTurnQueue } from "../../src/queue/bullmq-turn-queue.ts";
@@ -12,7 +12,7 @@ import { migrate } from "../../src/store/migrate.ts";
 import { createScheduleStore, type Schedule } from "../../src/store/schedule-store.ts";
 import { type HermesCluster, type ReceiverMember, startHermesCluster } from "../helpers/hermes-cluster.ts";
 import { productionEnv, tempDir } from "../helpers/hermes-process.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
+import { createTestDatabase, type TestDatabase, testPool } from "../helpers/pg.ts";
 import { connectTestRedis, deleteKeysWithPrefix, testRedisUrl } from "../helpers/redis.ts";
 import {
   answer,
@@ -211,7 +211,7 @@ describe("scale-out: 2 receivers + 3 workers as separate processes on one Redis 
       maxConnections: 2,
     });
     await migrate(handle);
-    direct = new pg.Pool({ connectionString: db.url, max: 2 });
+    direct = testPool({ connectionString: db.url, max: 2 });
     direct.on("error", () => undefined);
     emulator = await startSlackEmulator();
     effects = await startEffectsServer();

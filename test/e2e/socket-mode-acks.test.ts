@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { createServer, request, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type WebSocket, WebSocketServer } from "ws";
 import { type RunningHermes, startHermes } from "../../src/boot/start-hermes.ts";
@@ -12,7 +12,7 @@ import { postAsUser } from "../../src/sandbox/post-as-user.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";
 import { tempDir } from "../helpers/hermes-process.ts";
-import { claimWaitsForLock, createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
+import { claimWaitsForLock, createTestDatabase, type TestDatabase, testPool } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer } from "../helpers/scripted-model.ts";
 import { startSlackEmulator } from "../helpers/slack.ts";
 
@@ -123,7 +123,7 @@ describe("Socket Mode acks", () => {
     gateway = await startSocketGateway(emulator);
     db = await createTestDatabase();
     dir = tempDir("socket-acks");
-    direct = new pg.Pool({ connectionString: db.url, max: 2 });
+    direct = testPool({ connectionString: db.url, max: 2 });
   });
   afterAll(async () => {
     await hermes?.stop();

@@ -32,6 +32,22 @@ export async function createTestDatabase(prefix = "hermes_t"): Promise<TestDatab
   };
 }
 
+/**
+ * A pg Pool for a test's own statements, with an `error` listener. pg-pool's `end()` resolves once its
+ * idle clients are told to end, before their connections close; a database dropped right after
+ * (`drop()`, WITH (FORCE)) terminates those backends, and the ending client's error reaches the pool's
+ * `error` event: without a listener, an uncaught exception in whichever test file runs next. An error
+ * of a pool that is ending is expected and dropped; any other is printed (the statement that met it
+ * fails on its own).
+ */
+export function testPool(config: pg.PoolConfig): pg.Pool {
+  const pool = new pg.Pool(config);
+  pool.on("error", (err) => {
+    if (!pool.ending) console.error(`test pool: ${err.message}`);
+  });
+  return pool;
+}
+
 /** Runs one statement on the maintenance database (CREATE/DROP DATABASE, roles). */
 export async function adminQuery(text: string): Promise<void> {
   const client = new pg.Client({ connectionString: PG_ADMIN_URL });

@@ -1,7 +1,7 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
-import { claimWaitsForLock } from "../helpers/pg.ts";
+import { claimWaitsForLock, testPool } from "../helpers/pg.ts";
 import { answer, type RecordedRequest, ScriptedModelServer } from "../helpers/scripted-model.ts";
 
 const CHANNEL = "C0OPS";
@@ -22,7 +22,7 @@ describe("acks under a burst", () => {
   beforeAll(async () => {
     await model.start();
     t = await startTestHermes({ model, redis: true });
-    direct = new pg.Pool({ connectionString: t.db.url, max: 4 });
+    direct = testPool({ connectionString: t.db.url, max: 4 });
   }, 120_000);
   afterAll(async () => {
     await direct?.end();

@@ -1,7 +1,8 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ABANDONED_REASON, abandonStaleRuns } from "../../src/boot/background-work.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
+import { testPool } from "../helpers/pg.ts";
 import { turnJob } from "../helpers/redis-queue.ts";
 import { answer, ScriptedModelServer } from "../helpers/scripted-model.ts";
 
@@ -25,7 +26,7 @@ describe.each([
   beforeAll(async () => {
     await model.start();
     t = await startTestHermes({ model, redis });
-    direct = new pg.Pool({ connectionString: t.db.url, max: 2 });
+    direct = testPool({ connectionString: t.db.url, max: 2 });
   }, 120_000);
   afterAll(async () => {
     await direct?.end();

@@ -1,8 +1,8 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { TEST_AUDIT_KEY, tempDir } from "../helpers/hermes-process.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
+import { createTestDatabase, type TestDatabase, testPool } from "../helpers/pg.ts";
 import { captureLogger } from "../helpers/redis-queue.ts";
 import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../helpers/scripted-model.ts";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.ts";
@@ -42,7 +42,7 @@ describe("Postgres down under a running Hermes", () => {
     effects = await startEffectsServer();
     dir = tempDir("pg-faults");
     t = await startTestHermes({ model, env: env(), logger: captured.logger });
-    direct = new pg.Pool({ connectionString: db.url, max: 2 });
+    direct = testPool({ connectionString: db.url, max: 2 });
     direct.on("error", () => undefined);
   }, 120_000);
   afterAll(async () => {

@@ -1,11 +1,12 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { Redis } from "ioredis";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { TEST_AUDIT_KEY, tempDir } from "../helpers/hermes-process.ts";
 import { freePort } from "../helpers/npm-start.ts";
+import { testPool } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../helpers/scripted-model.ts";
 import { type EffectsServer, startEffectsServer } from "./effects-server.ts";
 
@@ -97,7 +98,7 @@ describe("Redis killed or flushed under a running Hermes", () => {
     effects = await startEffectsServer();
     await model.start();
     t = await startTestHermes({ model, redis: true, env: hermesEnv() });
-    direct = new pg.Pool({ connectionString: t.db.url, max: 2 });
+    direct = testPool({ connectionString: t.db.url, max: 2 });
     direct.on("error", () => undefined);
   }, 120_000);
   afterAll(async () => {

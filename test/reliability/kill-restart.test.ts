@@ -1,4 +1,4 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.ts";
 import { createBullmqTurnQueue } from "../../src/queue/bullmq-turn-queue.ts";
@@ -10,7 +10,7 @@ import { createAuditLog } from "../../src/store/audit.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";
 import { type HermesProcess, productionEnv, startHermesProcess, tempDir } from "../helpers/hermes-process.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
+import { createTestDatabase, type TestDatabase, testPool } from "../helpers/pg.ts";
 import { connectTestRedis, deleteKeysWithPrefix, testRedisUrl } from "../helpers/redis.ts";
 import {
   answer,
@@ -116,7 +116,7 @@ describe.each([
       logger: silentLogger(),
       maxConnections: 2,
     });
-    direct = new pg.Pool({ connectionString: db.url, max: 2 });
+    direct = testPool({ connectionString: db.url, max: 2 });
     direct.on("error", () => undefined);
     if (redis)
       queue = createBullmqTurnQueue({ redis: testRedisUrl, logger: silentLogger(), prefix: redisPrefix });

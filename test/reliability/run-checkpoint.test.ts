@@ -1,12 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createEventsSender } from "../../src/sandbox/events-sender.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";
 import { type HermesProcess, productionEnv, startHermesProcess, tempDir } from "../helpers/hermes-process.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
+import { createTestDatabase, type TestDatabase, testPool } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer, stalled, toolCalls } from "../helpers/scripted-model.ts";
 import { startSlackEmulator } from "../helpers/slack.ts";
 import { type EffectsServer, startEffectsServer } from "./effects-server.ts";
@@ -69,7 +69,7 @@ describe("run checkpoints: a turn whose process was killed continues, never repe
       modelBaseUrl: model.baseURL,
       extra: { HERMES_HTTP_TOOLS: writeTools(dir.path, effects.url), HERMES_LOG_LEVEL: "warn" },
     });
-    direct = new pg.Pool({ connectionString: db.url, max: 2 });
+    direct = testPool({ connectionString: db.url, max: 2 });
   }, 120_000);
   afterAll(async () => {
     await proc?.kill9();

@@ -7,7 +7,7 @@ import { AUDIT_LOCK_KEY } from "../../src/store/audit-append.ts";
 import { auditRowHash, GENESIS_HASH } from "../../src/store/audit-chain.ts";
 import { users } from "../../src/store/schema.ts";
 import { PROCESS_TEST_TIMEOUT_MS, runProcess } from "../helpers/child-process.ts";
-import { DRIVERS, dbErrorText, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
+import { DRIVERS, dbErrorText, execSql, openTestStore, type TestStore, testPool } from "../helpers/pg.ts";
 
 const REPO = new URL("../..", import.meta.url).pathname;
 
@@ -250,7 +250,7 @@ describe("postgres: an append in a transaction of its own", () => {
 
   /** A pool on the test database whose clients count the queries sent. */
   function countingPool(options: pg.PoolConfig = {}) {
-    const pool = new pg.Pool({ connectionString: store.url, max: 2, ...options });
+    const pool = testPool({ connectionString: store.url, max: 2, ...options });
     const sent: string[] = [];
     pool.on("connect", (client) => {
       const query = client.query.bind(client) as (...args: unknown[]) => unknown;

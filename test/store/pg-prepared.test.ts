@@ -1,9 +1,9 @@
-import pg from "pg";
+import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/logger.ts";
 import { openDatabase, PG_IDLE_MS } from "../../src/store/db.ts";
 import { createStatementNames, preparingClient, type StatementNames } from "../../src/store/pg-prepared.ts";
-import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";
+import { createTestDatabase, type TestDatabase, testPool } from "../helpers/pg.ts";
 
 /** What a connection holds as named prepared statements (Postgres' own view of that session). */
 async function preparedOn(client: pg.ClientBase): Promise<Array<{ name: string; statement: string }>> {
@@ -25,7 +25,7 @@ describe("named prepared statements for repeated statements (pg-prepared)", () =
     names: StatementNames,
     fn: (client: pg.PoolClient, pool: pg.Pool) => Promise<void>,
   ) {
-    const pool = new pg.Pool({ connectionString: db.url, max: 1, Client: preparingClient(names) });
+    const pool = testPool({ connectionString: db.url, max: 1, Client: preparingClient(names) });
     const client = await pool.connect();
     try {
       await fn(client, pool);

@@ -3,11 +3,11 @@ import { MAX_STREAMED_CHARS } from "../../src/agent/streaming/stream-cap.ts";
 import { redactSecrets } from "../../src/policy/redact.ts";
 import type { TestHermes } from "../helpers/hermes-harness.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";
+import { meterLoopTurns, probeHealthz } from "../helpers/loop-turns.ts";
 import { answer } from "../helpers/scripted-model.ts";
 import { botReplies } from "../helpers/slack-thread.ts";
 import { completionChunks, sseBody } from "../helpers/sse-completion.ts";
 import { streamChunks, streamedText, streamingHermes } from "../helpers/streaming-hermes.ts";
-import { threadCpuMs } from "../security/adversarial-strings.ts";
 
 /** The event loop may be held by our own work for at most this long in one turn of the loop. */
 const STALL_MS = 100;
@@ -25,49 +25,16 @@ const every = (n: number) => (text: string) => {
 const sse = (chunks: Array<Record<string, unknown>>) =>
   chunks.map((c) => `data: ${JSON.stringify(c)}\n\n`).join("");
 
-/**
- * Measures, while `work` runs, every turn of the event loop (a 5 ms timer's ticks: the wall time and
- * this thread's CPU between two of them; a turn counts as held only when it was both slow and burned
- * that much CPU, so a busy machine delaying the timer does not count) and probes /healthz back to back.
- */
+/** `work` with every turn of the event loop metered and /healthz probed back to back meanwhile. */
 async function measured<T>(t: TestHermes, work: () => Promise<T>) {
-  const turns: Array<{ ms: number; cpu: number }> = [];
-  let lastWall = performance.now();
-  let lastCpu = threadCpuMs();
-  const ticker = setInterval(() => {
-    const wall = performance.now();
-    const cpu = threadCpuMs();
-    turns.push({ ms: wall - lastWall, cpu: cpu - lastCpu });
-    lastWall = wall;
-    lastCpu = cpu;
-  }, 5);
-  const statuses: number[] = [];
-  let done = false;
-  const prober = (async () => {
-    while (!done) {
-      statuses.push(
-        await fetch(`http://127.0.0.1:${t.hermes.port}/healthz`).then(
-          async (res) => {
-            await res.arrayBuffer();
-            return res.status;
-          },
-          () => 0,
-        ),
-      );
-    }
-  })();
-  const cpu0 = threadCpuMs();
-  let result: T;
+  const probes = probeHealthz(t.hermes.port);
+  let metered: Awaited<ReturnType<typeof meterLoopTurns<T>>>;
   try {
-    result = await work();
+    metered = await meterLoopTurns(work);
   } finally {
-    done = true;
-    clearInterval(ticker);
-    await prober;
+    await probes.stop();
   }
-  const cpuMs = threadCpuMs() - cpu0;
-  const longest = Math.max(...turns.map((p) => Math.min(p.ms, p.cpu)));
-  return { result, cpuMs, longest, turns, statuses };
+  return { ...metered, statuses: await probes.stop() };
 }
 
 /**

@@ -7,9 +7,9 @@ import { startMcpServers } from "../../src/mcp/mcp-tool-source.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/mcp/result-limits.ts";
 import { startProcess } from "../helpers/child-process.ts";
 import { startTestHermes, type TestHermes } from "../helpers/hermes-harness.ts";
+import { meterLoopTurns, probeHealthz } from "../helpers/loop-turns.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 import { botReplies } from "../helpers/slack-thread.ts";
-import { threadCpuMs } from "../security/adversarial-strings.ts";
 import {
   call,
   FAST_BACKOFF,
@@ -26,30 +26,6 @@ const FIXTURE = resolve(import.meta.dirname, "fixtures/huge-result-server.ts");
 /** The event loop may be held by our own work for at most this long in one turn of the loop. */
 const STALL_MS = 100;
 
-/**
- * Every turn of the event loop while `work` runs: a 5 ms timer's ticks, the wall time and this thread's
- * CPU between two of them. A turn counts as held only when it was both slow and burned that much CPU
- * (a busy machine delays the timer without our loop being held).
- */
-async function loopTurns<T>(work: () => Promise<T>) {
-  const turns: Array<{ ms: number; cpu: number }> = [];
-  let lastWall = performance.now();
-  let lastCpu = threadCpuMs();
-  const ticker = setInterval(() => {
-    const wall = performance.now();
-    const cpu = threadCpuMs();
-    turns.push({ ms: wall - lastWall, cpu: cpu - lastCpu });
-    lastWall = wall;
-    lastCpu = cpu;
-  }, 5);
-  try {
-    const result = await work();
-    return { result, turns, longest: Math.max(0, ...turns.map((t) => Math.min(t.ms, t.cpu))) };
-  } finally {
-    clearInterval(ticker);
-  }
-}
-
 describe("a huge MCP result (a real stdio server)", () => {
   it("200,000 content blocks: no turn of the loop held, a capped result that says what was left out", {
     timeout: 120_000,
@@ -63,7 +39,7 @@ describe("a huge MCP result (a real stdio server)", () => {
     try {
       await waitFor(() => source.health().huge?.state === "ready", "the server ready");
       const registry = registryOf(source);
-      const m = await loopTurns(() => call(registry, "mcp_huge_blocks", { count: 200_000 }));
+      const m = await meterLoopTurns(() => call(registry, "mcp_huge_blocks", { count: 200_000 }));
       console.log(`200,000 blocks: ${m.turns.length} loop turns, longest held ${m.longest.toFixed(1)} ms`);
       expect(m.turns.filter((t) => Math.min(t.ms, t.cpu) >= STALL_MS)).toEqual([]);
       const result = m.result;
@@ -123,7 +99,7 @@ describe.each(["sse", "json"] as const)("a huge MCP result over Streamable HTTP 
       expect(big.ok).toBe(false);
       expect(big.content).toMatch(/answered with more than 8 MB in one message, more than Hermes reads/);
       await waitFor(() => mcp.health().huge?.state === "ready", "the server reconnected", 60_000);
-      const m = await loopTurns(() => call(registry, "mcp_huge_blocks", { count: 200_000 }));
+      const m = await meterLoopTurns(() => call(registry, "mcp_huge_blocks", { count: 200_000 }));
       console.log(
         `200,000 blocks over HTTP (${mode}): ${m.turns.length} loop turns, longest held ${m.longest.toFixed(1)} ms`,
       );
@@ -182,22 +158,8 @@ describe("a huge MCP result in the running app", () => {
       60_000,
     );
     model.enqueue(toolCalls([{ name: "mcp_huge_blocks", args: { count: 200_000 } }]), answer("Read it."));
-    const statuses: number[] = [];
-    let done = false;
-    const prober = (async () => {
-      while (!done) {
-        statuses.push(
-          await fetch(`http://127.0.0.1:${app.hermes.port}/healthz`).then(
-            async (res) => {
-              await res.arrayBuffer();
-              return res.status;
-            },
-            () => 0,
-          ),
-        );
-      }
-    })();
-    const m = await loopTurns(async () => {
+    const probes = probeHealthz(app.hermes.port);
+    const m = await meterLoopTurns(async () => {
       try {
         const d = await app.sender.appMention({
           user: "U0USER1",
@@ -210,10 +172,10 @@ describe("a huge MCP result in the running app", () => {
           120_000,
         );
       } finally {
-        done = true;
-        await prober;
+        await probes.stop();
       }
     });
+    const statuses = await probes.stop();
     console.log(
       `200,000 blocks in the app: ${m.turns.length} loop turns, longest held ${m.longest.toFixed(1)} ms; ${statuses.length} /healthz probes`,
     );

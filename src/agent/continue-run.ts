@@ -1,10 +1,13 @@
-import { aborted, callEnv, type DurableDeps, loop, reopenRun } from "./loop.ts";
-import { type CallOutcome, runCalls } from "./run-calls.ts";
+import { loop, reopenRun } from "./loop.ts";
+import { type CallOutcome, pendingOf, runCalls } from "./run-calls.ts";
 import type { RunSnapshot, SettledCall } from "./run-snapshot.ts";
-import { insertResults, openCalls, pendingOf, settleStep, turnSignal } from "./run-state.ts";
+import { openCalls } from "./run-state.ts";
+import { callEnv, settleCalls } from "./run-step.ts";
 import { createRunWrites, drainedAfter } from "./run-writes.ts";
-import { DEFAULT_LIMITS, type TurnResult } from "./runtime-types.ts";
+import type { DurableDeps, TurnResult } from "./runtime-types.ts";
 import { INTERRUPTED_RESULT } from "./stop-messages.ts";
+import type { LastStep } from "./stop-rules.ts";
+import { turnSignal } from "./turn-signal.ts";
 
 /**
  * Continues a run whose worker died, from its last checkpoint: steps already done are not asked of
@@ -28,6 +31,7 @@ export async function continueRun(
   const writes = createRunWrites(deps.checkpoint);
   try {
     return await drainedAfter(writes, async () => {
+      let last: LastStep = { kind: "next" };
       if (open.length > 0) {
         const outcomes: CallOutcome[] = [];
         const fresh = open.filter((c) => (settled[c.id]?.kind ?? "not_started") === "not_started");
@@ -42,19 +46,15 @@ export async function continueRun(
           const env = callEnv(state, deps, tracer, signal, writes);
           outcomes.push(...(await runCalls(fresh, env)).outcomes);
         }
-        insertResults(state.messages, outcomes);
-        if (signal.aborted) return aborted(state, tracer, deps, { ...DEFAULT_LIMITS, ...deps.limits });
-        const settledStep = settleStep({
-          state,
-          outcomes,
-          pending: pendingOf(outcomes),
-          tracer,
-          deps,
-          writes,
-        });
-        if (settledStep) return settledStep;
+        state.insertResults(outcomes);
+        if (signal.aborted) last = { kind: "aborted", cancelled: deps.signal?.aborted === true };
+        else {
+          const end = settleCalls({ state, tracer, deps, writes }, outcomes, pendingOf(outcomes));
+          if (end.kind === "end") return end.result;
+          last = end;
+        }
       }
-      return await loop(state, deps, tracer, writes, signal);
+      return await loop(state, deps, tracer, writes, signal, last);
     });
   } finally {
     dispose();

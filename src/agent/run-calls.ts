@@ -9,12 +9,14 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import type { ToolCall, ToolMessage } from "./messages.ts";
 import type { PolicyHook, ToolEvent, ToolEventSink } from "./policy-hook.ts";
 import { resolveCallArgs } from "./resolve-call-args.ts";
-import type { PendingCall } from "./run-snapshot.ts";
+import type { Decision, PendingCall } from "./run-snapshot.ts";
 import type { RunWrites } from "./run-writes.ts";
 import {
   ARGS_CHANGED_RESULT,
   AUDIT_UNAVAILABLE_RESULT,
   DENIED_RESULT,
+  EXPIRED_RESULT,
+  REJECTED_RESULT,
   TOOL_CHANGED_RESULT,
   UNRESOLVED_RESULT,
 } from "./stop-messages.ts";
@@ -48,6 +50,18 @@ export interface CallEnv {
    * it reflects what the model had when it wrote the call). Absent: counted as seen.
    */
   untrustedSeen?: () => boolean;
+}
+
+/** The calls of a step that wait for a person's decision. */
+export function pendingOf(outcomes: CallOutcome[]): PendingCall[] {
+  return outcomes.flatMap((o) => (o.kind === "pending" ? [o.pending] : []));
+}
+
+/** The outcome of a pending call a person rejected, or whose approval expired: not run, and the model told why. */
+export function decidedResult(p: PendingCall, d: Decision): CallOutcome {
+  const call = { id: p.callId, name: p.tool, arguments: JSON.stringify(p.args) };
+  const content = d.status === "expired" ? EXPIRED_RESULT : REJECTED_RESULT(d.by);
+  return { kind: "result", call, message: toolMessage(call, content), failed: false };
 }
 
 const toolMessage = (call: ToolCall, content: string, resultRef?: string): ToolMessage => ({

@@ -1,6 +1,10 @@
 import type { RunIdentity } from "../tools/define-tool.ts";
 import type { ChatMessage, Usage } from "./messages.ts";
 
+/**
+ * The shape `RunSnapshot` has now. A change to it that an older release could not read (or that
+ * this one could not read from an older) bumps it; `parseRunSnapshot` refuses any other version.
+ */
 export const SNAPSHOT_VERSION = 1;
 
 /**
@@ -65,11 +69,3 @@ export type SettledCall =
   | { kind: "not_started" }
   | { kind: "result"; content: string; failed: boolean }
   | { kind: "interrupted" };
-
-export function assertSnapshotVersion(snapshot: RunSnapshot): void {
-  if (snapshot.version !== SNAPSHOT_VERSION) {
-    throw new Error(
-      `Run snapshot version ${snapshot.version} is not supported (expected ${SNAPSHOT_VERSION}).`,
-    );
-  }
-}

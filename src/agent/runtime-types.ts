@@ -4,7 +4,7 @@ import type { ToolRegistry } from "../tools/registry.ts";
 import type { ChatModel } from "./chat-model.ts";
 import type { ChatMessage, Usage } from "./messages.ts";
 import type { PolicyHook, ToolEventSink } from "./policy-hook.ts";
-import type { FallbackSwitch, RunSnapshot } from "./run-snapshot.ts";
+import type { Checkpoint, FallbackSwitch, RunSnapshot } from "./run-snapshot.ts";
 import type { StopReason } from "./stop-messages.ts";
 import type { TraceEvent } from "./trace.ts";
 
@@ -70,15 +70,5 @@ export interface TurnResult {
   fallback?: FallbackSwitch;
 }
 
-export interface State {
-  run: RunIdentity;
-  messages: ChatMessage[];
-  step: number;
-  usage: Usage;
-  modelCalls: number;
-  failures: Record<string, number>;
-  truncations: number;
-  /** Replies in this turn whose calls no format could read. */
-  unreadable?: number;
-  fallback?: FallbackSwitch;
-}
+/** The runtime's dependencies plus, for a durable run, where its checkpoints go. */
+export type DurableDeps = RuntimeDeps & { checkpoint?: Checkpoint };

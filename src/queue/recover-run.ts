@@ -1,5 +1,6 @@
 import type { Checkpoint, RunSnapshot, SettledCall } from "../agent/run-snapshot.ts";
 import { openCalls } from "../agent/run-state.ts";
+import { parseRunSnapshot } from "../agent/snapshot-schema.ts";
 import { DENIED_RESULT, EXPIRED_RESULT, RECOVERED_RESULT, REJECTED_RESULT } from "../agent/stop-messages.ts";
 import { errorMessage, HermesError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
@@ -34,9 +35,10 @@ export async function settleOpenCalls(
   snapshot: RunSnapshot,
   log: Logger,
 ): Promise<Record<string, SettledCall>> {
-  const open = openCalls(snapshot.messages);
+  // Checked before its calls are looked up: a snapshot this release cannot read is refused whole.
+  const { messages, run } = parseRunSnapshot(snapshot);
+  const open = openCalls(messages);
   if (open.length === 0) return {};
-  const { run } = snapshot;
   const found = await settleRunCalls({
     db: s.db.db,
     audit: s.audit,

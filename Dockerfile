@@ -3,7 +3,7 @@
 #   docker build -t hermes .
 #   docker run -d --env-file .env -p 3000:3000 -v hermes-data:/data hermes
 #   docker run --rm --env-file .env -e DATABASE_URL="$OWNER_DATABASE_URL" hermes npm run db:migrate
-#   docker run -d --env-file .env -v hermes-worker:/data hermes node --import ./src/boot/compile-cache.mjs --max-semi-space-size=4 src/main.ts --worker
+#   docker run -d --env-file .env -v hermes-worker:/data hermes node --import ./src/boot/env-file.mjs --import ./src/boot/compile-cache.mjs --max-semi-space-size=4 src/main.ts --worker
 
 # The one Node version is .nvmrc's; test/deploy checks that this default agrees with it.
 ARG NODE_VERSION=24.22.3
@@ -45,4 +45,4 @@ EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["node", "--import", "./src/boot/compile-cache.mjs", "--max-semi-space-size=4", "src/main.ts"]
+CMD ["node", "--import", "./src/boot/env-file.mjs", "--import", "./src/boot/compile-cache.mjs", "--max-semi-space-size=4", "src/main.ts"]

@@ -2,21 +2,25 @@ import { mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { parseArgs } from "node:util";
 import pino from "pino";
-import { runTurn } from "../agent/loop.ts";
+import type { TurnResult } from "../agent/loop.ts";
 import { createOpenAIModel } from "../agent/openai-model.ts";
-import { formatTraceEvent, replayTrace } from "../agent/trace-format.ts";
+import { replayTrace } from "../agent/trace-format.ts";
 import { ConfigError, loadConfig } from "../config.ts";
 import { createLogger } from "../logger.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { collectSecretValues } from "../policy/secret-values.ts";
-import { fetchResult } from "../tools/fetch-result.ts";
-import { getCurrentTime } from "../tools/get-current-time.ts";
-import { ToolRegistry } from "../tools/registry.ts";
-import { createMemoryResultStore } from "../tools/result-store.ts";
+import { DEMO } from "../sandbox/seed-demo-workspace.ts";
+import { runAgentTurn } from "./agent-turn.ts";
+import { openAgentWorkspace } from "./agent-workspace.ts";
 
 const USAGE = `Usage:
-  npm run agent -- "task text" [--trace trace.jsonl] [--user U123] [--tz Europe/Berlin]
-  npm run agent -- --replay trace.jsonl [--run <runId>]`;
+  npm run agent -- "task text" [--user U0USER1] [--approve] [--data-dir dir] [--trace trace.jsonl] [--tz Europe/Berlin]
+  npm run agent -- --replay trace.jsonl [--run <runId>]
+
+The turn runs with the bot's own tools against a demo workspace: embedded PGlite with a few tickets
+(a temporary one, or --data-dir to keep it) and an in-process Slack with Zhang Wei (U0ADMIN, admin),
+Li Ming (U0USER1) and Wang Lei (U0WANGLEI). Calls that need approval are asked about in the terminal;
+--approve approves them all.`;
 
 const NO_MODEL = `No model is configured. Point Hermes at any OpenAI-compatible server, for example:
   Ollama:    OPENAI_BASE_URL=http://localhost:11434/v1 HERMES_MODEL=qwen2.5:7b-instruct npm run agent -- "what time is it in Berlin?"
@@ -32,7 +36,9 @@ async function main(argv: string[]): Promise<number> {
       replay: { type: "string" },
       run: { type: "string" },
       trace: { type: "string" },
-      user: { type: "string", default: "U0CLI" },
+      user: { type: "string", default: DEMO.user },
+      approve: { type: "boolean", default: false },
+      "data-dir": { type: "string" },
       tz: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -51,41 +57,44 @@ async function main(argv: string[]): Promise<number> {
   const tracePath = values.trace ?? `${config.env.HERMES_DATA_DIR}/traces/agent-${Date.now()}.jsonl`;
   mkdirSync(dirname(tracePath), { recursive: true });
   // The trace file never holds the configured secrets (the model key above all), nor PII.
-  const { redactForLog } = createRedactor({ secrets: collectSecretValues({ config }) });
+  const { redact, redactForLog } = createRedactor({ secrets: collectSecretValues({ config }) });
   const logger = createLogger({
     level: "info",
     redact: redactForLog,
     destination: pino.destination({ dest: tracePath, sync: true }),
   });
-  const results = createMemoryResultStore();
-  const registry = new ToolRegistry({ results, logger }).register(getCurrentTime(), fetchResult(results));
   const model = createOpenAIModel(config.model);
-
   console.log(
     `model ${config.model.model} at ${config.model.baseURL ?? "api.openai.com"}; trace → ${tracePath}`,
   );
-  const result = await runTurn(
-    {
-      run: { sessionKey: `cli:local:${Date.now()}`, userId: values.user, timezone: values.tz },
-      history: [],
-      userMessage: task,
-    },
-    {
+  const workspace = await openAgentWorkspace({
+    config,
+    rawEnv: process.env,
+    logger,
+    model,
+    redact,
+    ...(values["data-dir"] ? { dataDir: values["data-dir"] } : {}),
+  });
+  let result: TurnResult;
+  try {
+    result = await runAgentTurn(workspace, {
+      task,
+      userId: values.user,
+      ...(values.tz ? { timezone: values.tz } : {}),
+      approve: values.approve,
       model,
       ...(config.fallbackModel ? { fallbackModel: createOpenAIModel(config.fallbackModel) } : {}),
-      registry,
-      logger,
       limits: {
         maxSteps: config.env.HERMES_MAX_STEPS,
         contextBudgetTokens: config.env.HERMES_CONTEXT_BUDGET_TOKENS,
         turnTimeoutMs: config.env.HERMES_TURN_TIMEOUT_SECONDS * 1000,
       },
-      onTraceEvent: (e) => {
-        const line = formatTraceEvent(e);
-        if (line) console.log(line);
-      },
-    },
-  );
+      logger,
+      print: (line) => console.log(line),
+    });
+  } finally {
+    await workspace.close();
+  }
   console.log(`\n${result.answer}`);
   const u = result.usage;
   console.log(

@@ -64,7 +64,7 @@ describe("npm run agent (CLI) and --replay", () => {
       expect(replay.code, replay.all).toBe(0);
       expect(replay.stdout).toContain("── run ");
       expect(replay.stdout).toMatch(
-        /step {2}1 {2}⇄ model scripted \(2 messages, 2 tools, ~\d+ history tokens\) → calls get_current_time/,
+        /step {2}1 {2}⇄ model scripted \(2 messages, \d+ tools, ~\d+ history tokens\) → calls get_current_time/,
       );
       expect(replay.stdout).toContain("dropped from get_current_time: extra");
       expect(replay.stdout).toContain("── completed after 3 steps, 3 model calls");

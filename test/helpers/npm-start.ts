@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROCESS_CEILING_MS, startProcess } from "./child-process.ts";
+import { NO_ENV_FILE } from "./start-command.ts";
 
 export async function freePort(): Promise<number> {
   const server = createServer();
@@ -12,11 +13,17 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-/** The variables a person's shell passes on; everything else the test gives explicitly. */
+/**
+ * The variables a person's shell passes on, and no `.env` (`NO_ENV_FILE`); everything else the test
+ * gives explicitly.
+ */
 export function baseEnv(): Record<string, string> {
-  return Object.fromEntries(
-    ["PATH", "HOME", "LANG"].filter((k) => process.env[k]).map((k) => [k, process.env[k] as string]),
-  );
+  return {
+    ...Object.fromEntries(
+      ["PATH", "HOME", "LANG"].filter((k) => process.env[k]).map((k) => [k, process.env[k] as string]),
+    ),
+    ...NO_ENV_FILE,
+  };
 }
 
 /**

@@ -16,3 +16,9 @@ export function npmStartFlags(appDir: string = REPO): string[] {
   const words = (pkg.scripts?.start ?? "").split(/\s+/);
   return words.slice(1, Math.max(1, words.indexOf("src/main.ts")));
 }
+
+/**
+ * `HERMES_ENV_FILE` for what tests start the way `npm start` does: an empty file instead of the
+ * checkout's `.env` (`src/boot/env-file.mjs`), so a developer's own settings never reach a test.
+ */
+export const NO_ENV_FILE = { HERMES_ENV_FILE: "/dev/null" } as const;

@@ -92,7 +92,7 @@ describe("assistant threads through Bolt's Assistant", () => {
     expect(admin.prompts!.prompts.map((p) => p.title)).toEqual([
       "Open a ticket…",
       "Report of this week's tickets",
-      "Audit of today's denials",
+      "Tickets by assignee, last 30 days",
     ]);
     expect(model.requests).toHaveLength(0);
   });
@@ -122,7 +122,7 @@ describe("assistant threads through Bolt's Assistant", () => {
     // Exactly one turn: two model calls (the tool call, then the answer), one run, no working message.
     expect(model.requests).toHaveLength(2);
     const runs = await execSql<{ n: number }>(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       `select count(*)::int as n from runs where session_key like '%:${thread.threadTs}'`,
     );
     expect(runs[0]!.n).toBe(1);
@@ -211,7 +211,7 @@ describe("assistant threads through Bolt's Assistant", () => {
       "") as string;
     // The paused run remembers it belongs to an assistant thread (its snapshot's run identity).
     const kept = await execSql<{ assistant: string | null }>(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       `select snapshot->'run'->>'assistantThread' as assistant from runs where status = 'paused' and session_key like '%:${thread.threadTs}'`,
     );
     expect(kept).toEqual([{ assistant: "true" }]);

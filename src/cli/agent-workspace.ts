@@ -1,0 +1,120 @@
+import { mkdirSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { LogLevel, WebClient } from "@slack/web-api";
+import type { ChatModel } from "../agent/chat-model.ts";
+import { buildTools } from "../boot/build-tools.ts";
+import { seedDemoTickets } from "../boot/seed-demo-tickets.ts";
+import type { Config } from "../config.ts";
+import { type Logger, silentLogger } from "../logger.ts";
+import { resolveAccess } from "../policy/resolve-access.ts";
+import { DEMO } from "../sandbox/seed-demo-workspace.ts";
+import { SlackApiEmulator } from "../sandbox/slack-api-server.ts";
+import { createWebSlackPort } from "../slack/web-slack-port.ts";
+import { createAuditLog } from "../store/audit.ts";
+import { resolveAuditKey } from "../store/audit-key.ts";
+import { createAuditSink } from "../store/audit-sink.ts";
+import { openDatabase } from "../store/db.ts";
+import { migrate } from "../store/migrate.ts";
+import { createPgResultStore } from "../store/pg-result-store.ts";
+import { createUserStore } from "../store/user-store.ts";
+
+/** The bot token between the tools and the in-process Slack; it opens nothing else. */
+const BOT_TOKEN = "xoxb-agent-cli";
+
+export interface AgentWorkspaceOptions {
+  config: Config;
+  /** The raw environment, only for `${VAR}` secrets in HTTP tool headers. */
+  rawEnv: Record<string, string | undefined>;
+  logger: Logger;
+  model: ChatModel;
+  /** Keep the store here (created if new); absent: a temporary folder, removed on close. */
+  dataDir?: string;
+  /** Scrubs configured secrets and PII from audit rows, as the bot's audit log does. */
+  redact: (value: unknown) => unknown;
+}
+
+/**
+ * What `npm run agent` runs a turn against: the bot's own tools (`buildTools`: tickets, reports,
+ * memory, messages, `delegate`, then `HERMES_TOOLS` and `HERMES_HTTP_TOOLS`) on embedded PGlite with
+ * the demo tickets, the Slack Web API emulator's demo workspace behind the real `SlackPort`, and the
+ * audit log. Tools really run, yet never in a real workspace or the bot's Postgres: `DATABASE_URL`
+ * and the Slack tokens are not used. Zhang Wei (`U0ADMIN`) is an admin here, as in the sandbox.
+ */
+export async function openAgentWorkspace(o: AgentWorkspaceOptions) {
+  const kept = o.dataDir !== undefined;
+  const dataDir = o.dataDir ?? (await mkdtemp(join(tmpdir(), "hermes-agent-")));
+  if (kept) mkdirSync(dataDir, { recursive: true });
+  // The workspace's own messages stay out of the trace, which holds the turn alone; failures throw.
+  const quiet = silentLogger();
+  const emulator = new SlackApiEmulator({ logger: quiet, tokens: [BOT_TOKEN] });
+  const removeTemp = () => (kept ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
+  let handle: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  try {
+    const key = resolveAuditKey({ configured: undefined, databaseUrl: undefined, dataDir, logger: quiet });
+    // A data dir a running `npm start` owns is refused with a sentence naming it.
+    handle = await openDatabase({
+      dataDir,
+      logger: quiet,
+      owner: { role: "cli", command: "npm run agent" },
+    });
+    await migrate(handle);
+    await seedDemoTickets(handle.db);
+    await emulator.start();
+    const db = handle.db;
+    const users = createUserStore({ db });
+    const results = createPgResultStore({ db });
+    const auditSink = createAuditSink({ audit: createAuditLog({ db, key }), redact: o.redact });
+    const slack = createWebSlackPort(
+      new WebClient(BOT_TOKEN, {
+        slackApiUrl: emulator.url,
+        retryConfig: { retries: 0 },
+        logLevel: LogLevel.ERROR,
+      }),
+    );
+    const admins = [...new Set([...o.config.env.HERMES_ADMINS, DEMO.admin])];
+    const config: Config = {
+      ...o.config,
+      env: { ...o.config.env, HERMES_ADMINS: admins, HERMES_DATA_DIR: dataDir },
+    };
+    const built = await buildTools({
+      config,
+      logger: o.logger,
+      db,
+      users,
+      results,
+      slack,
+      model: o.model,
+      auditSink,
+      rawEnv: o.rawEnv,
+    });
+    const opened = handle;
+    return {
+      dataDir,
+      kept,
+      db,
+      users,
+      registry: built.registry,
+      auditSink,
+      /** `userId`'s level, permitted tools and policy, as the bot resolves them. */
+      access: (userId: string) =>
+        resolveAccess({ users, config, registry: built.registry, guards: built.guards }, userId),
+      async close() {
+        try {
+          await emulator.stop();
+          await opened.close();
+        } finally {
+          await removeTemp();
+        }
+      },
+    };
+  } catch (err) {
+    await emulator.stop().catch(() => undefined);
+    await handle?.close().catch(() => undefined);
+    await removeTemp();
+    throw err;
+  }
+}
+
+export type AgentWorkspace = Awaited<ReturnType<typeof openAgentWorkspace>>;

@@ -73,7 +73,7 @@ export function decidePayload(raw: Buffer, contentType: string | undefined): Pay
 }
 
 /** `Application/JSON; charset=utf-8` → `application/json`. */
-export function mediaType(contentType: string | undefined): string {
+function mediaType(contentType: string | undefined): string {
   return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
 }
 

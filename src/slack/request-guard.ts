@@ -1,69 +1,65 @@
 import { hash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Logger } from "../logger.ts";
-import { decidePayload, mediaType } from "./payload-shape.ts";
+import { decidePayload } from "./payload-shape.ts";
 import { verifySlackSignature } from "./verify-signature.ts";
+
+/** Where Slack sends events, clicks and slash commands. */
+export const SLACK_EVENTS_PATH = "/slack/events";
 
 /** Slack's request bodies are a few KiB; Bolt's own limit is 4 MiB. */
 export const MAX_SLACK_BODY_BYTES = 1024 * 1024;
 
-/** What the guard leaves on a request it lets through to Bolt. */
-export interface GuardedRequest extends IncomingMessage {
-  /** Bolt verifies and parses this instead of reading the stream again. */
-  rawBody?: Buffer;
+/** A request the guard let through: its body, checked and parsed once. */
+export interface GuardedBody {
+  /** As Bolt's receiver would parse it (a click's `payload` field, a command's form fields, JSON). */
+  body: Record<string, unknown>;
   /** sha256 (hex) of the signed body: how a replayed command or click is recognised. */
-  hermesBodySha256?: string;
-  /** The body as the guard parsed and checked it (an event callback goes on to the App with it). */
-  hermesPayload?: Record<string, unknown>;
+  sha256: string;
 }
 
 /**
- * Whether Bolt's HTTP receiver would take `req` as a request to its endpoint `path`: a POST whose URL
- * pathname, read as Bolt reads it (`new URL(url, base).pathname`: no query or fragment, dot segments
- * resolved), is `path`. The guard uses exactly this test, so every request Bolt routes has passed it
- * (Bolt's own signature check is off: `create-slack-app.ts`).
+ * Whether `req` is a request to the endpoint `path` as Bolt routes one: a POST whose URL pathname,
+ * read as Bolt reads it (`new URL(url, base).pathname`: no query or fragment, dot segments
+ * resolved), is `path`.
  */
-export function isEventsRequest(req: IncomingMessage, path = "/slack/events"): boolean {
+export function isEventsRequest(req: IncomingMessage, path = SLACK_EVENTS_PATH): boolean {
   if (req.method !== "POST") return false;
   try {
     return new URL(req.url ?? "/", "http://localhost").pathname === path;
   } catch {
-    return false; // Bolt's own parse would throw too: no route, no listener
+    return false;
   }
 }
 
 /**
- * Runs in front of Bolt on `POST /slack/events`: reads the body (413 past the limit), checks the
- * signature and the timestamp in both directions (401), then the body's shape (see `decidePayload`:
- * 400/415, or a 200 ack for kinds Hermes ignores). A request that passes goes on to Bolt with its
- * raw body attached. Every refusal is logged with its reason; none reaches a listener.
- * Returns true when it answered the request itself.
+ * Checks a request to Slack's endpoint before anything acts on it: reads the body (413 past the
+ * limit), checks the signature and the timestamp in both directions (401), then the body's shape (see
+ * `decidePayload`: 400/415, or a 200 ack for kinds Hermes ignores). Every refusal is answered and
+ * logged with its reason, and resolves to undefined; a request that passes resolves to its body.
  */
 export function createRequestGuard(options: {
   signingSecret: string;
   logger: Logger;
-  path?: string;
   maxBodyBytes?: number;
   now?: () => number;
 }) {
-  const path = options.path ?? "/slack/events";
   const limit = options.maxBodyBytes ?? MAX_SLACK_BODY_BYTES;
   const log = options.logger.child({ component: "slack-request-guard" });
 
-  return async (req: GuardedRequest, res: ServerResponse): Promise<boolean> => {
-    if (!isEventsRequest(req, path)) return false;
+  return async (req: IncomingMessage, res: ServerResponse): Promise<GuardedBody | undefined> => {
     const refuse = (status: number, reason: string, level: "warn" | "info" = "warn") => {
       log[level]({ status, reason, retryNum: req.headers["x-slack-retry-num"] }, "slack request refused");
       res.writeHead(status, { "content-type": "text/plain; charset=utf-8" });
       res.end(status === 200 ? "" : reason);
-      return true;
+      return undefined;
     };
 
     const declared = Number(req.headers["content-length"] ?? 0);
     if (declared > limit) return refuseTooLarge(req, res, () => refuse(413, "request body too large"));
     const raw = await readLimited(req, limit);
     if (raw === "too_large") return refuseTooLarge(req, res, () => refuse(413, "request body too large"));
-    if (raw === "aborted") return true;
+    if (raw === "aborted") return undefined;
 
     const signature = verifySlackSignature({
       signingSecret: options.signingSecret,
@@ -77,13 +73,7 @@ export function createRequestGuard(options: {
     const decision = decidePayload(raw, req.headers["content-type"]);
     if (decision.kind === "reject") return refuse(decision.status, decision.reason);
     if (decision.kind === "ignore") return refuse(200, `ignored: ${decision.reason}`, "info");
-
-    req.rawBody = raw;
-    req.hermesPayload = decision.body;
-    req.hermesBodySha256 = hash("sha256", raw, "hex");
-    // Bolt compares the content type exactly; parameters (`; charset=…`) would make it parse a form as JSON.
-    req.headers["content-type"] = mediaType(req.headers["content-type"]);
-    return false;
+    return { body: decision.body, sha256: hash("sha256", raw, "hex") };
   };
 }
 
@@ -118,9 +108,9 @@ function readLimited(req: IncomingMessage, limit: number): Promise<Buffer | "too
 }
 
 /** Answers 413 and closes the connection, so the rest of the body is not read. */
-function refuseTooLarge(req: IncomingMessage, res: ServerResponse, refuse: () => boolean): boolean {
+function refuseTooLarge(req: IncomingMessage, res: ServerResponse, refuse: () => undefined): undefined {
   res.setHeader("connection", "close");
   refuse();
   req.resume();
-  return true;
+  return undefined;
 }

@@ -11,10 +11,10 @@ const SIGNING_SECRET = "direct-events-secret";
 const CHANNEL = "C0OPS";
 
 /**
- * Events API callbacks skip Bolt's HTTP receiver (`direct-events.ts`): the real Bolt app behind our
- * HTTP server, fed signed requests. Listeners must see what Bolt's receiver would have given them
+ * Events API callbacks go from our receiver (`hermes-receiver.ts`) straight to the App: the real Bolt
+ * app behind it, fed signed requests. Listeners must see what Bolt's receiver would have given them
  * (the body, Slack's retry headers, the guard's body hash), the record still comes before the ack,
- * and a listener's failure after the ack changes nothing for Slack; clicks still go through Bolt.
+ * and a listener's failure after the ack changes nothing for Slack; clicks keep Bolt's `ack`.
  */
 describe("Events API callbacks straight to the App", () => {
   let emulator: SlackApiEmulator;

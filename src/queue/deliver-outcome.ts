@@ -1,14 +1,19 @@
+import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import type { TurnResult } from "../agent/runtime-types.ts";
+import type { Storage } from "../store/storage.ts";
 import { persistPause } from "./persist-pause.ts";
-import type { ReplyTarget } from "./turn-output.ts";
-import type { WorkerDeps } from "./worker-deps.ts";
+import type { ReplyTarget, TurnOutput } from "./turn-output.ts";
 
 /**
  * Shows a turn's outcome in its thread. A paused run is stored with its approvals first, then its
  * cards are posted; an answer or a failure is shown as such.
  */
 export async function deliverOutcome(
-  s: Pick<WorkerDeps, "db" | "runs" | "approvals" | "registry" | "output">,
+  s: {
+    storage: Pick<Storage, "db" | "runs" | "approvals">;
+    runtime: Pick<AgentRuntime, "registry">;
+    output: TurnOutput;
+  },
   result: TurnResult,
   target: ReplyTarget,
 ): Promise<void> {

@@ -2,6 +2,24 @@ import { z } from "zod";
 
 const id = z.string().min(1);
 
+/**
+ * What the receiver adds to a turn job about how the turn began. Checked with the rest of the job as
+ * it enters a queue and again as a worker takes it, so neither side casts; keys it does not name are
+ * kept (room for what later callers need without a schema change).
+ */
+export const turnJobMetaSchema = z.looseObject({
+  /** The "working…" message the answer replaces. */
+  placeholderTs: z.string().optional(),
+  /** The message was written inside an existing thread: its earlier messages are quoted to the model. */
+  inThread: z.boolean().optional(),
+  /** From an assistant thread: its status line shows progress instead of a working message. */
+  assistantThread: z.boolean().optional(),
+  /** Context Slack gave (e.g. the channel the user is viewing), already fenced as untrusted data. */
+  untrustedContext: z.string().optional(),
+  /** The channel the user is viewing beside an assistant thread, for tools (untrusted: a hint only). */
+  viewing: z.object({ channelId: id, teamId: id.optional() }).optional(),
+});
+
 /** A Slack message (mention or DM) to answer: one agent turn in the thread `sessionKey`. */
 export const turnJobSchema = z.object({
   type: z.literal("turn"),
@@ -14,8 +32,7 @@ export const turnJobSchema = z.object({
   eventId: id,
   messageTs: id,
   isDm: z.boolean(),
-  /** Room for what later callers need (thread context, files, …) without a schema change. */
-  meta: z.record(z.string(), z.unknown()).optional(),
+  meta: turnJobMetaSchema.optional(),
 });
 
 /** Continue a paused run after its approval was decided or expired (the decision lives in Postgres). */
@@ -38,6 +55,7 @@ export const RESUME_CAUSES = ["recover", "cancel"] as const;
 export const resumeJobId = (runId: string, by: string) => `resume:${runId}:${by}`;
 export type QueueJobType = QueueJob["type"];
 export type TurnJob = z.infer<typeof turnJobSchema>;
+export type TurnJobMeta = z.infer<typeof turnJobMetaSchema>;
 export type ResumeJob = z.infer<typeof resumeJobSchema>;
 
 /**

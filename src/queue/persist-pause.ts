@@ -1,7 +1,7 @@
+import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import type { RunSnapshot } from "../agent/run-snapshot.ts";
 import type { Approval } from "../policy/approval-store.ts";
 import type { Storage } from "../store/storage.ts";
-import type { ToolRegistry } from "../tools/registry.ts";
 import { sealPending } from "./call-bindings.ts";
 
 /**
@@ -10,17 +10,18 @@ import { sealPending } from "./call-bindings.ts";
  * binds each pending call by its keyed hash, as its approval does (`sealPending`).
  */
 export async function persistPause(
-  s: Pick<Storage, "db" | "runs" | "approvals"> & { registry: ToolRegistry },
+  s: { storage: Pick<Storage, "db" | "runs" | "approvals">; runtime: Pick<AgentRuntime, "registry"> },
   snapshot: RunSnapshot,
 ): Promise<Approval[]> {
   const run = snapshot.run;
-  return s.db.db.transaction(async (tx) => {
-    await s.runs.savePaused(sealPending(snapshot, s.approvals.binding), tx);
+  const { db, runs, approvals } = s.storage;
+  return db.db.transaction(async (tx) => {
+    await runs.savePaused(sealPending(snapshot, approvals.binding), tx);
     const out: Approval[] = [];
     for (const p of snapshot.pending) {
-      const tool = s.registry.get(p.tool);
+      const tool = s.runtime.registry.get(p.tool);
       out.push(
-        await s.approvals.create(
+        await approvals.create(
           {
             tool: p.tool,
             args: p.args,

@@ -1,4 +1,3 @@
-import { runtimeDepsFor } from "../agent/agent-runtime.ts";
 import { continueRun } from "../agent/continue-run.ts";
 import { resumeRun } from "../agent/loop.ts";
 import type { RunRecorder } from "../agent/run-recorder.ts";
@@ -8,15 +7,16 @@ import type { TraceEvent } from "../agent/trace.ts";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { RunDecisions } from "../policy/approval-store.ts";
-import { resolveAccess } from "../policy/resolve-access.ts";
+import type { Storage } from "../store/storage.ts";
 import type { RunIdentity } from "../tools/define-tool.ts";
 import { unsealForResume } from "./call-bindings.ts";
 import { deliverOutcome } from "./deliver-outcome.ts";
+import { failureSentence } from "./failure-sentence.ts";
 import type { ResumeJob } from "./jobs.ts";
 import { openRunRecorder, withRunRecorder } from "./record-run.ts";
-import { runCheckpoint, settleOpenCalls } from "./recover-run.ts";
+import { runCheckpoint } from "./recover-run.ts";
+import { requesterAccess, runDeps, settleDeadWorkerCalls, trackActions } from "./run-deps.ts";
 import type { ProgressDisplay, ReplyTarget } from "./turn-output.ts";
-import { failureSentence, trackActions } from "./turn-worker.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
 
 /**
@@ -29,22 +29,23 @@ export async function handleResumeJob(
   job: ResumeJob,
   ctx: { signal: AbortSignal; logger: Logger },
 ) {
-  const record = await s.runs.get(job.runId);
+  const { runs, sessions, approvals } = s.storage;
+  const record = await runs.get(job.runId);
   if (record?.status !== "paused" && record?.status !== "running") return;
   const log = ctx.logger.child({ runId: job.runId, sessionKey: record.sessionKey });
   const run = record.snapshot.run;
   const target = { channel: run.channelId ?? "", threadTs: run.threadTs ?? "" };
-  await s.sessions.withLock(record.sessionKey, async (lockSignal) => {
+  await sessions.withLock(record.sessionKey, async (lockSignal) => {
     // Under the thread's lock nobody else runs this thread: a run still `running` here is one whose
     // worker died during a resume; it continues from its checkpoint instead of being claimed.
-    const current = await s.runs.get(job.runId);
+    const current = await runs.get(job.runId);
     const recovering = current?.status === "running";
     let decisions: RunDecisions["decisions"] = {};
     let snapshot: RunSnapshot | undefined;
     if (recovering) {
       snapshot = current.snapshot;
     } else {
-      const decided = await s.approvals.decisionsForRun(job.runId);
+      const decided = await approvals.decisionsForRun(job.runId);
       if (decided.pending.length > 0) {
         log.info(
           { pending: decided.pending.map((a) => a.id) },
@@ -52,11 +53,10 @@ export async function handleResumeJob(
         );
         return;
       }
-      const claimed = await s.runs.claimForResume(job.runId);
+      const claimed = await runs.claimForResume(job.runId);
       // Stored calls are bound by keyed hashes: each approved call runs only if its stored arguments
       // still match both its snapshot's binding and its approval's.
-      if (claimed)
-        ({ snapshot, decisions } = unsealForResume(claimed, decided.decisions, s.approvals.binding));
+      if (claimed) ({ snapshot, decisions } = unsealForResume(claimed, decided.decisions, approvals.binding));
     }
     if (!snapshot) return;
     // Shown as the turn was: an assistant thread's status line, else a "Continuing…" message that
@@ -74,12 +74,12 @@ export async function handleResumeJob(
     let mayHaveActed = recovering;
     let recorder: RunRecorder | undefined;
     try {
-      const access = await resolveAccess(s, run.userId);
+      const access = await requesterAccess(s, run.userId);
       const working = status ? undefined : await continuing(s, target, snapshot.run, log);
       const progress: ProgressDisplay | undefined = status ?? working?.display;
       reply = { ...target, placeholderTs: working?.placeholderTs };
       // The same requester and channel as the turn that paused: a resumed run is paid from the same budgets.
-      const base = runtimeDepsFor(s, access, AbortSignal.any([ctx.signal, lockSignal]), run.channelId);
+      const base = runDeps(s, access, AbortSignal.any([ctx.signal, lockSignal]), run.channelId);
       recorder = await openRunRecorder(s, { runId: job.runId, logger: log, reopen: true });
       const deps = withRunRecorder(
         {
@@ -87,7 +87,7 @@ export async function handleResumeJob(
           onToolEvent: trackActions(base.onToolEvent, () => {
             mayHaveActed = true;
           }),
-          checkpoint: runCheckpoint(s),
+          checkpoint: runCheckpoint(s.storage),
           onTraceEvent: (e: TraceEvent) => progress?.show(e),
         },
         recorder,
@@ -95,12 +95,12 @@ export async function handleResumeJob(
       if (Object.values(decisions).some((d) => d.status === "approved")) mayHaveActed = true;
       if (recovering) log.warn("continuing a resumed run whose worker died, from its checkpoint");
       result = recovering
-        ? await continueRun(snapshot, await settleOpenCalls(s, snapshot, log), deps)
+        ? await continueRun(snapshot, await settleDeadWorkerCalls(s, snapshot, log), deps)
         : await resumeRun(snapshot, decisions, deps);
       await progress?.close();
-      await s.sessions.save(record.sessionKey, result.messages);
+      await sessions.save(record.sessionKey, result.messages);
       await recorder?.settled();
-      if (result.status !== "paused") await s.runs.finish(job.runId, result.status);
+      if (result.status !== "paused") await runs.finish(job.runId, result.status);
       await reportOutcomes(s, job.runId, result);
       await deliverOutcome(s, result, reply);
     } catch (err) {
@@ -108,7 +108,7 @@ export async function handleResumeJob(
       if (!result) {
         recorder?.fail("error", errorMessage(err));
         await recorder?.settled();
-        await s.runs.finish(job.runId, "failed").catch(() => undefined);
+        await runs.finish(job.runId, "failed").catch(() => undefined);
       }
       await s.output
         .postAnswer(failureSentence(job.runId, err, { mayHaveActed }), reply, { runId: job.runId })
@@ -144,11 +144,11 @@ async function continuing(
 
 /** Each decided card of the run says what became of its call: the tool result or why it did not run. */
 async function reportOutcomes(
-  s: Pick<WorkerDeps, "approvals" | "output">,
+  s: Pick<WorkerDeps, "output"> & { storage: Pick<Storage, "approvals"> },
   runId: string,
   result: TurnResult,
 ) {
-  for (const a of await s.approvals.listForRun(runId)) {
+  for (const a of await s.storage.approvals.listForRun(runId)) {
     if (a.status === "pending") continue;
     const msg = result.messages.find((m) => m.role === "tool" && m.toolCallId === a.toolCallId);
     const text = msg && msg.role === "tool" ? msg.content : undefined;

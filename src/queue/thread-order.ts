@@ -24,33 +24,36 @@ const MAX_PAUSE_MS = 1_000;
  * must be promises whose rejection is already handled.
  */
 export async function inThreadOrder<T, R = undefined>(
-  s: Pick<Storage, "sessions" | "events"> & Pick<AgentRuntime, "limits">,
+  s: { storage: Pick<Storage, "sessions" | "events">; runtime: Pick<AgentRuntime, "limits"> },
   job: TurnJob,
   o: { signal: AbortSignal; logger: Logger; waitMs?: number; reads?: () => R },
   fn: (lockSignal: AbortSignal, reads: R) => Promise<T>,
 ): Promise<T> {
   const deadline = Date.now() + (o.waitMs ?? WAIT_FOR_EARLIER_MS);
   // A claim older than a whole turn is a dead one (recovery takes it over): it holds nobody up.
-  const withinMs = (s.limits.turnTimeoutMs ?? 300_000) + 60_000;
+  const withinMs = (s.runtime.limits.turnTimeoutMs ?? 300_000) + 60_000;
   let pauseMs = FIRST_PAUSE_MS;
   let told = false;
   for (;;) {
     type Outcome = { done: T } | { earlier: string[] };
-    const outcome = await s.sessions.withLock(job.sessionKey, async (lockSignal): Promise<Outcome> => {
-      const reads = o.reads?.() as R;
-      if (Date.now() < deadline) {
-        const earlier = await s.events.earlierUnfinished({
-          sessionKey: job.sessionKey,
-          messageTs: job.messageTs,
-          eventId: job.eventId,
-          withinMs,
-        });
-        if (earlier.length > 0) return { earlier };
-      } else if (told) {
-        o.logger.warn("the thread's earlier message has not started in time; this turn runs now");
-      }
-      return { done: await fn(lockSignal, reads) };
-    });
+    const outcome = await s.storage.sessions.withLock(
+      job.sessionKey,
+      async (lockSignal): Promise<Outcome> => {
+        const reads = o.reads?.() as R;
+        if (Date.now() < deadline) {
+          const earlier = await s.storage.events.earlierUnfinished({
+            sessionKey: job.sessionKey,
+            messageTs: job.messageTs,
+            eventId: job.eventId,
+            withinMs,
+          });
+          if (earlier.length > 0) return { earlier };
+        } else if (told) {
+          o.logger.warn("the thread's earlier message has not started in time; this turn runs now");
+        }
+        return { done: await fn(lockSignal, reads) };
+      },
+    );
     if ("done" in outcome) return outcome.done;
     if (!told) {
       o.logger.info(

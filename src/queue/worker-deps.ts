@@ -4,9 +4,14 @@ import type { Logger } from "../logger.ts";
 import type { Storage } from "../store/storage.ts";
 import type { TurnOutput } from "./turn-output.ts";
 
-/** What a worker runs a job with: the stores, the agent runtime, and the output port to Slack. */
-export interface WorkerDeps extends Storage, AgentRuntime {
+/**
+ * What a worker runs a job with, in the composition root's groups: the stores, the agent runtime,
+ * and the output port to Slack. A function that needs less takes a `Pick` of the group it reads.
+ */
+export interface WorkerDeps {
   config: Config;
   logger: Logger;
+  storage: Storage;
+  runtime: AgentRuntime;
   output: TurnOutput;
 }

@@ -44,7 +44,8 @@ describe.each([
     const ts = d.message!.ts;
     await waitFor(() => botReplies(ts).find((m) => m.text === `Answered: ${text}`), 30_000, "the answer");
     const run = await waitFor(
-      async () => (await t.hermes.services.runs.forEvent(d.eventId!))?.status === "completed" && d.eventId,
+      async () =>
+        (await t.hermes.services.storage.runs.forEvent(d.eventId!))?.status === "completed" && d.eventId,
       30_000,
       "the finished run",
     );
@@ -55,7 +56,7 @@ describe.each([
       [d.eventId, ageS],
     );
     await direct.query("update slack_events set status = 'received' where event_id = $1", [d.eventId]);
-    const runId = (await t.hermes.services.runs.forEvent(d.eventId!))!.runId;
+    const runId = (await t.hermes.services.storage.runs.forEvent(d.eventId!))!.runId;
     return { ts, eventId: d.eventId!, runId };
   }
   const runRow = async (runId: string) =>
@@ -116,7 +117,7 @@ describe.each([
     // for that job to continue. The workers are paused, so the job stays waiting.
     const queued = await deadRun(`queued-run ${redis}`, 3600);
     await t.hermes.services.queue.pause();
-    const { sessionKey } = (await t.hermes.services.runs.get(queued.runId))!;
+    const { sessionKey } = (await t.hermes.services.storage.runs.get(queued.runId))!;
     const jobId = `turn:${queued.eventId}`;
     await t.hermes.services.queue.enqueue(
       turnJob({

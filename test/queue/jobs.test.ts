@@ -26,6 +26,16 @@ describe("queue jobs", () => {
     expect(missing.ok === false && missing.issues).toMatch(/eventId/);
   });
 
+  it("checks a turn's meta by name, keeping keys it does not name", () => {
+    const meta = { placeholderTs: "1.5", assistantThread: true, viewing: { channelId: "C9" }, later: 1 };
+    const ok = parseQueueJob(turnJob({ meta }));
+    expect(ok.ok && ok.job.type === "turn" && ok.job.meta).toEqual(meta);
+    for (const bad of [{ placeholderTs: 15 }, { inThread: "yes" }, { viewing: { teamId: "T1" } }, "meta"]) {
+      const parsed = parseQueueJob({ ...turnJob(), meta: bad });
+      expect(parsed.ok === false && parsed.issues).toMatch(/meta/);
+    }
+  });
+
   it("retries only the jobs whose handlers are idempotent", () => {
     expect(JOB_ATTEMPTS).toEqual({ turn: 1, resume: 2 });
   });

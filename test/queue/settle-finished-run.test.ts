@@ -31,7 +31,7 @@ describe("a finished run's answer shown again after a crash", () => {
   const eventStatus = async (eventId: string) =>
     (
       await execSql<{ status: string }>(
-        t.hermes.services.db.db,
+        t.hermes.services.storage.db.db,
         `select status from slack_events where event_id = '${eventId}'`,
       )
     )[0]?.status;
@@ -47,7 +47,7 @@ describe("a finished run's answer shown again after a crash", () => {
       "the first worker's done mark",
     );
     await execSql(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       `update slack_events set status = 'received', finished_at = null where event_id = '${d.eventId}'`,
     );
     const job: TurnJob = {
@@ -68,7 +68,7 @@ describe("a finished run's answer shown again after a crash", () => {
   const runOf = async (eventId: string) =>
     (
       await execSql<{ id: string; status: string }>(
-        t.hermes.services.db.db,
+        t.hermes.services.storage.db.db,
         `select id, status from runs where event_id = '${eventId}'`,
       )
     )[0]!;

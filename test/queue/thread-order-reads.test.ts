@@ -15,15 +15,17 @@ function fakeStorage(answers: string[][]) {
   const log: string[] = [];
   const releases: Array<() => void> = [];
   const s = {
-    limits: { turnTimeoutMs: 60_000 },
-    sessions: {
-      withLock: async <T>(_key: string, fn: (signal: AbortSignal) => Promise<T>) =>
-        fn(new AbortController().signal),
-    },
-    events: {
-      earlierUnfinished: () => {
-        log.push("check");
-        return new Promise<string[]>((resolve) => releases.push(() => resolve(answers.shift() ?? [])));
+    runtime: { limits: { turnTimeoutMs: 60_000 } },
+    storage: {
+      sessions: {
+        withLock: async <T>(_key: string, fn: (signal: AbortSignal) => Promise<T>) =>
+          fn(new AbortController().signal),
+      },
+      events: {
+        earlierUnfinished: () => {
+          log.push("check");
+          return new Promise<string[]>((resolve) => releases.push(() => resolve(answers.shift() ?? [])));
+        },
       },
     },
   };

@@ -1,0 +1,52 @@
+import { runtimeDepsFor } from "../agent/agent-runtime.ts";
+import type { ToolEventSink } from "../agent/policy-hook.ts";
+import type { RunSnapshot, SettledCall } from "../agent/run-snapshot.ts";
+import type { RuntimeDeps } from "../agent/runtime-types.ts";
+import type { Logger } from "../logger.ts";
+import { type Access, resolveAccess } from "../policy/resolve-access.ts";
+import { settleOpenCalls } from "./recover-run.ts";
+import type { WorkerDeps } from "./worker-deps.ts";
+
+type RunSources = Pick<WorkerDeps, "config" | "logger" | "storage" | "runtime">;
+
+/**
+ * The requester's level and permitted tools, read fresh for every turn and resume: a level changed
+ * since the run began applies at once.
+ */
+export function requesterAccess(s: RunSources, userId: string): Promise<Access> {
+  const { registry, guards } = s.runtime;
+  return resolveAccess({ users: s.storage.users, config: s.config, registry, guards }, userId);
+}
+
+/**
+ * The runtime's dependencies for one run on behalf of `access`'s user, paid from their and
+ * `channelId`'s budgets, stopped by `signal`.
+ */
+export function runDeps(
+  s: RunSources,
+  access: Access,
+  signal: AbortSignal,
+  channelId: string | undefined,
+): RuntimeDeps {
+  return runtimeDepsFor({ ...s.runtime, logger: s.logger }, access, signal, channelId);
+}
+
+/** Wraps the audit sink: `onRequested` once a call's request was recorded (it may run from then on). */
+export function trackActions(sink: ToolEventSink | undefined, onRequested: () => void): ToolEventSink {
+  return async (event) => {
+    await sink?.(event);
+    if (event.action === "tool.requested") onRequested();
+  };
+}
+
+/**
+ * The open calls of a run whose worker died, settled from the audit log (`settleOpenCalls`): the
+ * log it reads and the thread it tells come from the worker's groups.
+ */
+export function settleDeadWorkerCalls(
+  s: Pick<WorkerDeps, "storage" | "output">,
+  snapshot: RunSnapshot,
+  log: Logger,
+): Promise<Record<string, SettledCall>> {
+  return settleOpenCalls({ db: s.storage.db, audit: s.storage.audit, output: s.output }, snapshot, log);
+}

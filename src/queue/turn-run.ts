@@ -1,0 +1,207 @@
+import { continueRun } from "../agent/continue-run.ts";
+import { type DurableDeps, runTurn } from "../agent/loop.ts";
+import type { RunSnapshot } from "../agent/run-snapshot.ts";
+import type { TurnResult } from "../agent/runtime-types.ts";
+import type { TraceEvent } from "../agent/trace.ts";
+import { errorMessage } from "../errors.ts";
+import type { Logger } from "../logger.ts";
+import type { RunRecord } from "../store/run-store.ts";
+import type { LoadedSession } from "../store/session-store.ts";
+import { deliverOutcome } from "./deliver-outcome.ts";
+import { openRunRecorder, withRunRecorder } from "./record-run.ts";
+import { runCheckpoint } from "./recover-run.ts";
+import { runDeps, settleDeadWorkerCalls, trackActions } from "./run-deps.ts";
+import type { Turn, TurnReads } from "./turn.ts";
+import type { ProgressDisplay } from "./turn-output.ts";
+import type { WorkerDeps } from "./worker-deps.ts";
+
+/** A turn whose run this worker is running: the loop's dependencies, wired to the turn's record and display. */
+export interface TurnRun {
+  deps: DurableDeps;
+  progress: ProgressDisplay | undefined;
+  /** The run's budget settles: awaited as the turn lands (beside the history save), not by the loop. */
+  budgetsSettled: (() => Promise<void>) | undefined;
+  /** The last checkpoint that landed: a finished run's state in `runs` is made from it. */
+  kept(): RunSnapshot | undefined;
+  /** The requester's time zone (a new run only: a continued one has it in its snapshot). */
+  timezone: string | undefined;
+}
+
+/**
+ * Gets the run ready: the requester's access, the working message (or status line) showing its
+ * progress, checkpoints into `runs`, the run record opened, and every call request noted (once one
+ * was requested, a failure may no longer say nothing was done). From here a failure ends the run.
+ */
+export async function beginRun(
+  s: WorkerDeps,
+  turn: Turn,
+  o: { reads: Pick<TurnReads, "access">; earlier: RunRecord | undefined; signal: AbortSignal },
+): Promise<TurnRun> {
+  const { job, meta, run } = turn;
+  const { earlier } = o;
+  const [access, timezone] = await Promise.all([
+    o.reads.access,
+    earlier ? undefined : s.output.requesterTimezone(job.userId),
+  ]);
+  const progress = meta.placeholderTs
+    ? s.output.progress({
+        channel: job.channelId,
+        ts: meta.placeholderTs,
+        logger: run.log,
+        thread: { threadTs: job.threadTs, userId: job.userId, teamId: job.teamId },
+      })
+    : turn.status;
+  const keep = runCheckpoint(s.storage, job.eventId);
+  let kept: RunSnapshot | undefined;
+  if (earlier && earlier.snapshot.step > 0) run.mayHaveActed = true;
+  const { settled: budgetsSettled, ...base } = runDeps(s, access, o.signal, job.channelId);
+  run.recorder = await openRunRecorder(s, {
+    runId: run.id,
+    logger: run.log,
+    ...(earlier ? { reopen: true } : { requestText: job.text }),
+  });
+  const deps = withRunRecorder(
+    {
+      ...base,
+      onToolEvent: trackActions(base.onToolEvent, () => {
+        run.mayHaveActed = true;
+      }),
+      checkpoint: async (snapshot: RunSnapshot) => {
+        await keep(snapshot);
+        kept = snapshot;
+      },
+      onTraceEvent: (e: TraceEvent) => progress?.show(e),
+    },
+    run.recorder,
+  );
+  run.running = true;
+  return { deps, progress, budgetsSettled, kept: () => kept, timezone };
+}
+
+/** A new run: the thread's history, the message (with what it needs quoted before it), the loop. */
+export async function runNewTurn(
+  s: Pick<WorkerDeps, "output">,
+  turn: Turn,
+  running: TurnRun,
+  history: Promise<LoadedSession>,
+): Promise<TurnResult> {
+  const { job, meta, run } = turn;
+  const loaded = await history;
+  if (loaded.unreadable)
+    run.log.warn(
+      { event: "note", note: "stored history of this thread is unreadable: starting fresh" },
+      "note",
+    );
+  else if (!loaded.found)
+    run.log.info({ event: "note", note: "no stored history for this thread: starting fresh" }, "note");
+  return runTurn(
+    {
+      run: {
+        runId: run.id,
+        sessionKey: job.sessionKey,
+        userId: job.userId,
+        teamId: job.teamId,
+        channelId: job.channelId,
+        threadTs: job.threadTs,
+        ...(running.timezone ? { timezone: running.timezone } : {}),
+        ...(meta.assistantThread ? { assistantThread: true } : {}),
+        ...(meta.viewing ? { viewing: meta.viewing } : {}),
+      },
+      history: loaded.messages,
+      userMessage: await userMessage(s, turn, loaded, run.log),
+    },
+    running.deps,
+  );
+}
+
+/**
+ * The message as the model gets it: a first turn inside an existing thread quotes the thread's
+ * earlier messages, and context Slack gave (already fenced as untrusted data) goes first.
+ */
+async function userMessage(
+  s: Pick<WorkerDeps, "output">,
+  turn: Turn,
+  loaded: LoadedSession,
+  log: Logger,
+): Promise<string> {
+  const { job, meta } = turn;
+  let text = job.text;
+  if (!loaded.found && meta.inThread) {
+    const quoted = await s.output
+      .threadContext({
+        channel: job.channelId,
+        threadTs: job.threadTs,
+        currentTs: job.messageTs,
+        logger: log,
+      })
+      .catch((err: unknown) => log.warn({ err: errorMessage(err) }, "thread context unavailable"));
+    if (quoted) text = `${quoted}\n\n${job.text}`;
+  }
+  return meta.untrustedContext ? `${meta.untrustedContext}\n\n${text}` : text;
+}
+
+/** A run whose worker died: its open calls settled from the audit log, then on from its checkpoint. */
+export async function continueTurn(
+  s: Pick<WorkerDeps, "storage" | "output">,
+  turn: Turn,
+  running: TurnRun,
+  earlier: RunRecord,
+): Promise<TurnResult> {
+  const { log } = turn.run;
+  log.warn({ step: earlier.snapshot.step }, "continuing a turn whose worker died, from its checkpoint");
+  const settled = await settleDeadWorkerCalls(s, earlier.snapshot, log);
+  return continueRun(earlier.snapshot, settled, running.deps);
+}
+
+/**
+ * Stores the turn: the history, the run record's last write, the budget settles and the run's end
+ * (with its final state) land together, none waiting for another, all before the answer is shown.
+ * Finished before it is shown: a crash in between shows the stored answer, never re-runs. A paused
+ * run is stored as the outcome is delivered, with its approvals.
+ */
+export async function landTurn(
+  s: Pick<WorkerDeps, "storage">,
+  turn: Turn,
+  running: TurnRun,
+  result: TurnResult,
+): Promise<void> {
+  const { job, run } = turn;
+  await running.progress?.close();
+  await allLanded([
+    s.storage.sessions.save(job.sessionKey, result.messages),
+    run.recorder?.settled(),
+    running.budgetsSettled?.(),
+    result.status === "paused"
+      ? undefined
+      : s.storage.runs.finish(run.id, result.status, finalSnapshot(running.kept(), result)),
+  ]);
+  if (result.status !== "paused") run.running = false;
+}
+
+/** Shows the outcome (a pause is stored here, with its approvals), then marks the event done. */
+export async function deliverTurn(s: WorkerDeps, turn: Turn, result: TurnResult): Promise<void> {
+  const { job, run } = turn;
+  await deliverOutcome(s, result, turn.target);
+  run.running = false;
+  run.log.info(
+    { status: result.status, steps: result.steps, modelCalls: result.modelCalls },
+    "turn finished",
+  );
+  await s.storage.events.finish(job.eventId, "done");
+}
+
+/**
+ * Waits for every write, then throws the first failure: a failure is handled (the run marked failed)
+ * only once nothing of the turn's is still in flight to land after it.
+ */
+async function allLanded(writes: Array<Promise<unknown> | undefined>): Promise<void> {
+  const landed = await Promise.allSettled(writes);
+  for (const w of landed) if (w.status === "rejected") throw w.reason;
+}
+
+/** A finished run's state as kept in `runs` (what a re-delivered job shows instead of running again). */
+function finalSnapshot(kept: RunSnapshot | undefined, result: TurnResult): RunSnapshot | undefined {
+  if (!kept) return undefined;
+  const { messages, steps: step, usage, modelCalls } = result;
+  return { ...kept, messages, step, usage, modelCalls, pending: [] };
+}

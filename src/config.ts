@@ -232,17 +232,28 @@ export interface ModelConfig {
   stream?: boolean;
 }
 
-export interface Config {
-  env: Env;
-  /** `undefined` = no model configured: command mode only. */
-  model: ModelConfig | undefined;
-  /**
-   * Used when the primary model is unreachable or twice writes calls no format reads
-   * (HERMES_FALLBACK_MODEL, with HERMES_FALLBACK_BASE_URL / HERMES_FALLBACK_API_KEY).
-   */
-  fallbackModel?: ModelConfig;
-  slackMode: "http" | "socket" | "sandbox";
-}
+/**
+ * How Hermes reaches Slack, with the credentials that mode needs: none in the sandbox workspace, the
+ * bot token and signing secret for signed HTTP requests, the bot and app-level tokens for Socket Mode.
+ */
+export type SlackConnection =
+  | { mode: "sandbox" }
+  | { mode: "http"; botToken: string; signingSecret: string }
+  | { mode: "socket"; botToken: string; appToken: string };
+
+/** A configured model (and maybe its fallback), or none: command mode, where only `run <tool> …` works. */
+export type ModelChoice =
+  | {
+      model: ModelConfig;
+      /**
+       * Used when the primary model is unreachable or twice writes calls no format reads
+       * (HERMES_FALLBACK_MODEL, with HERMES_FALLBACK_BASE_URL / HERMES_FALLBACK_API_KEY).
+       */
+      fallbackModel?: ModelConfig;
+    }
+  | { model?: undefined; fallbackModel?: undefined };
+
+export type Config = { env: Env; slack: SlackConnection } & ModelChoice;
 
 export class ConfigError extends Error {
   readonly problems: string[];
@@ -296,37 +307,42 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   }
   if (problems.length > 0) throw new ConfigError(problems);
 
-  const modelConfigured = Boolean(env.HERMES_MODEL || env.OPENAI_API_KEY);
-  const model: ModelConfig | undefined = modelConfigured
-    ? {
-        baseURL: env.OPENAI_BASE_URL,
-        // Local servers (Ollama, vLLM) accept any key; the SDK insists on one.
-        apiKey: env.OPENAI_API_KEY ?? "not-needed",
-        model: env.HERMES_MODEL ?? DEFAULT_OPENAI_MODEL,
-        temperature: env.HERMES_MODEL_TEMPERATURE,
-        maxOutputTokens: env.HERMES_MODEL_MAX_TOKENS,
-        timeoutMs: env.HERMES_MODEL_TIMEOUT_MS,
-        maxRetries: env.HERMES_MODEL_MAX_RETRIES,
-        stream: env.HERMES_STREAMING === "auto",
-      }
-    : undefined;
+  const slack = slackConnection(env);
+  if (!env.HERMES_MODEL && !env.OPENAI_API_KEY) return { env, slack };
+  const model: ModelConfig = {
+    baseURL: env.OPENAI_BASE_URL,
+    // Local servers (Ollama, vLLM) accept any key; the SDK insists on one.
+    apiKey: env.OPENAI_API_KEY ?? "not-needed",
+    model: env.HERMES_MODEL ?? DEFAULT_OPENAI_MODEL,
+    temperature: env.HERMES_MODEL_TEMPERATURE,
+    maxOutputTokens: env.HERMES_MODEL_MAX_TOKENS,
+    timeoutMs: env.HERMES_MODEL_TIMEOUT_MS,
+    maxRetries: env.HERMES_MODEL_MAX_RETRIES,
+    stream: env.HERMES_STREAMING === "auto",
+  };
+  const fallback = env.HERMES_FALLBACK_MODEL;
+  return { env, slack, model, ...(fallback ? { fallbackModel: fallbackOf(model, fallback, env) } : {}) };
+}
 
-  const fallbackModel = model && env.HERMES_FALLBACK_MODEL ? fallbackOf(model, env) : undefined;
-  const slackMode = env.SLACK_APP_TOKEN ? "socket" : env.SLACK_BOT_TOKEN ? "http" : "sandbox";
-  return { env, model, slackMode, ...(fallbackModel ? { fallbackModel } : {}) };
+/** The mode follows from the tokens set (checked above: each mode has what it needs). */
+function slackConnection(env: Env): SlackConnection {
+  const { SLACK_BOT_TOKEN: botToken, SLACK_APP_TOKEN: appToken, SLACK_SIGNING_SECRET: signingSecret } = env;
+  if (botToken && appToken) return { mode: "socket", botToken, appToken };
+  if (botToken && signingSecret) return { mode: "http", botToken, signingSecret };
+  return { mode: "sandbox" };
 }
 
 /**
  * The fallback model's settings: its own name, base URL (default: the primary's server) and key. The
  * primary's key is reused only on the primary's own server, never sent to another host.
  */
-function fallbackOf(primary: ModelConfig, env: Env): ModelConfig {
+function fallbackOf(primary: ModelConfig, name: string, env: Env): ModelConfig {
   const baseURL = env.HERMES_FALLBACK_BASE_URL ?? primary.baseURL;
   const sameServer = baseURL === primary.baseURL;
   return {
     ...primary,
     baseURL,
-    model: env.HERMES_FALLBACK_MODEL!,
+    model: name,
     apiKey: env.HERMES_FALLBACK_API_KEY ?? (sameServer ? primary.apiKey : "not-needed"),
   };
 }

@@ -28,9 +28,9 @@ async function main() {
   });
   const hermes = await startHermes({ config, logger, rawEnv: process.env, role, secrets });
   const slack =
-    config.slackMode === "sandbox"
+    config.slack.mode === "sandbox"
       ? `sandbox workspace at ${hermes.url}`
-      : `Slack ${config.slackMode === "socket" ? "Socket Mode" : `events at ${hermes.url}`}`;
+      : `Slack ${config.slack.mode === "socket" ? "Socket Mode" : `events at ${hermes.url}`}`;
   const mode =
     role === "worker"
       ? `worker only (health at ${hermes.url})`

@@ -4,7 +4,7 @@ import { ConfigError, loadConfig } from "../src/config.ts";
 describe("loadConfig", () => {
   it("runs the embedded default with nothing set", () => {
     const c = loadConfig({});
-    expect(c.slackMode).toBe("sandbox");
+    expect(c.slack.mode).toBe("sandbox");
     expect(c.model).toBeUndefined();
     expect(c.env.PORT).toBe(3000);
     expect(c.env.HERMES_MAX_STEPS).toBe(10);
@@ -28,8 +28,19 @@ describe("loadConfig", () => {
   });
 
   it("picks the Slack mode from the tokens", () => {
-    expect(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s" }).slackMode).toBe("http");
-    expect(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_APP_TOKEN: "xapp-1" }).slackMode).toBe("socket");
+    expect(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s" }).slack.mode).toBe("http");
+    expect(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_APP_TOKEN: "xapp-1" }).slack.mode).toBe("socket");
+  });
+
+  it("carries each Slack mode's credentials, and only those", () => {
+    const both = { SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s", SLACK_APP_TOKEN: "xapp-1" };
+    expect(loadConfig({ SLACK_BOT_TOKEN: "xoxb-1", SLACK_SIGNING_SECRET: "s" }).slack).toEqual({
+      mode: "http",
+      botToken: "xoxb-1",
+      signingSecret: "s",
+    });
+    expect(loadConfig(both).slack).toEqual({ mode: "socket", botToken: "xoxb-1", appToken: "xapp-1" });
+    expect(loadConfig({}).slack).toEqual({ mode: "sandbox" });
   });
 
   it("treats empty strings as unset (as .env files write them)", () => {

@@ -13,15 +13,17 @@ const CLAIM_FOREVER_MS = 365 * 24 * 3600_000;
  * The audit checkpoints as configured: `HERMES_AUDIT_CHECKPOINT_FILE` (default under the data dir)
  * every `HERMES_AUDIT_CHECKPOINT_MINUTES`, and posted to `HERMES_AUDIT_CHECKPOINT_CHANNEL` when set.
  */
-export function startConfiguredAuditCheckpoints(
-  s: Pick<Storage, "audit"> &
-    Pick<SlackOutput, "client"> & { config: Config; logger: Logger } & Partial<Pick<Storage, "events">>,
-) {
+export function startConfiguredAuditCheckpoints(s: {
+  config: Config;
+  logger: Logger;
+  storage: Pick<Storage, "audit"> & Partial<Pick<Storage, "events">>;
+  slack: Pick<SlackOutput, "client">;
+}) {
   const env = s.config.env;
   const channel = env.HERMES_AUDIT_CHECKPOINT_CHANNEL;
   // With Redis there may be several workers: one checkpoint per period among them (claimed like an
   // event, `audit-checkpoint:<period>`, and kept until retention removes it).
-  const events = env.REDIS_URL ? s.events : undefined;
+  const events = env.REDIS_URL ? s.storage.events : undefined;
   const claimPeriod = events
     ? async (period: number) => {
         const key = `audit-checkpoint:${env.HERMES_AUDIT_CHECKPOINT_MINUTES}m:${period}`;
@@ -31,12 +33,12 @@ export function startConfiguredAuditCheckpoints(
       }
     : undefined;
   return startAuditCheckpoints({
-    audit: s.audit,
+    audit: s.storage.audit,
     file: checkpointFilePath(env),
     everyMinutes: env.HERMES_AUDIT_CHECKPOINT_MINUTES,
     post: channel
       ? async (checkpoint) => {
-          await s.client.chat.postMessage({ channel, text: checkpointText(checkpoint) });
+          await s.slack.client.chat.postMessage({ channel, text: checkpointText(checkpoint) });
         }
       : undefined,
     claimPeriod,

@@ -15,9 +15,15 @@ import type { Storage } from "../store/storage.ts";
 import { startConfiguredAuditCheckpoints } from "./audit-checkpoints.ts";
 
 /** What the background work runs on: the stores, the queue, the output port and the turn limits. */
-export type BackgroundDeps = Storage &
-  Pick<AgentRuntime, "limits"> &
-  Pick<SlackOutput, "client"> & { config: Config; logger: Logger; queue: TurnQueue; output: TurnOutput };
+export interface BackgroundDeps {
+  config: Config;
+  logger: Logger;
+  storage: Storage;
+  runtime: Pick<AgentRuntime, "limits">;
+  slack: Pick<SlackOutput, "client">;
+  queue: TurnQueue;
+  output: TurnOutput;
+}
 
 const SWEEP_MS = 10_000;
 /** Interrupted calls are looked for at start-up and then every this often (they may age into it). */
@@ -40,7 +46,7 @@ export async function startBackgroundWork(
   await recover(s).catch((err: unknown) => log.error({ err: errorMessage(err) }, "start-up recovery failed"));
   await scheduler.start();
   const retention = startRetentionSweeps({
-    db: s.db.db,
+    db: s.storage.db.db,
     days: s.config.env.HERMES_RETENTION_DAYS,
     runDays: s.config.env.HERMES_RUN_RETENTION_DAYS,
     logger: log,
@@ -76,10 +82,12 @@ export async function startBackgroundWork(
 }
 
 /** Expired approvals: the card says so, and the run continues with "expired = rejected". */
-export async function expireApprovals(
-  s: Pick<BackgroundDeps, "approvals" | "queue" | "output">,
-): Promise<number> {
-  const expired = await s.approvals.expireDue();
+export async function expireApprovals(s: {
+  storage: Pick<Storage, "approvals">;
+  queue: TurnQueue;
+  output: TurnOutput;
+}): Promise<number> {
+  const expired = await s.storage.approvals.expireDue();
   for (const a of expired) {
     await s.output.updateCard(a);
     if (a.runId) {
@@ -102,8 +110,11 @@ async function recover(s: BackgroundDeps) {
  * have failed (Redis down) or died with its process. The job id is the click's, so a resume already
  * queued is not queued twice, and the run's atomic paused → running claim lets it resume once.
  */
-export async function resumeDecidedRuns(s: Pick<BackgroundDeps, "runs" | "queue">): Promise<number> {
-  const due = await s.runs.listPausedAllDecided();
+export async function resumeDecidedRuns(s: {
+  storage: Pick<Storage, "runs">;
+  queue: TurnQueue;
+}): Promise<number> {
+  const due = await s.storage.runs.listPausedAllDecided();
   for (const { runId, approvalId } of due) {
     await s.queue.enqueue(
       { type: "resume", runId, approvalId, reason: "decided" },
@@ -125,23 +136,22 @@ export const ABANDONED_REASON = "Its worker died and no other worker continued i
  * Embedded: one process, whose start-up continues every running run.
  */
 export async function abandonStaleRuns(
-  s: Pick<
-    BackgroundDeps,
-    "config" | "limits" | "runs" | "events" | "approvals" | "queue" | "output" | "logger"
-  >,
+  s: Pick<BackgroundDeps, "config" | "logger" | "runtime" | "queue" | "output"> & {
+    storage: Pick<Storage, "runs" | "events" | "approvals">;
+  },
 ): Promise<number> {
   if (!s.config.env.REDIS_URL) return 0;
   const handOverMs = s.config.env.HERMES_QUEUE_LOCK_SECONDS * 1500;
-  const olderThanMs = (s.limits.turnTimeoutMs ?? 300_000) + handOverMs + 60_000;
-  const candidates = await s.runs.listStale(olderThanMs);
+  const olderThanMs = (s.runtime.limits.turnTimeoutMs ?? 300_000) + handOverMs + 60_000;
+  const candidates = await s.storage.runs.listStale(olderThanMs);
   const due: string[] = [];
   for (const run of candidates) if (!(await continuationQueued(s, run))) due.push(run.runId);
-  const stale = await s.runs.abandonStale(due, olderThanMs, ABANDONED_REASON);
+  const stale = await s.storage.runs.abandonStale(due, olderThanMs, ABANDONED_REASON);
   for (const record of stale) {
     const { runId, sessionKey } = record;
     s.logger.warn({ runId, sessionKey }, "run abandoned: its worker died and no other continued it");
     if (record.eventId)
-      await s.events
+      await s.storage.events
         .finish(record.eventId, "failed")
         .catch((err: unknown) =>
           s.logger.warn({ err: errorMessage(err), runId }, "could not finish its event"),
@@ -157,13 +167,13 @@ export async function abandonStaleRuns(
 
 /** Whether a job that would continue `run` is still queued or running: its turn's, or a resume's. */
 async function continuationQueued(
-  s: Pick<BackgroundDeps, "approvals" | "queue">,
+  s: { storage: Pick<Storage, "approvals">; queue: TurnQueue },
   run: Pick<RunRecord, "runId" | "eventId">,
 ): Promise<boolean> {
   const ids = [
     ...(run.eventId ? [turnJobId(run.eventId)] : []),
     ...RESUME_CAUSES.map((cause) => resumeJobId(run.runId, cause)),
-    ...(await s.approvals.listForRun(run.runId)).map((a) => resumeJobId(run.runId, a.id)),
+    ...(await s.storage.approvals.listForRun(run.runId)).map((a) => resumeJobId(run.runId, a.id)),
   ];
   for (const id of ids) if (await s.queue.isPending(id)) return true;
   return false;
@@ -176,12 +186,18 @@ async function continuationQueued(
  * executing now is left alone until it is.
  */
 export async function reconcileInterruptedCalls(
-  s: Pick<BackgroundDeps, "config" | "limits" | "db" | "audit" | "output" | "logger">,
+  s: Pick<BackgroundDeps, "config" | "logger" | "runtime" | "output"> & {
+    storage: Pick<Storage, "db" | "audit">;
+  },
   options: { atStartup?: boolean } = {},
 ): Promise<number> {
   const shared = Boolean(s.config.env.REDIS_URL);
-  const olderThanMs = shared || !options.atStartup ? (s.limits.turnTimeoutMs ?? 300_000) + 60_000 : 0;
-  const interrupted = await reconcileInterrupted({ db: s.db.db, audit: s.audit, olderThanMs });
+  const olderThanMs = shared || !options.atStartup ? (s.runtime.limits.turnTimeoutMs ?? 300_000) + 60_000 : 0;
+  const interrupted = await reconcileInterrupted({
+    db: s.storage.db.db,
+    audit: s.storage.audit,
+    olderThanMs,
+  });
   for (const call of interrupted) {
     if (!call.channelId || !call.threadTs) continue;
     await s.output

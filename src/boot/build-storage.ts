@@ -22,6 +22,7 @@ import { createRunRecordStore } from "../store/run-record-store.ts";
 import { createRunStore } from "../store/run-store.ts";
 import { createScheduleStore } from "../store/schedule-store.ts";
 import type { SessionStore } from "../store/session-store.ts";
+import type { Storage } from "../store/storage.ts";
 import { createUserStore } from "../store/user-store.ts";
 
 /**
@@ -116,4 +117,21 @@ export async function buildStorage(
   };
 }
 
-export type Storage = Awaited<ReturnType<typeof buildStorage>>;
+/** The stores as opened, with the handles only the composition root uses (Redis, the raw queue, `close`). */
+export type BuiltStorage = Awaited<ReturnType<typeof buildStorage>>;
+
+/** The stores handlers and workers use, out of what `buildStorage` opened. */
+export function storesOf(built: BuiltStorage): Storage {
+  return {
+    db: built.handle,
+    audit: built.audit,
+    approvals: built.approvals,
+    runs: built.runs,
+    runQuery: built.runQuery,
+    runRecords: built.runRecords,
+    events: built.events,
+    users: built.users,
+    sessions: built.sessions,
+    feedback: built.feedback,
+  };
+}

@@ -64,12 +64,17 @@ export function watchQueueWorker<Q extends TurnQueue>(queue: Q): Q & QueueWorker
  * "unavailable", and taking the replica out of service would not bring the server back.
  */
 export function healthRoute(
-  s: Pick<Storage, "db"> & { config: Config; queue: TurnQueue; mcp?: Pick<McpToolSource, "health"> },
+  s: {
+    config: Config;
+    storage: Pick<Storage, "db">;
+    queue: TurnQueue;
+    mcp?: Pick<McpToolSource, "health">;
+  },
   modelInfo: string,
   /** The worker side of this process's queue; none in a receiver. */
   queue?: QueueWorkerHealth,
 ) {
-  const db = boundedCheck(() => s.db.db.execute(sql`select 1`));
+  const db = boundedCheck(() => s.storage.db.db.execute(sql`select 1`));
   const redis = boundedCheck(() => s.queue.counts());
   return async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
     if (req.method !== "GET" || !req.url?.startsWith("/healthz")) return false;
@@ -90,7 +95,7 @@ export function healthRoute(
       (queueState === "running" || queueState === "enqueue-only");
     respond(res, ok ? 200 : 503, {
       ok,
-      db: `${s.db.kind}:${dbState}`,
+      db: `${s.storage.db.kind}:${dbState}`,
       redis: redisState,
       queue: queueState,
       model: modelInfo,

@@ -9,12 +9,18 @@ import type { BudgetStore } from "../store/budget-store.ts";
 import type { Storage } from "../store/storage.ts";
 
 /**
- * Every part the composition root builds, side by side. Only `start-hermes.ts` holds them all; each
- * handler, worker and background task is given the parts it uses.
+ * Every part the composition root builds, in its groups. Only `start-hermes.ts` holds them all; each
+ * handler, worker and background task is given the groups it uses (`Pick` of a group for fewer).
  */
-export interface HermesParts extends Storage, AgentRuntime, SlackOutput {
+export interface HermesParts {
   config: Config;
   logger: Logger;
+  /** The stores (database, audit, approvals, runs, dedupe, users, thread history, feedback). */
+  storage: Storage;
+  /** What every run shares: models, tools, guards, the audit sink and the limits. */
+  runtime: AgentRuntime;
+  /** The paced Web API clients, the tools' Slack port, the redactor and the bot's identity. */
+  slack: SlackOutput;
   /** The turn queue, with each turn's job kept durably beside its event until it finishes. */
   queue: TurnQueue;
   /** The workers' output port to Slack. */

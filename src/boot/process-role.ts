@@ -32,7 +32,7 @@ export function roleProblems(role: ProcessRole, config: Config): string[] {
     problems.push(
       `${command} needs DATABASE_URL: the Postgres it shares with the ${other} (the embedded database serves one process)`,
     );
-  if (config.slackMode === "sandbox")
+  if (config.slack.mode === "sandbox")
     problems.push(
       `${command} needs a Slack token (SLACK_BOT_TOKEN); the sandbox runs receiver and worker in one process with \`npm start\``,
     );

@@ -7,7 +7,8 @@ import { resumeJobId } from "../queue/jobs.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { Storage } from "../store/storage.ts";
 import { APPROVE_ACTION, approvalCard, type CardState, REJECT_ACTION, slackDate } from "./approval-card.ts";
-import { type CardUpdates, toCardApproval, updateCard } from "./deliver-result.ts";
+import { type CardDeps, cardUpdatesOf } from "./card-updates-of.ts";
+import { toCardApproval, updateCard } from "./deliver-result.ts";
 import { registerFeedbackListener } from "./feedback-listener.ts";
 import type { SlackOutput } from "./slack-output.ts";
 
@@ -17,9 +18,12 @@ import type { SlackOutput } from "./slack-output.ts";
  * else gets an ephemeral sentence saying why nothing happened.
  */
 /** What a click is decided with: the approvals and the clicker's level, the queue, the card. */
-export type ActionDeps = Pick<Storage, "approvals" | "users" | "feedback"> &
-  CardUpdates &
-  Pick<SlackOutput, "slack" | "bot"> & { config: Config; queue: TurnQueue };
+export interface ActionDeps extends CardDeps {
+  config: Config;
+  storage: Pick<Storage, "approvals" | "users" | "feedback">;
+  slack: Pick<SlackOutput, "client" | "redactor" | "slack" | "bot">;
+  queue: TurnQueue;
+}
 
 export function registerActionListeners(
   app: App,
@@ -45,14 +49,14 @@ export function registerActionListeners(
       const log = s.logger.child({ approvalId, userId });
       const tell = (text: string) =>
         channel
-          ? s.client.chat
+          ? s.slack.client.chat
               .postEphemeral({ channel, user: userId, text, ...(threadTs ? { thread_ts: threadTs } : {}) })
               .catch((err: unknown) =>
                 log.warn({ err: errorMessage(err) }, "could not send the ephemeral reply"),
               )
           : Promise.resolve();
       try {
-        const stored = await s.users.get(userId);
+        const stored = await s.storage.users.get(userId);
         const level = resolveLevel({
           userId,
           admins: s.config.env.HERMES_ADMINS,
@@ -65,7 +69,7 @@ export function registerActionListeners(
           container?.type === "message" &&
           !container.is_ephemeral &&
           typeof container.message_ts === "string";
-        const result = await s.approvals.decide({
+        const result = await s.storage.approvals.decide({
           approvalId,
           deciderId: userId,
           deciderLevel: level,
@@ -79,7 +83,10 @@ export function registerActionListeners(
         // `/hermes approvals` list is replaced, so no live buttons stay behind.
         if (body.container?.type === "view") await options.refreshHome?.(userId);
         else if (body.container?.is_ephemeral && "approval" in result) {
-          const card = approvalCard(toCardApproval(s, result.approval), decidedState(result.approval));
+          const card = approvalCard(
+            toCardApproval(cardUpdatesOf(s), result.approval),
+            decidedState(result.approval),
+          );
           await respond({ replace_original: true, text: card.text, blocks: card.blocks }).catch(
             () => undefined,
           );
@@ -95,7 +102,7 @@ export function registerActionListeners(
 }
 
 async function settle(
-  s: Pick<ActionDeps, "queue" | "logger"> & CardUpdates,
+  s: Pick<ActionDeps, "queue" | "logger"> & CardDeps,
   result: DecideResult,
   tell: (text: string) => Promise<unknown>,
 ): Promise<void> {
@@ -103,7 +110,7 @@ async function settle(
     case "decided":
     case "expired": {
       const a = result.approval;
-      await updateCard(s, a);
+      await updateCard(cardUpdatesOf(s), a);
       if (a.runId) {
         try {
           await s.queue.enqueue(
@@ -153,14 +160,14 @@ async function settle(
  * that was clicked: it is recorded now, so this update and the resume's find it.
  */
 async function withClickedCard(
-  s: Pick<ActionDeps, "approvals" | "logger">,
+  s: Pick<ActionDeps, "storage" | "logger">,
   result: DecideResult,
   clicked: { channel: string | undefined; ts: string | undefined } | undefined,
 ): Promise<DecideResult> {
   if (!clicked?.channel || !clicked.ts || !("approval" in result) || result.approval.cardTs) return result;
   const card = { channel: clicked.channel, ts: clicked.ts };
   // Before the resume is queued, so the resume's card update finds it too.
-  await s.approvals
+  await s.storage.approvals
     .setCard(result.approval.id, card)
     .catch((err: unknown) =>
       s.logger.warn({ err: errorMessage(err), approvalId: result.approval.id }, "could not record the card"),

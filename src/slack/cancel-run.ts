@@ -3,7 +3,7 @@ import { resolveLevel } from "../policy/levels.ts";
 import { resumeJobId } from "../queue/jobs.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { Storage } from "../store/storage.ts";
-import type { CardUpdates } from "./deliver-result.ts";
+import { type CardDeps, cardUpdatesOf } from "./card-updates-of.ts";
 import { updateCard } from "./deliver-result.ts";
 
 /**
@@ -12,19 +12,19 @@ import { updateCard } from "./deliver-result.ts";
  * one winner), the cards are updated, and the run resumes with the rejections.
  */
 export async function cancelPausedRun(
-  s: Pick<Storage, "users" | "approvals"> & CardUpdates & { config: Config; queue: TurnQueue },
+  s: CardDeps & { config: Config; storage: Pick<Storage, "users" | "approvals">; queue: TurnQueue },
   input: { runId: string; userId: string; channel: string; threadTs: string },
 ): Promise<void> {
-  const stored = await s.users.get(input.userId);
+  const stored = await s.storage.users.get(input.userId);
   const level = resolveLevel({
     userId: input.userId,
     admins: s.config.env.HERMES_ADMINS,
     stored: stored?.level ?? null,
   });
-  const pending = await s.approvals.listPending({ runId: input.runId });
+  const pending = await s.storage.approvals.listPending({ runId: input.runId });
   let rejected = 0;
   for (const a of pending) {
-    const r = await s.approvals.decide({
+    const r = await s.storage.approvals.decide({
       approvalId: a.id,
       deciderId: input.userId,
       deciderLevel: level,
@@ -32,10 +32,10 @@ export async function cancelPausedRun(
     });
     if (r.kind === "decided" || r.kind === "expired") {
       if (r.kind === "decided") rejected++;
-      await updateCard(s, r.approval);
+      await updateCard(cardUpdatesOf(s), r.approval);
     }
   }
-  await s.client.chat.postMessage({
+  await s.slack.client.chat.postMessage({
     channel: input.channel,
     thread_ts: input.threadTs,
     text:

@@ -2,13 +2,13 @@ import type { App } from "@slack/bolt";
 import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import type { Config } from "../config.ts";
 import { errorMessage } from "../errors.ts";
+import type { Logger } from "../logger.ts";
 import { type TurnJob, turnJobId } from "../queue/jobs.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { TurnJobMeta } from "../queue/turn-worker.ts";
 import type { Storage } from "../store/storage.ts";
 import { cancelPausedRun } from "./cancel-run.ts";
 import type { TurnRequest } from "./classify-event.ts";
-import type { CardUpdates } from "./deliver-result.ts";
 import { createFollowUpLane } from "./follow-up-lane.ts";
 import { createEventRecorder, type RecordedEvent } from "./record-event.ts";
 import { recordedOf } from "./record-first-app.ts";
@@ -53,31 +53,39 @@ export type BeginTurn = (req: TurnRequest, postWorking: () => Promise<TurnJobMet
  * event id, are deduplicated by the replay guard registered here.
  */
 /** What the intake records, answers and queues with. */
-export type IntakeDeps = Storage &
-  Pick<AgentRuntime, "limits"> &
-  Pick<SlackOutput, "bot"> &
-  CardUpdates & { config: Config; queue: TurnQueue };
+export interface IntakeDeps {
+  config: Config;
+  logger: Logger;
+  storage: Pick<Storage, "events" | "runs" | "approvals" | "users" | "audit">;
+  runtime: Pick<AgentRuntime, "limits" | "registry">;
+  slack: Pick<SlackOutput, "bot" | "client" | "redactor">;
+  queue: TurnQueue;
+}
 
 export function createEventIntake(s: IntakeDeps): EventIntake {
   const followUps = createFollowUpLane({
     concurrency: FOLLOW_UP_CONCURRENCY,
     perGroup: FOLLOW_UP_PER_CHANNEL,
   });
-  const record = createEventRecorder(s, followUps);
+  const { storage } = s;
+  const record = createEventRecorder(
+    { events: storage.events, limits: s.runtime.limits, bot: s.slack.bot },
+    followUps,
+  );
 
   const refuse = async (job: TurnJob, err: unknown) => {
     s.logger
       .child({ sessionKey: job.sessionKey, eventId: job.eventId })
       .error({ err: errorMessage(err) }, "could not accept the message");
     // Tell first: with a hung database, marking the event failed waits for its own timeout.
-    await s.client.chat
+    await s.slack.client.chat
       .postMessage({
         channel: job.channelId,
         thread_ts: job.threadTs,
         text: ":warning: Sorry, I could not take this request right now (my storage or queue is unavailable). Please try again in a moment.",
       })
       .catch(() => undefined);
-    await s.events.finish(job.eventId, "failed").catch(() => undefined);
+    await s.storage.events.finish(job.eventId, "failed").catch(() => undefined);
   };
 
   const onMessage = async (
@@ -111,11 +119,11 @@ export function createEventIntake(s: IntakeDeps): EventIntake {
       async () => {
         try {
           if (await answeredWhilePaused(s, req, job.sessionKey)) {
-            await s.events.finish(job.eventId, "done");
+            await s.storage.events.finish(job.eventId, "done");
             return;
           }
           const meta = await begin(req, async () => {
-            const placeholder = await s.client.chat.postMessage({
+            const placeholder = await s.slack.client.chat.postMessage({
               channel: req.channelId,
               thread_ts: req.threadTs,
               text: ":hourglass_flowing_sand: Working on it…",
@@ -141,7 +149,8 @@ export function createEventIntake(s: IntakeDeps): EventIntake {
     afterAck: () => followUps.quiet(),
     arriving: () => followUps.arriving(),
     register(app) {
-      registerReplayGuard(app, s);
+      const { events, approvals, audit } = storage;
+      registerReplayGuard(app, { events, approvals, audit, logger: s.logger });
       app.event("app_mention", async (args) =>
         onMessage({ body: args.body as Record<string, unknown>, context: args.context }),
       );
@@ -160,9 +169,9 @@ export function createEventIntake(s: IntakeDeps): EventIntake {
 async function answeredWhilePaused(s: IntakeDeps, req: TurnRequest, key: string): Promise<boolean> {
   // A message that starts its thread is the thread's first: no run of it exists to wait (no read).
   if (!req.inThread) return false;
-  const paused = await s.runs.latestPausedForSession(key);
+  const paused = await s.storage.runs.latestPausedForSession(key);
   if (!paused) return false;
-  const pending = await s.approvals.listPending({ runId: paused.runId });
+  const pending = await s.storage.approvals.listPending({ runId: paused.runId });
   if (pending.length === 0) return false; // every card is decided: the resume is on its way
   if (CANCEL.test(req.text) && req.userId === paused.userId) {
     await cancelPausedRun(s, {
@@ -174,7 +183,7 @@ async function answeredWhilePaused(s: IntakeDeps, req: TurnRequest, key: string)
     return true;
   }
   const tools = [...new Set(pending.map((a) => `\`${a.tool}\``))].join(", ");
-  await s.client.chat.postMessage({
+  await s.slack.client.chat.postMessage({
     channel: req.channelId,
     thread_ts: req.threadTs,
     text: `I'm waiting for approval of ${tools} in this thread. Use the Approve / Reject buttons on the card — a message like "yes" does not approve. ${req.userId === paused.userId ? "Say `cancel` to reject it." : ""}`.trim(),

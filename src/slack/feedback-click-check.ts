@@ -5,10 +5,8 @@ import { RUN_METADATA_TYPE } from "./run-metadata.ts";
 import type { BotIdentity } from "./slack-output.ts";
 
 export interface FeedbackCheckDeps {
-  feedback: Pick<FeedbackStore, "runPlace">;
-  client: WebClient;
-  slack: Pick<SlackPort, "isMember">;
-  bot: BotIdentity;
+  storage: { feedback: Pick<FeedbackStore, "runPlace"> };
+  slack: { client: WebClient; slack: Pick<SlackPort, "isMember">; bot: BotIdentity };
 }
 
 /** A click as Slack delivered it: who, the run its value names, and the message it was made on. */
@@ -41,17 +39,17 @@ export async function checkFeedbackClick(
   s: FeedbackCheckDeps,
   click: FeedbackClickOn,
 ): Promise<FeedbackCheck> {
-  const run = await s.feedback.runPlace(click.runId);
+  const run = await s.storage.feedback.runPlace(click.runId);
   if (!run) return { ok: false, reason: "unknown_run" };
   if (!click.channelId || !click.messageTs || !run.channelId || !run.threadTs)
     return { ok: false, reason: "not_the_answer" };
   if (click.channelId !== run.channelId) return { ok: false, reason: "not_the_answer" };
-  const answer = await isRunAnswer(s, click.runId, run.channelId, run.threadTs, click.messageTs);
+  const answer = await isRunAnswer(s.slack, click.runId, run.channelId, run.threadTs, click.messageTs);
   if (answer !== true) return { ok: false, reason: answer === false ? "not_the_answer" : "unchecked" };
   if (run.userId === click.userId) return { ok: true };
   if (isDirect(run.channelId)) return { ok: false, reason: "not_visible" };
   try {
-    return (await s.slack.isMember(run.channelId, click.userId))
+    return (await s.slack.slack.isMember(run.channelId, click.userId))
       ? { ok: true }
       : { ok: false, reason: "not_visible" };
   } catch {
@@ -64,7 +62,7 @@ const isDirect = (channelId: string) => channelId.startsWith("D");
 
 /** true: the message is the run's answer; false: it is not; undefined: Slack could not be asked. */
 async function isRunAnswer(
-  s: Pick<FeedbackCheckDeps, "client" | "bot">,
+  s: Pick<FeedbackCheckDeps["slack"], "client" | "bot">,
   runId: string,
   channel: string,
   threadTs: string,

@@ -13,7 +13,7 @@ export const FEEDBACK_REFUSED =
 export const FEEDBACK_UNCHECKED =
   "I could not check that rating with Slack just now, so it was not recorded. Click it again in a moment.";
 
-export type FeedbackListenerDeps = Pick<Storage, "feedback"> & FeedbackCheckDeps & { logger: Logger };
+export type FeedbackListenerDeps = FeedbackCheckDeps & { storage: Pick<Storage, "feedback">; logger: Logger };
 
 /**
  * 👍/👎 clicks under answers. Acked at once, then checked (`checkFeedbackClick`): the value names a
@@ -44,7 +44,7 @@ export function registerFeedbackListener(app: App, s: FeedbackListenerDeps): voi
       // The value itself is not logged: a forged one could carry anything.
       log.warn({ reason, channelId, messageTs }, "feedback click refused");
       try {
-        await s.feedback.ignore({
+        await s.storage.feedback.ignore({
           reason,
           userId,
           runId: parsed?.runId ?? null,
@@ -57,7 +57,7 @@ export function registerFeedbackListener(app: App, s: FeedbackListenerDeps): voi
         log.error({ err: errorMessage(err) }, "refused feedback click not audited");
       }
       if (!channelId) return;
-      await s.client.chat
+      await s.slack.client.chat
         .postEphemeral({
           channel: channelId,
           user: userId,
@@ -72,7 +72,7 @@ export function registerFeedbackListener(app: App, s: FeedbackListenerDeps): voi
         return await refuse("not_the_answer");
       const check = await checkFeedbackClick(s, { runId: parsed.runId, userId, channelId, messageTs });
       if (!check.ok) return await refuse(check.reason);
-      const result = await s.feedback.record({
+      const result = await s.storage.feedback.record({
         runId: parsed.runId,
         userId,
         value: parsed.value,

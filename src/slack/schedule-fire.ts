@@ -15,45 +15,49 @@ import type { SlackOutput } from "./slack-output.ts";
  * An owner who is no longer an admin does not get their schedule run.
  */
 export async function fireSchedule(
-  s: Pick<Storage, "users" | "events"> &
-    Pick<SlackOutput, "client" | "bot"> & { config: Config; queue: TurnQueue },
+  s: {
+    config: Config;
+    storage: Pick<Storage, "users" | "events">;
+    slack: Pick<SlackOutput, "client" | "bot">;
+    queue: TurnQueue;
+  },
   fire: ScheduleFire,
 ): Promise<void> {
   const { schedule } = fire;
-  const stored = await s.users.get(schedule.ownerId);
+  const stored = await s.storage.users.get(schedule.ownerId);
   const level = resolveLevel({
     userId: schedule.ownerId,
     admins: s.config.env.HERMES_ADMINS,
     stored: stored?.level ?? null,
   });
   if (level !== "admin") {
-    await s.client.chat.postMessage({
+    await s.slack.client.chat.postMessage({
       channel: schedule.channelId,
       text: `Schedule ${schedule.id} was skipped: its owner <@${schedule.ownerId}> is no longer an admin.`,
     });
     return;
   }
-  const header = await s.client.chat.postMessage({
+  const header = await s.slack.client.chat.postMessage({
     channel: schedule.channelId,
     text: `${scheduledPostHeader(fire)}\n> ${schedule.prompt}`,
     unfurl_links: false,
     unfurl_media: false,
   });
   const threadTs = header.ts ?? "";
-  const placeholder = await s.client.chat.postMessage({
+  const placeholder = await s.slack.client.chat.postMessage({
     channel: schedule.channelId,
     thread_ts: threadTs,
     text: ":hourglass_flowing_sand: Working on it…",
   });
-  const key = sessionKey({ teamId: s.bot.teamId, channelId: schedule.channelId, ts: threadTs });
+  const key = sessionKey({ teamId: s.slack.bot.teamId, channelId: schedule.channelId, ts: threadTs });
   const eventId = `sched-${schedule.id}-${Math.floor(fire.fireAt.getTime() / 1000)}`;
-  await s.events.claim(eventId, { sessionKey: key, staleAfterMs: 24 * 3600 * 1000 });
+  await s.storage.events.claim(eventId, { sessionKey: key, staleAfterMs: 24 * 3600 * 1000 });
   const meta: TurnJobMeta = { placeholderTs: placeholder.ts, inThread: false };
   await s.queue.enqueue(
     {
       type: "turn",
       sessionKey: key,
-      teamId: s.bot.teamId,
+      teamId: s.slack.bot.teamId,
       channelId: schedule.channelId,
       threadTs,
       userId: schedule.ownerId,

@@ -1,8 +1,10 @@
+import type { AgentRuntime } from "../agent/agent-runtime.ts";
 import type { TraceEvent } from "../agent/trace.ts";
+import type { Logger } from "../logger.ts";
 import type { TurnOutput } from "../queue/turn-output.ts";
 import type { Storage } from "../store/storage.ts";
 import { createAssistantStatus } from "./assistant/assistant-status.ts";
-import { type CardUpdates, postAnswer, showPause, showResult, updateCard } from "./deliver-result.ts";
+import { postAnswer, showPause, showResult, updateCard } from "./deliver-result.ts";
 import { interruptedNotice } from "./interrupted-notice.ts";
 import { createProgressMessage } from "./progress-message.ts";
 import { createProgressText } from "./progress-text.ts";
@@ -11,14 +13,28 @@ import { createStreamedAnswers, type StreamingSetting } from "./stream/streamed-
 import { threadContext } from "./thread-context.ts";
 
 /** The workers' output port over the Web API: working messages, answers, approval cards, notices. */
-export function createSlackTurnOutput(
-  s: SlackOutput & CardUpdates & Pick<Storage, "approvals"> & { streaming?: StreamingSetting },
-): TurnOutput {
+export function createSlackTurnOutput(o: {
+  slack: SlackOutput;
+  runtime: Pick<AgentRuntime, "registry">;
+  storage: Pick<Storage, "approvals">;
+  logger: Logger;
+  streaming?: StreamingSetting;
+}): TurnOutput {
+  const { client, progressClient, slack, redactor, bot } = o.slack;
+  // What answers and cards are posted with (`deliver-result.ts`).
+  const s = {
+    client,
+    slack,
+    redactor,
+    registry: o.runtime.registry,
+    logger: o.logger,
+    approvals: o.storage.approvals,
+  };
   // HERMES_STREAMING: answers stream where Slack allows it, chosen per message (src/slack/stream/).
-  const streamed = s.streaming && s.streaming !== "off" ? createStreamedAnswers(s, s.streaming) : undefined;
+  const streamed = o.streaming && o.streaming !== "off" ? createStreamedAnswers(s, o.streaming) : undefined;
   return {
     progress: ({ channel, ts, logger, thread }) => {
-      const message = createProgressMessage({ client: s.progressClient, channel, ts, logger });
+      const message = createProgressMessage({ client: progressClient, channel, ts, logger });
       const progressText = createProgressText();
       const display = {
         show: (event: TraceEvent) => {
@@ -55,7 +71,7 @@ export function createSlackTurnOutput(
         channel: o.channel,
         threadTs: o.threadTs,
         currentTs: o.currentTs,
-        botUserId: s.bot.userId,
+        botUserId: bot.userId,
         logger: o.logger,
       }),
     postAnswer: async (markdown, target, options) =>

@@ -37,7 +37,12 @@ describe("/healthz and the queue worker", () => {
     worker: ReturnType<typeof watchQueueWorker> | undefined,
     mcp?: { health(): Record<string, McpServerStatus> },
   ) {
-    const services = { config: loadConfig(env), db: store.handle, queue, ...(mcp ? { mcp } : {}) };
+    const services = {
+      config: loadConfig(env),
+      storage: { db: store.handle },
+      queue,
+      ...(mcp ? { mcp } : {}),
+    };
     const server = await startRouteServer([healthRoute(services, "command mode", worker)], 0, "127.0.0.1");
     servers.push(server);
     return async () => {

@@ -36,7 +36,7 @@ describe("channel and person names in command mode, end to end through Bolt", ()
     waitFor(() => botReplies(t, "C0OPS", ts).find((m) => match(m.text)), 30_000, what);
 
   const auditOf = async (callId: string | undefined) =>
-    (await t.hermes.services.audit.query({ limit: 50 })).rows.filter(
+    (await t.hermes.services.storage.audit.query({ limit: 50 })).rows.filter(
       (r) => r.tool === "send_message" && (callId === undefined || r.toolCallId === callId),
     );
 
@@ -123,7 +123,7 @@ describe("channel and person names in command mode, end to end through Bolt", ()
   const rowsOfCall = (tool: string, match: (args: Record<string, unknown>) => boolean) =>
     waitFor(
       async () => {
-        const rows = (await t.hermes.services.audit.query({ tool, limit: 100 })).rows;
+        const rows = (await t.hermes.services.storage.audit.query({ tool, limit: 100 })).rows;
         const executed = rows.find(
           (r) => r.action === "tool.executed" && match((r.args ?? {}) as Record<string, unknown>),
         );
@@ -159,7 +159,7 @@ describe("channel and person names in command mode, end to end through Bolt", ()
     expect(cardOf(t, "C0OPS", ts)).toBeUndefined();
     expect(cardOf(t, "C0OPS", unclosed)).toBeUndefined();
     // Not a single audit row for either thread: no call was made.
-    const rows = (await t.hermes.services.audit.query({ limit: 200 })).rows;
+    const rows = (await t.hermes.services.storage.audit.query({ limit: 200 })).rows;
     expect(rows.filter((r) => r.threadTs === ts || r.threadTs === unclosed)).toEqual([]);
     expect(t.ws.history("C0GENERAL").some((m) => m.text.startsWith("please"))).toBe(false);
   });
@@ -195,7 +195,7 @@ describe("channel and person names in command mode, end to end through Bolt", ()
       expect(row.args).toMatchObject({ title: "Badge reader at the 2F door is dead", assignee: "U0USER1" });
     }
     const stored = await execSql<{ assignee: string | null; title: string }>(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       "select assignee, title from tickets where title like 'Badge reader%'",
     );
     expect(stored).toEqual([{ assignee: "U0USER1", title: "Badge reader at the 2F door is dead" }]);

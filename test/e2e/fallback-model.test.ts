@@ -59,7 +59,7 @@ describe("the fallback model, end to end (Slack emulator, real HTTP, Postgres)",
     const runs = await waitFor(
       async () => {
         const rows = await execSql<{ snapshot: { fallback?: Record<string, unknown> } }>(
-          t.hermes.services.db.db,
+          t.hermes.services.storage.db.db,
           "SELECT snapshot FROM runs WHERE snapshot->'fallback' IS NOT NULL",
         );
         return rows.length > 0 ? rows : undefined;

@@ -73,7 +73,7 @@ describe("MCP servers end to end (Bolt, Slack emulator, Postgres, real MCP serve
   const answered = (ts: string, text: string) =>
     waitFor(() => botReplies(t, "C0OPS", ts).find((m) => m.text === text), 30_000, `answer "${text}"`);
   const auditOf = async (tool: string) =>
-    (await t.hermes.services.audit.query({ tool, limit: 50 })).rows.reverse();
+    (await t.hermes.services.storage.audit.query({ tool, limit: 50 })).rows.reverse();
 
   it("a trusted server's read runs without approval; its result reaches the model", async () => {
     model.enqueue(
@@ -149,7 +149,11 @@ describe("MCP servers end to end (Bolt, Slack emulator, Postgres, real MCP serve
     const offeredFirst = model.requests[0]!.body.tools!.map((x) => x.function.name);
     expect(offeredFirst).toContain("mcp_changing_add_tool");
     expect(offeredFirst).not.toContain("mcp_changing_added_1");
-    await waitFor(() => t.hermes.services.registry.get("mcp_changing_added_1"), 30_000, "the new tool");
+    await waitFor(
+      () => t.hermes.services.runtime.registry.get("mcp_changing_added_1"),
+      30_000,
+      "the new tool",
+    );
 
     model.reset();
     model.enqueue(toolCalls([{ name: "mcp_changing_added_1", args: { x: "7" } }]), answer("Got it."));

@@ -52,7 +52,7 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
     await model.start();
     t = await startTestHermes({ model, redis: true });
     redis = connectTestRedis();
-    team = t.hermes.services.bot.teamId;
+    team = t.hermes.services.slack.bot.teamId;
   }, 180_000);
   afterAll(async () => {
     redis?.disconnect();
@@ -67,7 +67,7 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
   const sessionKeyOf = (ts: string) => `${team}:${CHANNEL}:${ts}`;
   const eventStatus = async (eventId: string) =>
     (
-      await t.hermes.services.db.db.execute<{ status: string }>(
+      await t.hermes.services.storage.db.db.execute<{ status: string }>(
         sql`select status from slack_events where event_id = ${eventId}`,
       )
     ).rows.map((r) => r.status);
@@ -179,9 +179,9 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
     const call = resumed.find((m) => m.role === "assistant" && m.tool_calls?.length)!;
     const callId = call.tool_calls![0]!.id;
     expect(resumed.filter((m) => m.role === "tool" && m.tool_call_id === callId)).toHaveLength(1);
-    const rows = (await t.hermes.services.audit.query({ tool: "send_message", limit: 50 })).rows.filter(
-      (r) => r.toolCallId === callId,
-    );
+    const rows = (
+      await t.hermes.services.storage.audit.query({ tool: "send_message", limit: 50 })
+    ).rows.filter((r) => r.toolCallId === callId);
     const count = (action: string) => rows.filter((r) => r.action === action).length;
     expect(count("tool.requested")).toBe(1);
     expect(count("tool.approval_requested")).toBe(1);
@@ -191,7 +191,7 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
     const updated = t.ws.getMessage(CHANNEL, card.ts)!;
     expect(((updated.blocks ?? []) as Block[]).some((b) => b.type === "actions")).toBe(false);
     expect(JSON.stringify(updated.blocks)).toContain("Approved by <@U0USER1>");
-    expect((await t.hermes.services.runs.get(rows[0]!.runId!))?.status).toBe("completed");
+    expect((await t.hermes.services.storage.runs.get(rows[0]!.runId!))?.status).toBe("completed");
   });
 
   it("one turn per thread: two mentions in one thread run one after the other, the later seeing the earlier in its history", async () => {

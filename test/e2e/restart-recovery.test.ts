@@ -89,7 +89,7 @@ describe("restart recovery in production mode", () => {
   });
 
   const failedRows = async (callId: string) =>
-    (await t.hermes.services.audit.query({ action: "tool.failed", limit: 100 })).rows.filter(
+    (await t.hermes.services.storage.audit.query({ action: "tool.failed", limit: 100 })).rows.filter(
       (r) => r.toolCallId === callId,
     );
   const interruptedNotes = (ts: string) =>
@@ -104,7 +104,8 @@ describe("restart recovery in production mode", () => {
     const d = await t.sender.appMention({ user: "U0USER1", channel: CHANNEL, text: "<@U0HERMES> time?" });
     const ts = d.message!.ts;
     await waitFor(() => botReplies(t, ts).find((m) => m.text === "It is noon."), 30_000, "answer");
-    const executed = (await t.hermes.services.audit.query({ tool: "get_current_time", limit: 5 })).rows[0]!;
+    const executed = (await t.hermes.services.storage.audit.query({ tool: "get_current_time", limit: 5 }))
+      .rows[0]!;
     expect(executed.action).toBe("tool.executed");
     const runId = executed.runId!;
     const modelCalls = model.requests.length;
@@ -146,12 +147,12 @@ describe("restart recovery in production mode", () => {
     // Never silently retried: no model call, no ticket; the chain (with the crash row) still verifies.
     await sleep(300);
     expect(model.requests).toHaveLength(modelCalls);
-    const tickets = await t.hermes.services.db.db.execute<{ n: number }>(
+    const tickets = await t.hermes.services.storage.db.db.execute<{ n: number }>(
       sql`select count(*)::int as n from tickets`,
     );
     expect(tickets.rows[0]!.n).toBe(0);
     expect(interruptedNotes(ts)).toHaveLength(1);
-    expect((await t.hermes.services.audit.verify()).ok).toBe(true);
+    expect((await t.hermes.services.storage.audit.verify()).ok).toBe(true);
 
     // Another restart reconciles nothing twice.
     await restart();
@@ -168,7 +169,8 @@ describe("restart recovery in production mode", () => {
     const d = await t.sender.appMention({ user: "U0USER1", channel: CHANNEL, text: "<@U0HERMES> time now?" });
     const ts = d.message!.ts;
     await waitFor(() => botReplies(t, ts).find((m) => m.text === "Tea time."), 30_000, "answer");
-    const executed = (await t.hermes.services.audit.query({ tool: "get_current_time", limit: 1 })).rows[0]!;
+    const executed = (await t.hermes.services.storage.audit.query({ tool: "get_current_time", limit: 1 }))
+      .rows[0]!;
     await appendAuditRowAsOf(
       outside,
       {
@@ -189,7 +191,7 @@ describe("restart recovery in production mode", () => {
     expect(await failedRows("call_aged_on_a_dead_replica")).toHaveLength(1);
     await waitFor(() => interruptedNotes(ts)[0], 30_000, "the thread is told");
     expect(await reconcileInterruptedCalls(t.hermes.services)).toBe(0);
-    expect((await t.hermes.services.audit.verify()).ok).toBe(true);
+    expect((await t.hermes.services.storage.audit.verify()).ok).toBe(true);
   });
 
   it("a run paused for approval whose approval was decided while Hermes was down resumes after the restart", async () => {
@@ -205,7 +207,7 @@ describe("restart recovery in production mode", () => {
     const ts = d.message!.ts;
     const card = await waitFor(() => cardOf(t, ts), 30_000, "approval card");
     const approvalId = approvalIdOf(card);
-    const runId = (await t.hermes.services.approvals.get(approvalId))!.runId!;
+    const runId = (await t.hermes.services.storage.approvals.get(approvalId))!.runId!;
     expect(sent()).toHaveLength(0);
 
     // Decided while no Hermes runs (e.g. by another surface holding the deployment's audit key, which
@@ -240,7 +242,7 @@ describe("restart recovery in production mode", () => {
     // Resumed from the snapshot: one model call (the answer), which already has the tool's result.
     expect(model.requests).toHaveLength(1);
     expect(model.requests[0]!.body.messages.filter((m) => m.role === "tool")).toHaveLength(1);
-    expect((await t.hermes.services.runs.get(runId))?.status).toBe("completed");
+    expect((await t.hermes.services.storage.runs.get(runId))?.status).toBe("completed");
     const updated = await waitFor(
       () => {
         const m = t.ws.getMessage(CHANNEL, card.ts);
@@ -251,9 +253,9 @@ describe("restart recovery in production mode", () => {
     );
     expect(((updated.blocks ?? []) as Block[]).some((b) => b.type === "actions")).toBe(false);
     expect(JSON.stringify(updated.blocks)).toContain("Approved by <@U0USER1>");
-    const rows = (await t.hermes.services.audit.query({ tool: "send_message", limit: 50 })).rows.filter(
-      (r) => r.runId === runId,
-    );
+    const rows = (
+      await t.hermes.services.storage.audit.query({ tool: "send_message", limit: 50 })
+    ).rows.filter((r) => r.runId === runId);
     expect(rows.map((r) => r.action).sort()).toEqual(
       ["tool.approval_requested", "tool.approved", "tool.executed", "tool.requested"].sort(),
     );

@@ -45,10 +45,10 @@ describe("runs as records, through Bolt", () => {
     return waitFor(
       async () => {
         const [row] = await execSql<{ id: string }>(
-          t.hermes.services.db.db,
+          t.hermes.services.storage.db.db,
           `SELECT id FROM runs WHERE thread_ts = '${ts}' ORDER BY created_at`,
         );
-        const run = row ? await t.hermes.services.runQuery.get(row.id) : undefined;
+        const run = row ? await t.hermes.services.storage.runQuery.get(row.id) : undefined;
         return run && done(run) ? run : undefined;
       },
       30_000,
@@ -98,7 +98,7 @@ describe("runs as records, through Bolt", () => {
     expect(tool!.data).toMatchObject({ args: {}, policy: { decision: "allow" } });
     expect(String((tool!.data as { resultPreview?: string }).resultPreview)).not.toBe("");
     // The reference in a reply is this run's id (a finished run is listed under its requester).
-    const mine = await t.hermes.services.runQuery.list({ userId: "U0USER1", limit: 100 });
+    const mine = await t.hermes.services.storage.runQuery.list({ userId: "U0USER1", limit: 100 });
     expect(mine.map((r) => r.runId)).toContain(run.runId);
   });
 
@@ -145,7 +145,7 @@ describe("runs as records, through Bolt", () => {
     const run = await runOfThread(ts, (r) => r.status === "completed" && r.finishedAt !== null);
     expect(run.runId).toBe(paused.runId);
     const count = await execSql<{ n: number }>(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       `SELECT count(*)::int AS n FROM runs WHERE thread_ts = '${ts}'`,
     );
     expect(count[0]!.n).toBe(1);
@@ -171,7 +171,7 @@ describe("runs as records, through Bolt", () => {
     });
     // Redaction: neither the email nor the Slack token in the arguments reached run_steps.
     const raw = await execSql<{ data: unknown }>(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       `SELECT data FROM run_steps WHERE run_id = '${run.runId}'`,
     );
     const stored = JSON.stringify(raw);
@@ -231,7 +231,7 @@ describe("runs as records, through Bolt", () => {
     const shown = (m: SandboxMessage) => blocksText(m.blocks);
 
     it("the requester and admins see a run's timeline; anyone else is refused (and audited) as for no such run", async () => {
-      const [mine] = await t.hermes.services.runQuery.list({
+      const [mine] = await t.hermes.services.storage.runQuery.list({
         userId: "U0USER1",
         status: "completed",
         limit: 1,
@@ -248,15 +248,19 @@ describe("runs as records, through Bolt", () => {
       expect(other).toBe(runNotFound(id));
       expect(shown(await slash("U0WANGLEI", "run run_nosuch"))).toBe(runNotFound("run_nosuch"));
       expect(other).not.toContain("scripted");
-      const refused = (await t.hermes.services.audit.query({ user: "U0WANGLEI", limit: 5 })).rows;
+      const refused = (await t.hermes.services.storage.audit.query({ user: "U0WANGLEI", limit: 5 })).rows;
       expect(refused.some((r) => r.action === "tool.denied" && r.tool === "/hermes")).toBe(true);
       expect(shown(await slash("U0USER1", "run no-such-run"))).toContain("I found no run `no-such-run`");
       expect(shown(await slash("U0USER1", "run"))).toContain("Which run?");
     });
 
     it("members list their own runs (feedback counts, filters); admins anyone's; others' runs are refused", async () => {
-      const failed = await t.hermes.services.runQuery.list({ userId: "U0USER1", status: "failed", limit: 1 });
-      await t.hermes.services.db.db.execute(
+      const failed = await t.hermes.services.storage.runQuery.list({
+        userId: "U0USER1",
+        status: "failed",
+        limit: 1,
+      });
+      await t.hermes.services.storage.db.db.execute(
         sql`INSERT INTO run_feedback (run_id, user_id, value) VALUES (${failed[0]!.runId}, 'U0ADMIN', 'down'), (${failed[0]!.runId}, 'U0WANGLEI', 'down')`,
       );
       const list = shown(await slash("U0USER1", "runs status:failed since:1h"));

@@ -263,7 +263,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
       );
       expect(((updated.blocks ?? []) as Block[]).some((b) => b.type === "actions")).toBe(false);
       expect(textOf(updated)).toContain("Approved by <@U0USER1>");
-      const actions = (await t.hermes.services.audit.query({ limit: 20 })).rows
+      const actions = (await t.hermes.services.storage.audit.query({ limit: 20 })).rows
         .filter((r) => r.tool === "send_message")
         .map((r) => r.action);
       expect(actions.slice(0, 4)).toEqual([
@@ -327,9 +327,9 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
         30_000,
         "losers told",
       );
-      const audit = (await t.hermes.services.audit.query({ tool: "send_message", limit: 50 })).rows.filter(
-        (r) => r.approvalId === approvalId,
-      );
+      const audit = (
+        await t.hermes.services.storage.audit.query({ tool: "send_message", limit: 50 })
+      ).rows.filter((r) => r.approvalId === approvalId);
       expect(audit.filter((r) => r.action === "tool.approved")).toHaveLength(1);
       expect(audit.filter((r) => r.action === "tool.denied" && r.actorId === "U0WANGLEI")).toHaveLength(1);
     });
@@ -362,11 +362,13 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
     });
 
     it("delete_ticket (admin only, dangerous): a user cannot even ask for it; an admin's card asks for confirmation", async () => {
-      await t.hermes.services.db.db.execute(
+      await t.hermes.services.storage.db.db.execute(
         sql`insert into tickets (title, created_by) values ('Old printer', 'U0ADMIN')`,
       );
       const [row] = (
-        await t.hermes.services.db.db.execute<{ id: number }>(sql`select max(id)::int as id from tickets`)
+        await t.hermes.services.storage.db.db.execute<{ id: number }>(
+          sql`select max(id)::int as id from tickets`,
+        )
       ).rows;
       const id = row!.id;
       // A user: the model is not even offered the tool, and a call to it is denied (not "unknown").
@@ -412,7 +414,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
         30_000,
         "answer",
       );
-      const left = await t.hermes.services.db.db.execute<{ n: number }>(
+      const left = await t.hermes.services.storage.db.db.execute<{ n: number }>(
         sql`select count(*)::int as n from tickets where id = ${id}`,
       );
       expect(left.rows[0]!.n).toBe(0);
@@ -421,7 +423,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
     it("an expired approval updates its card and the run continues with a rejection", async () => {
       const before = sentToWangLei().length;
       const { ts, card, approvalId } = await pausedSend();
-      await t.hermes.services.db.db.execute(
+      await t.hermes.services.storage.db.db.execute(
         sql`update approvals set expires_at = now() - interval '1 second' where id = ${approvalId}`,
       );
       model.enqueue(answer("The approval expired, so nothing was sent."));

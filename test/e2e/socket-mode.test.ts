@@ -35,7 +35,7 @@ describe("Socket Mode", () => {
       HERMES_LOG_LEVEL: "silent",
     };
     const config = loadConfig(env);
-    expect(config.slackMode).toBe("socket");
+    expect(config.slack.mode).toBe("socket");
     // The emulator speaks no WebSocket and knows no app token: it refuses, and start-up fails clearly.
     await expect(startHermes({ config, logger: silentLogger(), rawEnv: env })).rejects.toThrow(
       /invalid_auth|not_allowed_token_type/,

@@ -296,7 +296,7 @@ describe("answers stream into Slack, end to end", () => {
     if (plan.kind !== "messages") throw new Error("expected one message");
     expect(settled.text).toBe(plan.messages[0]!.text);
     // The audit log agrees: the delete was denied, the time call failed.
-    const audit = (await app().hermes.services.audit.query({ limit: 50 })).rows;
+    const audit = (await app().hermes.services.storage.audit.query({ limit: 50 })).rows;
     expect(audit.some((r) => r.toolCallId === "call_delete" && r.action === "tool.denied")).toBe(true);
   });
 

@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { App } from "@slack/bolt";
 import { z } from "zod";
+import type { AgentRuntime } from "../../src/agent/agent-runtime.ts";
 import type { HermesParts } from "../../src/boot/hermes-parts.ts";
 import { loadConfig } from "../../src/config.ts";
 import { silentLogger } from "../../src/logger.ts";
@@ -10,10 +11,12 @@ import { createEventsSender, type EventsSender } from "../../src/sandbox/events-
 import { DEMO } from "../../src/sandbox/seed-demo-workspace.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
+import type { SlackOutput } from "../../src/slack/slack-output.ts";
 import { createWebSlackPort } from "../../src/slack/web-slack-port.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
 import { createRunQuery } from "../../src/store/run-query.ts";
 import { createScheduleStore, type ScheduleStore } from "../../src/store/schedule-store.ts";
+import type { Storage } from "../../src/store/storage.ts";
 import { createUserStore } from "../../src/store/user-store.ts";
 import { defineTool, type Tool } from "../../src/tools/define-tool.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
@@ -23,20 +26,11 @@ import { quietSlackLogger, sandboxWebClient, startSlackEmulator } from "./slack.
 
 export const SIGNING_SECRET = "bolt-harness-signing-secret";
 
-export type HarnessServices = Pick<
-  HermesParts,
-  | "config"
-  | "logger"
-  | "audit"
-  | "approvals"
-  | "users"
-  | "registry"
-  | "guards"
-  | "client"
-  | "slack"
-  | "redactor"
-  | "runQuery"
->;
+export type HarnessServices = Pick<HermesParts, "config" | "logger"> & {
+  storage: Pick<Storage, "audit" | "approvals" | "users" | "runQuery">;
+  runtime: Pick<AgentRuntime, "registry" | "guards">;
+  slack: Pick<SlackOutput, "client" | "slack" | "redactor">;
+};
 
 export interface BoltHarness {
   emulator: SlackApiEmulator;
@@ -102,15 +96,18 @@ export async function startBoltHarness(
   const services: HarnessServices = {
     config: loadConfig({ HERMES_ADMINS: DEMO.admin }),
     logger: silentLogger(),
-    audit,
-    approvals: createApprovalStore({ db, audit, ttlSeconds: 900 }),
-    users: createUserStore({ db }),
-    registry,
-    guards: {},
-    client: sandboxWebClient(emulator),
-    slack: createWebSlackPort(sandboxWebClient(emulator)),
-    redactor: createRedactor(),
-    runQuery: createRunQuery({ db }),
+    storage: {
+      audit,
+      approvals: createApprovalStore({ db, audit, ttlSeconds: 900 }),
+      users: createUserStore({ db }),
+      runQuery: createRunQuery({ db }),
+    },
+    runtime: { registry, guards: {} },
+    slack: {
+      client: sandboxWebClient(emulator),
+      slack: createWebSlackPort(sandboxWebClient(emulator)),
+      redactor: createRedactor(),
+    },
   };
   const schedules = createScheduleStore({ db });
   const app = new App({

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { liveGroups, signalGroup as signalProcessGroup } from "./child-process.ts";
-import { npmStartFlags } from "./start-command.ts";
+import { NO_ENV_FILE, npmStartFlags } from "./start-command.ts";
 
 /** How long a start may take: module load plus migrations on a busy 2-core machine. Only bounds a hang. */
 export const PROCESS_START_TIMEOUT_MS = 120_000;
@@ -41,7 +41,7 @@ export async function startHermesProcess(
     [...npmStartFlags(), "src/main.ts", ...(options.args ?? [])],
     {
       cwd: process.cwd(),
-      env: { PORT: "0", HERMES_LOG_LEVEL: "warn", ...base, ...env },
+      env: { PORT: "0", HERMES_LOG_LEVEL: "warn", ...NO_ENV_FILE, ...base, ...env },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     },

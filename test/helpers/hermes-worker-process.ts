@@ -1,6 +1,6 @@
 import { startProcess } from "./child-process.ts";
 import { PROCESS_START_TIMEOUT_MS } from "./hermes-process.ts";
-import { npmStartFlags } from "./start-command.ts";
+import { NO_ENV_FILE, npmStartFlags } from "./start-command.ts";
 
 export interface HermesWorkerProcess {
   pid: number;
@@ -28,7 +28,7 @@ export async function startHermesWorkerProcess(
     ["PATH", "HOME", "LANG"].filter((k) => process.env[k]).map((k) => [k, process.env[k]!]),
   );
   const proc = startProcess(process.execPath, [...npmStartFlags(), "src/main.ts", "--worker"], {
-    env: { PORT: "0", HERMES_LOG_LEVEL: "warn", ...base, ...env },
+    env: { PORT: "0", HERMES_LOG_LEVEL: "warn", ...NO_ENV_FILE, ...base, ...env },
   });
   const pid = proc.pid;
   if (pid === undefined) {

@@ -191,7 +191,7 @@ describe("Postgres down under a running Hermes", () => {
     proxy.restore();
     await waitFor(async () => (await health()).status === 200, 30_000, "healthy");
     expect(await count("select count(*) as n from tickets")).toBe(ticketsBefore);
-    expect((await t.hermes.services.audit.verify()).ok).toBe(true);
+    expect((await t.hermes.services.storage.audit.verify()).ok).toBe(true);
     // Whatever was requested has an outcome (nothing was requested while the database was down).
     expect(await unfinishedCalls()).toEqual([]);
   }, 120_000);
@@ -259,7 +259,7 @@ describe("Postgres down under a running Hermes", () => {
     }
     expect(effects.effects.length).toBe(before + 1);
     expect(await unfinishedCalls()).toEqual([]);
-    expect((await t.hermes.services.audit.verify()).ok).toBe(true);
+    expect((await t.hermes.services.storage.audit.verify()).ok).toBe(true);
   }, 180_000);
 
   it("mid-approval: a click while the database is down is refused clearly and runs nothing; the card works once it is back, and the run resumes once", async () => {
@@ -307,7 +307,7 @@ describe("Postgres down under a running Hermes", () => {
     const refusal = await waitFor(() => told()[toldBefore], 30_000, "the clicker is told").catch(
       (err: unknown) => {
         // Seen once on a busy machine and not reproduced since: say what Hermes was doing.
-        const p = (t.hermes.services.db as { pool?: pg.Pool }).pool;
+        const p = (t.hermes.services.storage.db as { pool?: pg.Pool }).pool;
         const calls = t.emulator.calls.slice(-6).map((c) => `${c.method}:${String(c.response?.ok)}`);
         const warnings = captured.lines.filter((x) => x.level >= 40).slice(-10);
         console.log(
@@ -331,13 +331,13 @@ describe("Postgres down under a running Hermes", () => {
       "the resumed answer",
     );
     expect(sent()).toHaveLength(1);
-    const rows = (await t.hermes.services.audit.query({ tool: "send_message", limit: 100 })).rows.filter(
-      (r) => r.approvalId === approvalId || r.threadTs === ts,
-    );
+    const rows = (
+      await t.hermes.services.storage.audit.query({ tool: "send_message", limit: 100 })
+    ).rows.filter((r) => r.approvalId === approvalId || r.threadTs === ts);
     expect(rows.filter((r) => r.action === "tool.approved")).toHaveLength(1);
     expect(rows.filter((r) => r.action === "tool.executed")).toHaveLength(1);
     expect(await unfinishedCalls()).toEqual([]);
-    expect((await t.hermes.services.audit.verify()).ok).toBe(true);
+    expect((await t.hermes.services.storage.audit.verify()).ok).toBe(true);
   }, 120_000);
 
   // Once a call may have taken effect, a failure must not claim that nothing was done.

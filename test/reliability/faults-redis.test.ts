@@ -205,7 +205,7 @@ describe("Redis killed or flushed under a running Hermes", () => {
     await sleep(1000);
     expect(effects.effects.length - before).toBeLessThanOrEqual(1);
     expect(await unfinishedCalls()).toEqual([]);
-    expect((await t.hermes.services.audit.verify()).ok).toBe(true);
+    expect((await t.hermes.services.storage.audit.verify()).ok).toBe(true);
   }, 180_000);
 
   it("flushed mid-turn (locks and queue gone): the turn finishes once, its call runs once", async () => {
@@ -229,12 +229,12 @@ describe("Redis killed or flushed under a running Hermes", () => {
       expect(replies(ts).map((m) => m.text)).toEqual(["Paged ops after the flush."]);
       expect(effects.effects.length - before).toBe(1);
       expect(model.requests).toHaveLength(2);
-      const rows = (await t.hermes.services.audit.query({ tool: "notify_ops", limit: 100 })).rows.filter(
-        (r) => r.threadTs === ts,
-      );
+      const rows = (
+        await t.hermes.services.storage.audit.query({ tool: "notify_ops", limit: 100 })
+      ).rows.filter((r) => r.threadTs === ts);
       expect(rows.map((r) => r.action).sort()).toEqual(["tool.executed", "tool.requested"]);
       expect(await unfinishedCalls()).toEqual([]);
-      expect((await t.hermes.services.audit.verify()).ok).toBe(true);
+      expect((await t.hermes.services.storage.audit.verify()).ok).toBe(true);
     } finally {
       flusher.disconnect();
     }
@@ -266,7 +266,7 @@ describe("Redis killed or flushed under a running Hermes", () => {
     expect((await clickApprove(card, approvalId)).status).toBe(200);
     // The decision is durable: Postgres has it while Redis is down.
     await waitFor(
-      async () => (await t.hermes.services.approvals.get(approvalId))?.status === "approved",
+      async () => (await t.hermes.services.storage.approvals.get(approvalId))?.status === "approved",
       60_000,
       "the approval is recorded",
     );
@@ -283,12 +283,12 @@ describe("Redis killed or flushed under a running Hermes", () => {
       "resumed answer",
     );
     expect(sentToWangLei("redis-proof")).toHaveLength(1);
-    const rows = (await t.hermes.services.audit.query({ tool: "send_message", limit: 100 })).rows.filter(
-      (r) => r.threadTs === ts,
-    );
+    const rows = (
+      await t.hermes.services.storage.audit.query({ tool: "send_message", limit: 100 })
+    ).rows.filter((r) => r.threadTs === ts);
     expect(rows.filter((r) => r.action === "tool.executed")).toHaveLength(1);
     expect(await unfinishedCalls()).toEqual([]);
-    expect((await t.hermes.services.audit.verify()).ok).toBe(true);
+    expect((await t.hermes.services.storage.audit.verify()).ok).toBe(true);
   }, 240_000);
 
   // The click's decision is stored in Postgres, but queueing the resume fails while Redis is gone:
@@ -306,7 +306,7 @@ describe("Redis killed or flushed under a running Hermes", () => {
     const toldBefore = queueDown().length; // the test before this one was told so too
     expect((await clickApprove(card, approvalId)).status).toBe(200);
     await waitFor(
-      async () => (await t.hermes.services.approvals.get(approvalId))?.status === "approved",
+      async () => (await t.hermes.services.storage.approvals.get(approvalId))?.status === "approved",
       60_000,
       "the approval is recorded",
     );

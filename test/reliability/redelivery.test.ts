@@ -70,18 +70,18 @@ describe.each([
 
     expect(model.requests).toHaveLength(2);
     expect(botReplies(t, ts).map((m) => m.text)).toEqual(["Opened the ticket."]);
-    const rows = await t.hermes.services.db.db.execute<{ n: number }>(
+    const rows = await t.hermes.services.storage.db.db.execute<{ n: number }>(
       sql`select count(*)::int as n from tickets where title = ${title}`,
     );
     expect(rows.rows[0]!.n).toBe(1);
-    const audit = (await t.hermes.services.audit.query({ tool: "create_ticket", limit: 50 })).rows;
+    const audit = (await t.hermes.services.storage.audit.query({ tool: "create_ticket", limit: 50 })).rows;
     expect(audit.filter((r) => r.action === "tool.requested")).toHaveLength(1);
     expect(audit.filter((r) => r.action === "tool.executed")).toHaveLength(1);
     expect(audit.filter((r) => r.action === "tool.failed")).toHaveLength(0);
-    const status = await t.hermes.services.db.db.execute<{ status: string }>(
+    const status = await t.hermes.services.storage.db.db.execute<{ status: string }>(
       sql`select status from slack_events where event_id = ${first.eventId!}`,
     );
     expect(status.rows.map((r) => r.status)).toEqual(["done"]);
-    expect((await t.hermes.services.audit.verify()).ok).toBe(true);
+    expect((await t.hermes.services.storage.audit.verify()).ok).toBe(true);
   }, 120_000);
 });

@@ -43,13 +43,13 @@ describe("run checkpoints in Redis mode: a turn job handed out again after its w
   it("continues from the checkpoint: running call interrupted, finished call's result kept, unstarted call run", async () => {
     const s = t.hermes.services;
     const parent = t.ws.post({ channel: CHANNEL, user: "U0USER1", text: "<@U0HERMES> page ops three times" });
-    const key = sessionKey({ teamId: s.bot.teamId, channelId: CHANNEL, ts: parent.ts });
+    const key = sessionKey({ teamId: s.slack.bot.teamId, channelId: CHANNEL, ts: parent.ts });
     const eventId = "Ev_dead_worker";
     const run = {
       runId: "run_dead_worker",
       sessionKey: key,
       userId: "U0USER1",
-      teamId: s.bot.teamId,
+      teamId: s.slack.bot.teamId,
       channelId: CHANNEL,
       threadTs: parent.ts,
     };
@@ -82,8 +82,8 @@ describe("run checkpoints in Redis mode: a turn job handed out again after its w
     };
     // The dead worker: it claimed the event, checkpointed step 1, had requested two of its calls and
     // recorded the outcome of one; then it died (no outcome for the other, the third never started).
-    expect(await s.events.claim(eventId, { sessionKey: key, staleAfterMs: 60_000 })).toBe("new");
-    expect(await s.runs.checkpoint(checkpoint, { eventId })).toBe(true);
+    expect(await s.storage.events.claim(eventId, { sessionKey: key, staleAfterMs: 60_000 })).toBe("new");
+    expect(await s.storage.runs.checkpoint(checkpoint, { eventId })).toBe(true);
     const audited = {
       runId: run.runId,
       userId: run.userId,
@@ -91,21 +91,21 @@ describe("run checkpoints in Redis mode: a turn job handed out again after its w
       channelId: CHANNEL,
       threadTs: parent.ts,
     };
-    await s.audit.append({
+    await s.storage.audit.append({
       ...audited,
       action: "tool.requested",
       tool: "notify_ops",
       toolCallId: "call_was_running",
       args: { note: "one" },
     });
-    await s.audit.append({
+    await s.storage.audit.append({
       ...audited,
       action: "tool.requested",
       tool: "notify_ops",
       toolCallId: "call_had_finished",
       args: { note: "two" },
     });
-    await s.audit.append({
+    await s.storage.audit.append({
       ...audited,
       action: "tool.executed",
       tool: "notify_ops",
@@ -151,7 +151,7 @@ describe("run checkpoints in Redis mode: a turn job handed out again after its w
     expect(results[1]!.content).toContain('{"ok":true,"id":41}');
     expect(results[2]!.content).toMatch(/"ok":\s*true/);
     const actions = async (id: string) =>
-      (await s.audit.query({ tool: "notify_ops", limit: 50 })).rows
+      (await s.storage.audit.query({ tool: "notify_ops", limit: 50 })).rows
         .filter((r) => r.toolCallId === id)
         .map((r) => [r.action, r.error ?? null])
         .reverse();
@@ -168,14 +168,14 @@ describe("run checkpoints in Redis mode: a turn job handed out again after its w
       ["tool.executed", null],
     ]);
     expect(replies().filter((m) => m.text.includes("interrupted by a restart"))).toHaveLength(1);
-    expect((await s.runs.get(run.runId))?.status).toBe("completed");
-    expect(await s.events.isFinished(eventId)).toBe(true);
+    expect((await s.storage.runs.get(run.runId))?.status).toBe("completed");
+    expect(await s.storage.events.isFinished(eventId)).toBe(true);
 
     // Handed out once more (a second stall): finished, so nothing runs again.
     await redeliver();
     await sleep(1500);
     expect(effects.effects).toHaveLength(1);
     expect(model.requests).toHaveLength(1);
-    expect((await s.audit.verify()).ok).toBe(true);
+    expect((await s.storage.audit.verify()).ok).toBe(true);
   }, 120_000);
 });

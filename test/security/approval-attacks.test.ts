@@ -32,7 +32,7 @@ describe("approval attacks over real HTTP (Bolt receiver, Postgres, Slack emulat
   });
   beforeEach(() => model.reset());
 
-  const db = () => t.hermes.services.db.db;
+  const db = () => t.hermes.services.storage.db.db;
   const delivered = (text: string) => t.ws.history("D0WANGLEI").filter((m) => m.text.includes(text));
   const actions = async (approvalId: string) =>
     (await approvalAuditRows(db(), approvalId)).map(
@@ -45,7 +45,8 @@ describe("approval attacks over real HTTP (Bolt receiver, Postgres, Slack emulat
         `SELECT count(*)::int AS n FROM audit_log WHERE run_id = '${runId}' AND action = 'tool.executed'`,
       )
     )[0]!.n;
-  const statusOf = async (approvalId: string) => (await t.hermes.services.approvals.get(approvalId))?.status;
+  const statusOf = async (approvalId: string) =>
+    (await t.hermes.services.storage.approvals.get(approvalId))?.status;
   const ephemerals = (user?: string) => t.ws.ephemeralMessages(CHANNEL, user);
   const toldWith = async (user: string, start: string, since: number) =>
     waitFor(
@@ -69,7 +70,7 @@ describe("approval attacks over real HTTP (Bolt receiver, Postgres, Slack emulat
     const ts = d.message!.ts;
     const card = await waitFor(() => cardsIn(t, CHANNEL, ts)[0], 60_000, "approval card");
     const approvalId = approvalIdOf(card);
-    const runId = (await t.hermes.services.approvals.get(approvalId))!.runId!;
+    const runId = (await t.hermes.services.storage.approvals.get(approvalId))!.runId!;
     return { ts, card, approvalId, runId, text };
   }
   const click = (card: SandboxMessage, user: string, over: { actionId?: string; value?: string } = {}) =>

@@ -66,9 +66,9 @@ describe("signed checkpoints of the audit head (postgres, the CLI as a real proc
       HERMES_AUDIT_CHECKPOINT_MINUTES: "60",
     });
     checkpoints = await startConfiguredAuditCheckpoints({
-      audit,
+      storage: { audit },
       config,
-      client: sandboxWebClient(emulator),
+      slack: { client: sandboxWebClient(emulator) },
       logger: silentLogger(),
     });
     await append(3);

@@ -21,7 +21,7 @@ beforeAll(async () => {
     registerAppHome(app, services, { schedules });
   });
   for (let i = 1; i <= 12; i++) {
-    await h.services.audit.append({
+    await h.services.storage.audit.append({
       action: i % 2 ? "tool.requested" : "tool.executed",
       tool: "create_ticket",
       userId: i % 3 ? DEMO.wangLei : DEMO.user,
@@ -35,7 +35,7 @@ beforeEach(() => h.emulator.clearCalls());
 
 /** The `audit.queried` rows written after row `afterId`, oldest first. */
 async function readsAfter(afterId: number): Promise<AuditRow[]> {
-  const { rows } = await h.services.audit.query({ action: "audit.queried", limit: 100 });
+  const { rows } = await h.services.storage.audit.query({ action: "audit.queried", limit: 100 });
   return rows.filter((r) => r.id > afterId).reverse();
 }
 /** Polls an async check until it finds something; the ceiling only bounds a hang. */
@@ -48,7 +48,7 @@ async function until<T>(find: () => Promise<T | undefined>, timeoutMs = 30_000):
     await new Promise((r) => setTimeout(r, 50));
   }
 }
-const headId = async () => (await h.services.audit.head())?.id ?? 0;
+const headId = async () => (await h.services.storage.audit.head())?.id ?? 0;
 const ephemerals = (user: string) => h.emulator.workspace.ephemeralMessages(DEMO.ops, user);
 
 async function slash(user: string, text: string): Promise<SandboxMessage> {
@@ -101,7 +101,7 @@ describe("reading the audit log is itself audited (audit.queried: who, where, th
       "/hermes audit csv",
     ]);
     // The reads are part of the chain like every other row.
-    expect(await h.services.audit.verify()).toMatchObject({ ok: true });
+    expect(await h.services.storage.audit.verify()).toMatchObject({ ok: true });
   });
 
   it("an admin's App Home audit panel is audited; a user's own recent requests and a refusal are not reads", async () => {

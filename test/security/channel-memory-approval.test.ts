@@ -36,7 +36,7 @@ describe("channel memories after untrusted content (real HTTP, Postgres, Slack e
     await execSql(db(), "DELETE FROM memories");
   });
 
-  const db = () => t.hermes.services.db.db;
+  const db = () => t.hermes.services.storage.db.db;
   const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
   const memories = () =>
     execSql<{ fact: string; scope: string; channel_id: string | null }>(

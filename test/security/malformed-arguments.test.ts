@@ -194,7 +194,7 @@ describe("hostile arguments through the running app: /healthz keeps answering", 
 
     // Each call is a request that failed on its arguments: audited, nothing executed.
     const rows = await execSql<{ action: string; n: number }>(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       "SELECT action, count(*)::int AS n FROM audit_log WHERE tool = 'create_ticket' GROUP BY action",
     );
     const byAction = Object.fromEntries(rows.map((r) => [r.action, r.n]));
@@ -203,7 +203,7 @@ describe("hostile arguments through the running app: /healthz keeps answering", 
     expect(byAction["tool.executed"]).toBeUndefined();
     // The audit row keeps a capped preview of text that did not parse, never the megabyte itself.
     const sizes = await execSql<{ n: number }>(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       "SELECT max(length(args::text))::int AS n FROM audit_log WHERE tool = 'create_ticket'",
     );
     expect(sizes[0]!.n).toBeLessThan(1000);

@@ -32,15 +32,20 @@ describe("calls to tools the requester may not use", () => {
 
   const rowsOf = (tool: string) =>
     execSql<AuditRow>(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       `SELECT action, tool, user_id, error, args FROM audit_log WHERE tool = '${tool}' ORDER BY id`,
     );
 
   it("a member's call to the admin-only delete_ticket is audited as denied, and the model is told why", async () => {
     const count = async () =>
-      (await execSql<{ n: number }>(t.hermes.services.db.db, "SELECT count(*)::int AS n FROM tickets"))[0]!.n;
+      (
+        await execSql<{ n: number }>(
+          t.hermes.services.storage.db.db,
+          "SELECT count(*)::int AS n FROM tickets",
+        )
+      )[0]!.n;
     await execSql(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       "INSERT INTO tickets (title, created_by) VALUES ('Printer jammed', 'U0ADMIN')",
     );
     const before = await count();
@@ -83,7 +88,7 @@ describe("calls to tools the requester may not use", () => {
 
   it("a tool blocked for one user by an admin is denied with that reason, even with invalid arguments", async () => {
     await execSql(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       "INSERT INTO users (id, level, tool_deny) VALUES ('U0WANGLEI', 'user', ARRAY['create_ticket']) ON CONFLICT (id) DO UPDATE SET tool_deny = EXCLUDED.tool_deny",
     );
     model.enqueue(toolCalls([{ name: "create_ticket", args: "{'title': ,,, " }]), answer("Blocked."));

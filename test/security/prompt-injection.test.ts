@@ -131,7 +131,7 @@ describe("prompt injection with a model that obeys it (real HTTP, Postgres, Slac
 
   beforeEach(() => model.reset());
 
-  const db = () => t.hermes.services.db.db;
+  const db = () => t.hermes.services.storage.db.db;
   async function insertTicket(v: { title: string; createdBy: string; description?: string }) {
     const rows = await execSql<{ id: number }>(
       db(),

@@ -311,7 +311,7 @@ describe("redaction corpus end to end (Bolt app over HTTP, Postgres, Slack emula
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const db = () => t.hermes.services.db.db;
+  const db = () => t.hermes.services.storage.db.db;
   const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
   async function mention(text: string, done: (ts: string) => boolean): Promise<string> {

@@ -49,7 +49,7 @@ describe("send_message: membership is checked again, uncached, when the approved
   }
   const runAudit = (approvalId: string) =>
     execSql<{ action: string; error: string | null }>(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       `SELECT action, error FROM audit_log
         WHERE tool = 'send_message' AND run_id = (SELECT run_id FROM approvals WHERE id = '${approvalId}')
         ORDER BY id`,

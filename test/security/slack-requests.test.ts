@@ -72,14 +72,14 @@ describe("Slack requests: forged, stale, replayed and malformed bodies", () => {
 
   async function auditCount(): Promise<number> {
     const [row] = await execSql<{ n: number }>(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       "SELECT count(*)::int AS n FROM audit_log",
     );
     return row!.n;
   }
   async function eventClaims(): Promise<number> {
     const [row] = await execSql<{ n: number }>(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       "SELECT count(*)::int AS n FROM slack_events WHERE event_id NOT LIKE 'cmd:%' AND event_id NOT LIKE 'int:%'",
     );
     return row!.n;
@@ -257,8 +257,12 @@ describe("Slack requests: forged, stale, replayed and malformed bodies", () => {
 
   it("a replayed signed `/hermes schedule add` creates one schedule; the replay gets no answer", async () => {
     const scheduleCount = async () =>
-      (await execSql<{ n: number }>(t.hermes.services.db.db, "SELECT count(*)::int AS n FROM schedules"))[0]!
-        .n;
+      (
+        await execSql<{ n: number }>(
+          t.hermes.services.storage.db.db,
+          "SELECT count(*)::int AS n FROM schedules",
+        )
+      )[0]!.n;
     const before = await scheduleCount();
     const first = await t.sender.slashCommand({
       user: "U0ADMIN",
@@ -324,7 +328,7 @@ describe("Slack requests: forged, stale, replayed and malformed bodies", () => {
     );
     const rows = async () =>
       execSql<{ action: string }>(
-        t.hermes.services.db.db,
+        t.hermes.services.storage.db.db,
         `SELECT action FROM audit_log WHERE approval_id = '${approvalId}' OR run_id IN (SELECT run_id FROM approvals WHERE id = '${approvalId}') ORDER BY id`,
       );
     const auditBefore = (await rows()).map((r) => r.action);

@@ -37,7 +37,7 @@ describe("stored call arguments: raw only while needed, keyed binding only (Post
   });
   beforeEach(() => model.reset());
 
-  const db = () => t.hermes.services.db.db;
+  const db = () => t.hermes.services.storage.db.db;
   const delivered = (text: string) => t.ws.history("D0WANGLEI").filter((m) => m.text.includes(text));
   const auditActions = async (runId: string) =>
     (
@@ -72,7 +72,7 @@ describe("stored call arguments: raw only while needed, keyed binding only (Post
     const ts = d.message!.ts;
     const card = await waitFor(() => cardsIn(t, CHANNEL, ts)[0], 60_000, "approval card");
     const approvalId = approvalIdOf(card);
-    const approval = (await t.hermes.services.approvals.get(approvalId))!;
+    const approval = (await t.hermes.services.storage.approvals.get(approvalId))!;
     return { ts, card, approvalId, approval, runId: approval.runId!, text };
   }
   const approve = (card: SandboxMessage, approvalId: string) =>
@@ -91,7 +91,7 @@ describe("stored call arguments: raw only while needed, keyed binding only (Post
     // While pending: the approval and the paused run hold the exact call, bound by the keyed hash only.
     expect(approval.args).toMatchObject({ text });
     const plain = argsSha256(approval.tool, approval.args);
-    expect(approval.argsSha256).toBe(t.hermes.services.audit.argsMac(plain));
+    expect(approval.argsSha256).toBe(t.hermes.services.storage.audit.argsMac(plain));
     expect(messageText(card)).toContain(PHONE);
     expect(await storedAnywhere(runId, plain)).toEqual([]);
 
@@ -106,7 +106,7 @@ describe("stored call arguments: raw only while needed, keyed binding only (Post
     for (const needle of [PHONE, EMAIL, SECRET, plain])
       expect(await storedAnywhere(runId, needle)).toEqual([]);
     // What is kept instead: the redacted call and its keyed binding.
-    const kept = (await t.hermes.services.approvals.get(approvalId))!;
+    const kept = (await t.hermes.services.storage.approvals.get(approvalId))!;
     expect(kept.status).toBe("approved");
     expect(JSON.stringify(kept.args)).toContain("[phone]");
     expect(JSON.stringify(kept.args)).toContain("[email]");
@@ -143,7 +143,7 @@ describe("stored call arguments: raw only while needed, keyed binding only (Post
       30_000,
       "refusal audited",
     );
-    expect((await t.hermes.services.approvals.get(one.approvalId))?.status).toBe("pending");
+    expect((await t.hermes.services.storage.approvals.get(one.approvalId))?.status).toBe("pending");
 
     // Only the run's stored call edited (its approval intact): approved, then refused at resume.
     const two = await pausedSend();
@@ -165,9 +165,9 @@ describe("stored call arguments: raw only while needed, keyed binding only (Post
     const { ts, card, approvalId, approval, runId } = await pausedSend();
     await t.stopHermes();
     t = await startTestHermes({ model, reuse: t });
-    const stored = (await t.hermes.services.approvals.get(approvalId))!;
+    const stored = (await t.hermes.services.storage.approvals.get(approvalId))!;
     expect(stored).toMatchObject({ status: "pending", args: approval.args, argsSha256: approval.argsSha256 });
-    const pending = await t.hermes.services.approvals.listPending({ runId });
+    const pending = await t.hermes.services.storage.approvals.listPending({ runId });
     expect(pending.map((a) => [a.id, a.args])).toEqual([[approvalId, approval.args]]);
 
     model.enqueue(answer("Sent after the restart."));

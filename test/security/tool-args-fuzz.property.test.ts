@@ -21,7 +21,7 @@ describe("fuzzing the built-in tools' arguments", () => {
   let builtIns: Tool[];
   beforeAll(async () => {
     t = await startTestHermes();
-    builtIns = t.hermes.services.registry.list();
+    builtIns = t.hermes.services.runtime.registry.list();
   }, 120_000);
   afterAll(async () => {
     await t?.stop();

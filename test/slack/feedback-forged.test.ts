@@ -27,7 +27,8 @@ describe("forged feedback clicks, through the real Bolt app", () => {
   const model = new ScriptedModelServer();
   let t: TestHermes;
   let drafts: string;
-  const sql = <T extends Record<string, unknown>>(text: string) => execSql<T>(t.hermes.services.db.db, text);
+  const sql = <T extends Record<string, unknown>>(text: string) =>
+    execSql<T>(t.hermes.services.storage.db.db, text);
   const botReplies = (channel: string, ts: string) =>
     (t.thread(channel, ts) ?? []).filter((m) => m.user === "U0HERMES" && m.ts !== ts);
 

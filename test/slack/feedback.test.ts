@@ -16,7 +16,8 @@ const feedbackOf = (m: SandboxMessage) =>
 describe("👍/👎 under answers, through the real Bolt app", () => {
   const model = new ScriptedModelServer();
   let t: TestHermes;
-  const sql = <T extends Record<string, unknown>>(text: string) => execSql<T>(t.hermes.services.db.db, text);
+  const sql = <T extends Record<string, unknown>>(text: string) =>
+    execSql<T>(t.hermes.services.storage.db.db, text);
   const botReplies = (channel: string, ts: string) =>
     (t.thread(channel, ts) ?? []).filter((m) => m.user === "U0HERMES" && m.ts !== ts);
 

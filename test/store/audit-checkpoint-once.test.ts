@@ -61,10 +61,9 @@ describe("audit checkpoints with several workers", () => {
       });
       running.push(
         await startConfiguredAuditCheckpoints({
-          audit,
-          events,
+          storage: { audit, events },
           config,
-          client: sandboxWebClient(emulator),
+          slack: { client: sandboxWebClient(emulator) },
           logger: silentLogger(),
         }),
       );

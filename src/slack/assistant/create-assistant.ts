@@ -2,8 +2,9 @@ import { Assistant } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 import { errorMessage } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
-import { type AccessSources, resolveAccess } from "../../policy/resolve-access.ts";
+import { resolveAccess } from "../../policy/resolve-access.ts";
 import type { Storage } from "../../store/storage.ts";
+import { type AccessDeps, accessSourcesOf } from "../access-deps.ts";
 import type { EventIntake } from "../event-listeners.ts";
 import { sessionKey } from "../session-key.ts";
 import type { SlackOutput } from "../slack-output.ts";
@@ -14,9 +15,11 @@ import { threadTitle } from "./thread-title.ts";
 import { type AssistantThreadContext, viewedChannel, viewingContext } from "./viewing-context.ts";
 
 /** What the assistant handlers read: the user's level, the thread's history, redaction, the bot. */
-export type AssistantDeps = AccessSources &
-  Pick<Storage, "sessions" | "events"> &
-  Pick<SlackOutput, "redactor" | "bot"> & { logger: Logger };
+export interface AssistantDeps extends AccessDeps {
+  logger: Logger;
+  storage: Pick<Storage, "users" | "sessions" | "events">;
+  slack: Pick<SlackOutput, "redactor" | "bot">;
+}
 
 const GREETING =
   "Hi! I'm Hermes. Ask me to open or look up tickets, report on them, or message your team — I ask before anything risky.";
@@ -44,7 +47,7 @@ export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake
     client,
     channel: payload.assistant_thread?.channel_id ?? payload.channel ?? "",
     threadTs: payload.assistant_thread?.thread_ts ?? payload.thread_ts ?? "",
-    botUserId: s.bot.userId,
+    botUserId: s.slack.bot.userId,
   });
 
   return new Assistant({
@@ -60,9 +63,9 @@ export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake
     threadStarted: async ({ event, body, say, setSuggestedPrompts }) => {
       const userId = event.assistant_thread.user_id;
       const log = s.logger.child({ channel: event.assistant_thread.channel_id, userId });
-      if (!(await firstDelivery(s, body.event_id, log))) return;
+      if (!(await firstDelivery(s.storage, body.event_id, log))) return;
       try {
-        const level = await resolveAccess(s, userId)
+        const level = await resolveAccess(accessSourcesOf(s), userId)
           .then((a) => a.level)
           .catch(() => "user" as const);
         await say(GREETING);
@@ -88,13 +91,13 @@ export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake
             log.warn({ err: errorMessage(err) }, "assistant thread context unavailable");
             return {};
           }),
-          s.sessions
+          s.storage.sessions
             .load(key)
             .then((l) => !l.found)
             .catch(() => false),
         ]);
         if (first)
-          await setTitle(threadTitle(req.text, s.redactor)).catch((err: unknown) =>
+          await setTitle(threadTitle(req.text, s.slack.redactor)).catch((err: unknown) =>
             log.warn({ err: errorMessage(err) }, "could not title the assistant thread"),
           );
         const untrustedContext = viewingContext(viewing);

@@ -1,5 +1,6 @@
-import { type Access, type AccessSources, resolveAccess } from "../../policy/resolve-access.ts";
+import { type Access, resolveAccess } from "../../policy/resolve-access.ts";
 import type { Storage } from "../../store/storage.ts";
+import { type AccessDeps, accessSourcesOf } from "../access-deps.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import { toCardApproval } from "../deliver-result.ts";
 import type { SlackOutput } from "../slack-output.ts";
@@ -11,9 +12,11 @@ import { type McpToolsView, toolsMessage } from "./tools-blocks.ts";
  * What `/hermes` answers about access read: the caller's access, the approvals they may decide, their
  * cards, and the MCP servers' state when any are configured.
  */
-export type AccessServices = AccessSources &
-  Pick<Storage, "approvals"> &
-  Pick<SlackOutput, "redactor"> & { mcp?: McpToolsView };
+export interface AccessServices extends AccessDeps {
+  storage: Pick<Storage, "users" | "approvals">;
+  slack: Pick<SlackOutput, "redactor">;
+  mcp?: McpToolsView;
+}
 
 /** `/hermes tools`, `whoami` and `approvals`: answers about what the caller may do, read fresh. */
 export async function accessAnswer(
@@ -21,14 +24,16 @@ export async function accessAnswer(
   kind: "tools" | "whoami" | "approvals",
   userId: string,
 ): Promise<SlackMessagePayload> {
-  const access = await resolveAccess(s, userId);
+  const access = await resolveAccess(accessSourcesOf(s), userId);
   switch (kind) {
     case "tools":
-      return toolsMessage(s.registry.list(), access, s.mcp);
+      return toolsMessage(s.runtime.registry.list(), access, s.mcp);
     case "whoami":
-      return textMessage(whoamiText(access, s.registry.list().length));
+      return textMessage(whoamiText(access, s.runtime.registry.list().length));
     case "approvals":
-      return approvalsMessage(await decidableApprovals(s, access), (a) => toCardApproval(s, a));
+      return approvalsMessage(await decidableApprovals(s.storage, access), (a) =>
+        toCardApproval({ registry: s.runtime.registry, redactor: s.slack.redactor }, a),
+      );
   }
 }
 

@@ -23,13 +23,13 @@ export interface Refusal {
  * log, so admins can see who tried. The refusal stands even when the row cannot be written.
  */
 export async function recordRefusal(
-  s: Pick<Storage, "audit"> & { logger: Logger },
+  s: { storage: Pick<Storage, "audit">; logger: Logger },
   refusal: Refusal,
 ): Promise<void> {
   const { userId, teamId, channelId, subcommand, reason } = refusal;
   s.logger.warn({ userId, channelId, subcommand }, "admin-only /hermes command refused");
   try {
-    await s.audit.append({
+    await s.storage.audit.append({
       action: "tool.denied",
       tool: COMMAND_AUDIT_TOOL,
       userId,

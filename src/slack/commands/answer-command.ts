@@ -2,6 +2,7 @@ import { errorMessage, isHermesError } from "../../errors.ts";
 import type { Logger } from "../../logger.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
 import type { Storage } from "../../store/storage.ts";
+import { accessSourcesOf } from "../access-deps.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import type { SlackOutput } from "../slack-output.ts";
 import { type AccessServices, accessAnswer } from "./access-answer.ts";
@@ -18,9 +19,12 @@ import { runAnswer, runsAnswer } from "./runs-answer.ts";
 import { type ScheduleCommandOptions, scheduleAnswer } from "./schedule-answer.ts";
 import { usageAnswer } from "./usage-answer.ts";
 
-export type HermesCommandServices = AccessServices &
-  Pick<Storage, "audit" | "runQuery"> &
-  Pick<SlackOutput, "client" | "slack"> & { logger: Logger } & Pick<BudgetServices, "budgets">;
+export type HermesCommandServices = AccessServices & {
+  logger: Logger;
+  storage: Pick<Storage, "audit" | "runQuery">;
+  slack: Pick<SlackOutput, "client" | "slack">;
+  budgets?: BudgetServices["budgets"];
+};
 
 export interface HermesCommandOptions extends ScheduleCommandOptions {
   /** The slash command's name; `/hermes` unless the app is installed under another (e.g. `/hermes-dev`). */
@@ -63,29 +67,34 @@ export async function answerHermesCommand(
       case "model":
         return await modelAnswer(s, input, notify);
       case "audit": {
-        const access = await resolveAccess(s, input.userId);
+        const access = await resolveAccess(accessSourcesOf(s), input.userId);
         if (access.level !== "admin") {
           await recordRefusal(s, { ...input, subcommand: "audit", reason: AUDIT_REFUSAL });
           return textMessage(AUDIT_REFUSAL);
         }
         const written = parseAuditFilters(parsed.args, options.now?.() ?? new Date());
         if (!written.ok) return textMessage(`:warning: ${written.error}`);
-        const byUser = await resolveAuditUser(s.slack, written.filters, written.userName);
+        const byUser = await resolveAuditUser(s.slack.slack, written.filters, written.userName);
         if (!byUser.ok) return textMessage(`:warning: ${byUser.error}`);
-        const filters = await resolveAuditChannel(s.slack, byUser.filters, written.channelName);
+        const filters = await resolveAuditChannel(s.slack.slack, byUser.filters, written.channelName);
         if (!filters.ok) return textMessage(`:warning: ${filters.error}`);
-        return await auditPageAnswer(s, { filters: filters.filters, page: 1 }, options.auditPageSize, {
-          actorId: input.userId,
-          teamId: input.teamId,
-          channelId: input.channelId,
-        });
+        return await auditPageAnswer(
+          s.storage,
+          { filters: filters.filters, page: 1 },
+          options.auditPageSize,
+          {
+            actorId: input.userId,
+            teamId: input.teamId,
+            channelId: input.channelId,
+          },
+        );
       }
       case "run":
         return await runAnswer(s, input, parsed.args);
       case "runs":
         return await runsAnswer(s, input, parsed.args, options.now?.() ?? new Date());
       case "schedule": {
-        const access = await resolveAccess(s, input.userId);
+        const access = await resolveAccess(accessSourcesOf(s), input.userId);
         if (access.level !== "admin") {
           await recordRefusal(s, { ...input, subcommand: "schedule", reason: SCHEDULE_REFUSAL });
           return textMessage(SCHEDULE_REFUSAL);
@@ -95,7 +104,7 @@ export async function answerHermesCommand(
             ...input,
             text: parsed.text,
             logger: s.logger,
-            directory: s.slack,
+            directory: s.slack.slack,
           }),
         );
       }

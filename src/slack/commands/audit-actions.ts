@@ -1,5 +1,6 @@
 import type { App, BlockAction, ButtonAction } from "@slack/bolt";
 import { resolveAccess } from "../../policy/resolve-access.ts";
+import { accessSourcesOf } from "../access-deps.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import { AUDIT_REFUSAL, recordRefusal } from "./admin-refusal.ts";
 import { failureMessage, type HermesCommandServices } from "./answer-command.ts";
@@ -49,7 +50,7 @@ export function registerAuditActions(
         const { message, replace } = await answerAuditClick(s, options, click);
         await replyEphemeral({
           respond,
-          client: s.client,
+          client: s.slack.client,
           logger: s.logger,
           channel: click.channelId,
           user: click.userId,
@@ -67,7 +68,7 @@ async function answerAuditClick(
   click: Click,
 ): Promise<{ message: SlackMessagePayload; replace: boolean }> {
   try {
-    const access = await resolveAccess(s, click.userId);
+    const access = await resolveAccess(accessSourcesOf(s), click.userId);
     if (access.level !== "admin") {
       await recordRefusal(s, { ...click, subcommand: `audit.${click.kind}`, reason: AUDIT_REFUSAL });
       return { message: textMessage(AUDIT_REFUSAL), replace: false };
@@ -75,7 +76,10 @@ async function answerAuditClick(
     const state = decodeAuditState(click.value);
     if (click.kind === "next") {
       const reader = { actorId: click.userId, teamId: click.teamId, channelId: click.channelId };
-      return { message: await auditPageAnswer(s, state, options.auditPageSize, reader), replace: true };
+      return {
+        message: await auditPageAnswer(s.storage, state, options.auditPageSize, reader),
+        replace: true,
+      };
     }
     const sent = await exportAuditCsv(s, {
       userId: click.userId,

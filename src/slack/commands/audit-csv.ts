@@ -25,7 +25,7 @@ export interface AuditCsvExport {
  * `files.completeUploadExternal` flow through `filesUploadV2`.
  */
 export async function exportAuditCsv(
-  s: Pick<Storage, "audit"> & Pick<SlackOutput, "client">,
+  s: { storage: Pick<Storage, "audit">; slack: Pick<SlackOutput, "client"> },
   options: {
     userId: string;
     teamId?: string | undefined;
@@ -37,7 +37,7 @@ export async function exportAuditCsv(
 ): Promise<AuditCsvExport> {
   const maxRows = options.maxRows ?? CSV_MAX_ROWS;
   // Audited before anything is read; an export that cannot be recorded is not made.
-  await recordAuditRead(s.audit, {
+  await recordAuditRead(s.storage.audit, {
     surface: "/hermes audit csv",
     actorId: options.userId,
     teamId: options.teamId,
@@ -49,7 +49,9 @@ export async function exportAuditCsv(
   let truncated = false;
   for (;;) {
     const limit = Math.min(MAX_AUDIT_PAGE, maxRows - rows.length);
-    const page = await s.audit.query(toAuditQuery(options.filters, { limit, ...(cursor ? { cursor } : {}) }));
+    const page = await s.storage.audit.query(
+      toAuditQuery(options.filters, { limit, ...(cursor ? { cursor } : {}) }),
+    );
     rows.push(...page.rows);
     cursor = page.nextCursor;
     if (!cursor) break;
@@ -59,13 +61,13 @@ export async function exportAuditCsv(
     }
   }
 
-  const opened = await s.client.conversations.open({ users: options.userId });
+  const opened = await s.slack.client.conversations.open({ users: options.userId });
   const channel = opened.channel?.id;
   if (!channel) throw new Error("conversations.open returned no channel");
   const stamp = (options.now ?? new Date()).toISOString().slice(0, 19).replace(/[:T]/g, "-");
   const filename = `hermes-audit-${stamp}.csv`;
   const note = truncated ? ` (the newest ${rows.length}; narrow the filters for older rows)` : "";
-  await s.client.filesUploadV2({
+  await s.slack.client.filesUploadV2({
     channel_id: channel,
     file: Buffer.from(auditRowsToCsv(rows), "utf8"),
     filename,

@@ -1,9 +1,10 @@
 import type { Logger } from "../../logger.ts";
-import { type AccessSources, resolveAccess } from "../../policy/resolve-access.ts";
+import { resolveAccess } from "../../policy/resolve-access.ts";
 import type { ScopeLimit } from "../../store/budget-limits.ts";
 import type { BudgetStore } from "../../store/budget-store.ts";
 import type { Storage } from "../../store/storage.ts";
 import { formatTokens } from "../../token-amount.ts";
+import { type AccessDeps, accessSourcesOf } from "../access-deps.ts";
 import type { SlackOutput } from "../slack-output.ts";
 import { COMMAND_AUDIT_TOOL, recordRefusal } from "./admin-refusal.ts";
 import { type BudgetCommand, parseBudgetCommand } from "./parse-budget-command.ts";
@@ -13,9 +14,12 @@ export const BUDGET_REFUSAL = "Only admins can change token budgets.";
 const BUDGET_EXAMPLE = "/hermes budget @li.ming 200k` or `/hermes budget #ops 1m";
 export const BUDGETS_DISABLED = "Token budgets are not enabled on this Hermes.";
 
-export type BudgetServices = AccessSources &
-  Pick<Storage, "audit"> &
-  Pick<SlackOutput, "slack"> & { logger: Logger; budgets?: BudgetStore };
+export interface BudgetServices extends AccessDeps {
+  logger: Logger;
+  storage: Pick<Storage, "users" | "audit">;
+  slack: Pick<SlackOutput, "slack">;
+  budgets?: BudgetStore;
+}
 
 export interface BudgetInput {
   userId: string;
@@ -33,7 +37,7 @@ export interface BudgetInput {
 export async function budgetAnswer(s: BudgetServices, input: BudgetInput, args: string): Promise<string> {
   const budgets = s.budgets;
   if (!budgets) return BUDGETS_DISABLED;
-  const access = await resolveAccess(s, input.userId);
+  const access = await resolveAccess(accessSourcesOf(s), input.userId);
   if (args.trim() === "") return showLimits(budgets, input, access.level === "admin");
   if (access.level !== "admin") {
     await recordRefusal(s, { ...input, subcommand: "budget", reason: BUDGET_REFUSAL });
@@ -42,7 +46,7 @@ export async function budgetAnswer(s: BudgetServices, input: BudgetInput, args: 
   const parsed = parseBudgetCommand(args);
   if (!parsed.ok) return `:warning: ${parsed.error}`;
   if (parsed.command.kind === "show") return showLimits(budgets, input, true);
-  const target = await budgetTarget(s, parsed.command);
+  const target = await budgetTarget(s.slack, parsed.command);
   if (!target.ok) return `:warning: ${target.error}`;
   const { scope, id, tokensPerDay } = target;
   // The limit and its audit row are one transaction: a change is never made unaudited.

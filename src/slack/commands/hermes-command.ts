@@ -27,7 +27,7 @@ export function registerHermesCommand(
     const reply = (message: SlackMessagePayload) =>
       replyEphemeral({
         respond,
-        client: services.client,
+        client: services.slack.client,
         logger: services.logger,
         channel: command.channel_id,
         user: command.user_id,

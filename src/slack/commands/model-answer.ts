@@ -4,13 +4,14 @@ import { probeSpecs } from "../../agent/model-check/tool-call-probe.ts";
 import type { Logger } from "../../logger.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
 import type { Storage } from "../../store/storage.ts";
+import { accessSourcesOf } from "../access-deps.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import type { AccessServices } from "./access-answer.ts";
 import { MODEL_REFUSAL, recordRefusal } from "./admin-refusal.ts";
 import { textMessage } from "./block-builders.ts";
 import { modelCheckMessage } from "./model-check-blocks.ts";
 
-export type ModelAnswerServices = AccessServices & Pick<Storage, "audit"> & { logger: Logger };
+export type ModelAnswerServices = AccessServices & { storage: Pick<Storage, "audit">; logger: Logger };
 
 const NO_MODEL =
   "No model is configured, so Hermes runs in command mode (`run <tool> …`). Set `OPENAI_BASE_URL`, `HERMES_MODEL` (and `OPENAI_API_KEY` if the server needs one), restart, and `/hermes model` checks it.";
@@ -25,15 +26,15 @@ export async function modelAnswer(
   input: { userId: string; teamId?: string | undefined; channelId?: string | undefined },
   notify?: (message: SlackMessagePayload) => Promise<void>,
 ): Promise<SlackMessagePayload> {
-  const access = await resolveAccess(s, input.userId);
+  const access = await resolveAccess(accessSourcesOf(s), input.userId);
   if (access.level !== "admin") {
     await recordRefusal(s, { ...input, subcommand: "model", reason: MODEL_REFUSAL });
     return textMessage(MODEL_REFUSAL);
   }
   const model = s.config.model;
   if (!model) return textMessage(NO_MODEL);
-  const specs = probeSpecs(s.registry.specs());
-  const where = s.redactor.redactSecrets(apiBase(model.baseURL));
+  const specs = probeSpecs(s.runtime.registry.specs());
+  const where = s.slack.redactor.redactSecrets(apiBase(model.baseURL));
   await notify?.(
     textMessage(
       `:hourglass_flowing_sand: Checking \`${model.model}\` at ${where} with the bot's ${specs.length} tool specs; the report follows in a moment.`,
@@ -49,5 +50,5 @@ export async function modelAnswer(
     },
     "/hermes model checked the model",
   );
-  return modelCheckMessage(result, s.redactor.redactSecrets);
+  return modelCheckMessage(result, s.slack.redactor.redactSecrets);
 }

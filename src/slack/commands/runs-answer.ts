@@ -1,6 +1,7 @@
 import type { Logger } from "../../logger.ts";
-import { type AccessSources, resolveAccess } from "../../policy/resolve-access.ts";
+import { resolveAccess } from "../../policy/resolve-access.ts";
 import type { Storage } from "../../store/storage.ts";
+import { type AccessDeps, accessSourcesOf } from "../access-deps.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import type { SlackOutput } from "../slack-output.ts";
 import { recordRefusal } from "./admin-refusal.ts";
@@ -20,9 +21,11 @@ export const runNotFound = (id: string) =>
 export const RUNS_REFUSAL =
   "Only admins can list other people's runs; `/hermes runs` without `user:` lists yours.";
 
-export type RunsServices = AccessSources &
-  Pick<Storage, "runQuery" | "audit"> &
-  Pick<SlackOutput, "slack"> & { logger: Logger };
+export interface RunsServices extends AccessDeps {
+  logger: Logger;
+  storage: Pick<Storage, "users" | "runQuery" | "audit">;
+  slack: Pick<SlackOutput, "slack">;
+}
 
 interface Caller {
   userId: string;
@@ -50,9 +53,9 @@ export async function runAnswer(s: RunsServices, caller: Caller, args: string): 
     return textMessage(
       `:warning: \`${clean(id, 60)}\` is not a run id: copy it from a failure message's reference or from \`/hermes runs\`.`,
     );
-  const access = await resolveAccess(s, caller.userId);
+  const access = await resolveAccess(accessSourcesOf(s), caller.userId);
   const admin = access.level === "admin";
-  const run = await s.runQuery.get(id, admin ? {} : { requester: caller.userId });
+  const run = await s.storage.runQuery.get(id, admin ? {} : { requester: caller.userId });
   if (!run) {
     const sentence = runNotFound(id);
     if (!admin) await recordRefusal(s, { ...caller, subcommand: "run", reason: sentence });
@@ -74,17 +77,17 @@ export async function runsAnswer(
   const parsed = parseRunFilters(args, now);
   if (!parsed.ok) return textMessage(`:warning: ${parsed.error}`);
   // A name (`user:@li.ming`) is looked up in the workspace as /hermes audit and the tools do.
-  const named = await resolveAuditUser(s.slack, parsed.filters, parsed.userName, "runs");
+  const named = await resolveAuditUser(s.slack.slack, parsed.filters, parsed.userName, "runs");
   if (!named.ok) return textMessage(`:warning: ${named.error}`);
   const filters = named.filters;
-  const access = await resolveAccess(s, caller.userId);
+  const access = await resolveAccess(accessSourcesOf(s), caller.userId);
   const admin = access.level === "admin";
   if (!admin && filters.user && filters.user !== caller.userId) {
     await recordRefusal(s, { ...caller, subcommand: "runs", reason: RUNS_REFUSAL });
     return textMessage(RUNS_REFUSAL);
   }
   const userId = admin ? filters.user : caller.userId;
-  const runs = await s.runQuery.list({
+  const runs = await s.storage.runQuery.list({
     ...(userId ? { userId } : {}),
     ...(filters.status ? { status: filters.status } : {}),
     ...(filters.since ? { since: filters.since } : {}),

@@ -1,6 +1,7 @@
-import { type AccessSources, resolveAccess } from "../../policy/resolve-access.ts";
+import { resolveAccess } from "../../policy/resolve-access.ts";
 import type { BudgetStore, ScopeUsage } from "../../store/budget-store.ts";
 import { formatTokens } from "../../token-amount.ts";
+import { type AccessDeps, accessSourcesOf } from "../access-deps.ts";
 import { BUDGETS_DISABLED, describeLimit } from "./budget-answer.ts";
 
 const TOP = 5;
@@ -10,13 +11,13 @@ const TOP = 5;
  * channel's today; admins also see the top users and channels of the day.
  */
 export async function usageAnswer(
-  s: AccessSources & { budgets?: BudgetStore },
+  s: AccessDeps & { budgets?: BudgetStore },
   input: { userId: string; channelId?: string | undefined },
 ): Promise<string> {
   const budgets = s.budgets;
   if (!budgets) return BUDGETS_DISABLED;
   const [access, mine, channel] = await Promise.all([
-    resolveAccess(s, input.userId),
+    resolveAccess(accessSourcesOf(s), input.userId),
     budgets.usage("user", input.userId),
     input.channelId ? budgets.usage("channel", input.channelId) : undefined,
   ]);

@@ -5,6 +5,7 @@ import { resolveAccess } from "../../policy/resolve-access.ts";
 import { recordAuditRead } from "../../store/audit-read.ts";
 import type { ScheduleStore } from "../../store/schedule-store.ts";
 import type { Storage } from "../../store/storage.ts";
+import { accessSourcesOf } from "../access-deps.ts";
 import type { AccessServices } from "../commands/access-answer.ts";
 import { decidableApprovals } from "../commands/approvals-blocks.ts";
 import { section } from "../commands/block-builders.ts";
@@ -12,9 +13,11 @@ import { toCardApproval } from "../deliver-result.ts";
 import type { SlackOutput } from "../slack-output.ts";
 import { type AdminHomeData, homeView } from "./home-view.ts";
 
-export type AppHomeServices = AccessServices &
-  Pick<Storage, "audit"> &
-  Pick<SlackOutput, "client"> & { logger: Logger };
+export type AppHomeServices = AccessServices & {
+  logger: Logger;
+  storage: Pick<Storage, "audit">;
+  slack: Pick<SlackOutput, "client">;
+};
 
 export interface AppHomeOptions {
   /** Admins see the schedules when given. */
@@ -54,7 +57,7 @@ export async function publishHome(
     };
   }
   try {
-    await s.client.views.publish({ user_id: userId, view });
+    await s.slack.client.views.publish({ user_id: userId, view });
   } catch (err) {
     s.logger.error({ err: errorMessage(err), userId }, "views.publish failed for the App Home");
   }
@@ -62,29 +65,33 @@ export async function publishHome(
 
 async function buildHome(s: AppHomeServices, options: AppHomeOptions, userId: string) {
   const now = options.now?.() ?? new Date();
-  const access = await resolveAccess(s, userId);
-  const recent = await s.audit.query({ user: userId, action: "tool.requested", limit: RECENT_REQUESTS });
+  const access = await resolveAccess(accessSourcesOf(s), userId);
+  const recent = await s.storage.audit.query({
+    user: userId,
+    action: "tool.requested",
+    limit: RECENT_REQUESTS,
+  });
   let admin: AdminHomeData | undefined;
   if (access.level === "admin") {
     // The admin panel reads the whole log: audited like any other read of it.
-    await recordAuditRead(s.audit, {
+    await recordAuditRead(s.storage.audit, {
       surface: "app_home",
       actorId: userId,
       filters: { limit: ADMIN_AUDIT_ROWS },
     });
     const [approvals, audit, schedules] = await Promise.all([
-      decidableApprovals(s, access),
-      s.audit.query({ limit: ADMIN_AUDIT_ROWS }),
+      decidableApprovals(s.storage, access),
+      s.storage.audit.query({ limit: ADMIN_AUDIT_ROWS }),
       options.schedules?.list(),
     ]);
     admin = { approvals, audit: audit.rows, schedules };
   }
   return homeView({
     access,
-    tools: s.registry.list(),
+    tools: s.runtime.registry.list(),
     recent: recent.rows,
     admin,
-    toCard: (a) => toCardApproval(s, a),
+    toCard: (a) => toCardApproval({ registry: s.runtime.registry, redactor: s.slack.redactor }, a),
     now,
   });
 }

@@ -22,7 +22,8 @@ describe("the Runs panel and feedback buttons in the sandbox page (Chromium)", (
   let browser: Browser;
   let origin = "";
   let runId = "";
-  const sql = <T extends Record<string, unknown>>(text: string) => execSql<T>(t.hermes.services.db.db, text);
+  const sql = <T extends Record<string, unknown>>(text: string) =>
+    execSql<T>(t.hermes.services.storage.db.db, text);
   const api = async (path: string) => {
     const res = await fetch(`${origin}${path}`);
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };

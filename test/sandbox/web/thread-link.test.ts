@@ -77,7 +77,7 @@ describe("thread links of runs and audit rows in the sandbox page", () => {
       const [run] = await waitFor(
         async () => {
           const rows = await execSql<{ id: string; status: string }>(
-            t.hermes.services.db.db,
+            t.hermes.services.storage.db.db,
             "select id, status from runs",
           );
           return rows[0]?.status === "completed" ? rows : undefined;

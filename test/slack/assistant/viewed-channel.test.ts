@@ -69,7 +69,7 @@ describe("the viewed channel as untrusted context for tools (assistant threads)"
     t.sender.messageIm({ user: "U0USER1", channel: thread.channel, threadTs: thread.threadTs, text });
   const runViewing = async (threadTs: string) =>
     execSql<{ status: string; viewing: unknown }>(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       `select status, snapshot->'run'->'viewing' as viewing from runs where session_key like '%:${threadTs}'`,
     );
 
@@ -117,7 +117,7 @@ describe("the viewed channel as untrusted context for tools (assistant threads)"
 
     // The call the injection asked for met policy: denied (Li Ming is not in #leads), no card, no post.
     const rows = await execSql<{ action: string; tool: string; error: string | null }>(
-      t.hermes.services.db.db,
+      t.hermes.services.storage.db.db,
       `select action, tool, error from audit_log where thread_ts = '${thread.threadTs}' order by id`,
     );
     expect(rows.filter((r) => r.tool === "send_message").map((r) => r.action)).toEqual([

@@ -38,7 +38,7 @@ function seededEvent(i: number): AuditEvent {
 
 beforeAll(async () => {
   h = await startBoltHarness((app, services) => registerHermesCommand(app, services));
-  for (let i = 1; i <= SEEDED; i++) await h.services.audit.append(seededEvent(i));
+  for (let i = 1; i <= SEEDED; i++) await h.services.storage.audit.append(seededEvent(i));
 });
 
 afterAll(() => h.stop());
@@ -105,7 +105,7 @@ describe("/hermes audit as an admin", () => {
     const page2 = rowIds(second);
     expect(page2).toEqual(Array.from({ length: 11 }, (_, i) => 11 - i));
     // Both reads are on record, with who asked and the filters, page and cursor they used.
-    const { rows: reads } = await h.services.audit.query({ action: "audit.queried", limit: 2 });
+    const { rows: reads } = await h.services.storage.audit.query({ action: "audit.queried", limit: 2 });
     expect(reads.map((r) => [r.tool, r.actorId, r.userId, r.channelId])).toEqual([
       ["/hermes audit next", DEMO.admin, DEMO.admin, DEMO.ops],
       ["/hermes audit", DEMO.admin, DEMO.admin, DEMO.ops],
@@ -164,7 +164,7 @@ describe("/hermes audit as an admin", () => {
     const fileId = shared?.files?.[0]?.id ?? "";
     const file = h.emulator.workspace.getFile(fileId);
     expect(file).toMatchObject({ mimetype: "text/csv", uploaded: true });
-    const { rows } = await h.services.audit.query({ tool: "send_message", limit: 1000 });
+    const { rows } = await h.services.storage.audit.query({ tool: "send_message", limit: 1000 });
     expect(rows).toHaveLength(10);
     expect(file?.bytes.toString("utf8")).toBe(auditRowsToCsv(rows));
     expect(h.emulator.calls.map((c) => c.method)).toEqual([
@@ -181,7 +181,7 @@ describe("/hermes audit channel:", () => {
     // Three rows from turns in #general (the seeded ones are all in #ops).
     const inGeneral: number[] = [];
     for (const n of [1, 2, 3]) {
-      const row = await h.services.audit.append({
+      const row = await h.services.storage.audit.append({
         ...seededEvent(n),
         tool: "get_ticket",
         channelId: DEMO.general,
@@ -205,7 +205,7 @@ describe("/hermes audit channel:", () => {
       expect(rowIds(message)).toEqual(newestFirst);
     }
     // The read itself is on record with the resolved id.
-    const { rows: reads } = await h.services.audit.query({ action: "audit.queried", limit: 1 });
+    const { rows: reads } = await h.services.storage.audit.query({ action: "audit.queried", limit: 1 });
     expect(reads[0]?.args).toMatchObject({ channel: DEMO.general, page: 1 });
     // Combined with the other filters.
     const combined = await audit(DEMO.admin, `channel:#ops tool:get_ticket`);
@@ -247,7 +247,7 @@ describe("exportAuditCsv", () => {
       .slice(1)
       .map((line) => Number(line.split(",")[0]));
     // The newest 25 rows at the time, the first being this export's own audit.queried row.
-    const newest = (await h.services.audit.query({ limit: 25 })).rows;
+    const newest = (await h.services.storage.audit.query({ limit: 25 })).rows;
     expect(ids).toEqual(newest.map((r) => r.id));
     expect(newest[0]).toMatchObject({
       action: "audit.queried",
@@ -258,7 +258,7 @@ describe("exportAuditCsv", () => {
   });
 
   it("defuses cells that start like a spreadsheet formula", async () => {
-    await h.services.audit.append({
+    await h.services.storage.audit.append({
       ...seededEvent(SEEDED + 1),
       action: "tool.failed",
       error: '=HYPERLINK("http://evil.example","open")',
@@ -291,7 +291,7 @@ describe("/hermes audit as someone else", () => {
     });
     const answer = await eventually(() => ephemerals(DEMO.user)[before]);
     expect(answer.text).toBe("Only admins can query the audit log.");
-    const { rows } = await h.services.audit.query({ tool: "/hermes", user: DEMO.user });
+    const { rows } = await h.services.storage.audit.query({ tool: "/hermes", user: DEMO.user });
     expect(rows.map((r) => (r.args as { subcommand: string }).subcommand)).toEqual(["audit.next", "audit"]);
   });
 

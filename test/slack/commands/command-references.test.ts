@@ -28,7 +28,7 @@ beforeAll(async () => {
   budgets = createBudgetStore({
     db: h.store.handle.db,
     defaults: { userTokensPerDay: 0, channelTokensPerDay: 0 },
-    audit: h.services.audit,
+    audit: h.services.storage.audit,
   });
 }, 60_000);
 
@@ -100,7 +100,7 @@ describe("channels and people in /hermes subcommands", () => {
       const answer = await hermes(DEMO.admin, `audit user:${written}`);
       expect(answer).not.toContain(":warning:");
     }
-    const { rows } = await h.services.audit.query({ action: "audit.queried", limit: 50 });
+    const { rows } = await h.services.storage.audit.query({ action: "audit.queried", limit: 50 });
     const read = rows.map((r) => r.args as { channel?: string; user?: string });
     expect(read.filter((a) => a.channel === DEMO.ops)).toHaveLength(CHANNEL_FORMS.length);
     expect(read.filter((a) => a.user === DEMO.user)).toHaveLength(PERSON_FORMS.length);

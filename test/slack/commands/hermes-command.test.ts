@@ -88,12 +88,12 @@ describe("/hermes help, tools, whoami", () => {
   });
 
   it("tools follows the user's stored level: a viewer sees only viewer tools", async () => {
-    await h.services.users.setLevel(DEMO.wangLei, "viewer");
+    await h.services.storage.users.setLevel(DEMO.wangLei, "viewer");
     const text = blocksText((await hermes(DEMO.wangLei, "tools")).blocks);
     expect(text).toContain("(1, your level: *viewer*)");
     expect(text).toContain("search_tickets");
     expect(text).not.toContain("create_ticket");
-    await h.services.users.setLevel(DEMO.wangLei, "user");
+    await h.services.storage.users.setLevel(DEMO.wangLei, "user");
   });
 
   it("whoami: id, level, allowed tool count, admin or not", async () => {
@@ -115,7 +115,7 @@ describe("/hermes help, tools, whoami", () => {
 
 describe("/hermes approvals", () => {
   const create = (requesterId: string, tool: string, args: Record<string, unknown>, n: number) =>
-    h.services.approvals.create({
+    h.services.storage.approvals.create({
       tool,
       args,
       requesterId,
@@ -157,19 +157,19 @@ describe("/hermes approvals", () => {
     expect(new Set(ids).size).toBe(ids.length);
 
     // Someone with nothing to decide.
-    await h.services.approvals.decide({
+    await h.services.storage.approvals.decide({
       approvalId: mine.id,
       deciderId: DEMO.user,
       deciderLevel: "user",
       decision: "rejected",
     });
-    await h.services.approvals.decide({
+    await h.services.storage.approvals.decide({
       approvalId: theirs.id,
       deciderId: DEMO.admin,
       deciderLevel: "admin",
       decision: "rejected",
     });
-    await h.services.approvals.decide({
+    await h.services.storage.approvals.decide({
       approvalId: adminOwn.id,
       deciderId: DEMO.admin,
       deciderLevel: "admin",
@@ -193,7 +193,7 @@ describe("/hermes approvals", () => {
     expect(shown.size).toBeLessThan(14);
     expect(blocksText(message.blocks)).toContain(`…and ${14 - shown.size} more pending approvals.`);
     for (const a of created) {
-      await h.services.approvals.decide({
+      await h.services.storage.approvals.decide({
         approvalId: a.id,
         deciderId: DEMO.admin,
         deciderLevel: "admin",
@@ -207,7 +207,7 @@ describe("/hermes audit: refusals and bad filters", () => {
   it("refuses a user, and the refusal is in the audit log", async () => {
     const message = await hermes(DEMO.user, "audit since:24h");
     expect(message.text).toBe("Only admins can query the audit log.");
-    const { rows } = await h.services.audit.query({ user: DEMO.user, action: "tool.denied" });
+    const { rows } = await h.services.storage.audit.query({ user: DEMO.user, action: "tool.denied" });
     expect(rows[0]).toMatchObject({
       tool: "/hermes",
       userId: DEMO.user,

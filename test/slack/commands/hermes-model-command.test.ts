@@ -160,7 +160,7 @@ describe("/hermes model as a member", () => {
     const { messages } = await hermesModel(DEMO.user, 1);
     expect(messages).toHaveLength(1);
     expect(messages[0]?.text).toBe("Only admins can check the model.");
-    const { rows } = await h.services.audit.query({ user: DEMO.user, action: "tool.denied" });
+    const { rows } = await h.services.storage.audit.query({ user: DEMO.user, action: "tool.denied" });
     expect(rows[0]).toMatchObject({
       tool: "/hermes",
       userId: DEMO.user,

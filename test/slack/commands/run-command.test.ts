@@ -17,14 +17,14 @@ beforeAll(async () => {
   h = await startBoltHarness((app, services) => {
     // The real run query, watched: which reads each answer makes, and what they found.
     const runQuery: RunQuery = {
-      list: (filter) => services.runQuery.list(filter),
+      list: (filter) => services.storage.runQuery.list(filter),
       async get(runId, scope) {
-        const run = await services.runQuery.get(runId, scope);
+        const run = await services.storage.runQuery.get(runId, scope);
         reads.push({ runId, scope, found: run !== undefined });
         return run;
       },
     };
-    registerHermesCommand(app, { ...services, runQuery });
+    registerHermesCommand(app, { ...services, storage: { ...services.storage, runQuery } });
   });
   const run = (id: string, userId: string) => ({
     id,
@@ -48,7 +48,7 @@ async function hermes(user: string, text: string): Promise<string> {
 }
 
 const refusals = async (user: string) =>
-  (await h.services.audit.query({ user, action: "tool.denied", limit: 10 })).rows.map((r) => ({
+  (await h.services.storage.audit.query({ user, action: "tool.denied", limit: 10 })).rows.map((r) => ({
     args: r.args,
     error: r.error,
   }));

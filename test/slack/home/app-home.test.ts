@@ -17,7 +17,7 @@ let pending: Approval;
 
 beforeAll(async () => {
   h = await startBoltHarness((app, services, schedules) => registerAppHome(app, services, { schedules }));
-  const { audit } = h.services;
+  const { audit } = h.services.storage;
   for (let i = 1; i <= 12; i++) {
     await audit.append({
       action: "tool.requested",
@@ -38,7 +38,7 @@ beforeAll(async () => {
     userId: DEMO.wangLei,
     args: { query: "theirs" },
   });
-  pending = await h.services.approvals.create({
+  pending = await h.services.storage.approvals.create({
     tool: "send_message",
     args: { to: DEMO.wangLei, text: "lunch?" },
     requesterId: DEMO.user,
@@ -119,7 +119,7 @@ describe("App Home", () => {
     // 26 rows: 12 × (requested, executed), one of Wang Lei's, the approval request; then row 27,
     // this panel's own read (audit.queried, recorded before the rows are read).
     expect(auditIds).toEqual(Array.from({ length: 20 }, (_, i) => 27 - i));
-    const [read] = (await h.services.audit.query({ action: "audit.queried", limit: 5 })).rows;
+    const [read] = (await h.services.storage.audit.query({ action: "audit.queried", limit: 5 })).rows;
     expect(read).toMatchObject({ id: 27, tool: "app_home", actorId: DEMO.admin, args: { limit: 20 } });
     expect(text).toContain("`0 9 * * 1-5` (UTC) in <#C0OPS> by <@U0ADMIN>");
     expect(text).toContain("summarize urgent tickets");
@@ -129,7 +129,7 @@ describe("App Home", () => {
     const more: Approval[] = [];
     for (let i = 0; i < 30; i++) {
       more.push(
-        await h.services.approvals.create({
+        await h.services.storage.approvals.create({
           tool: "send_message",
           args: { to: DEMO.user, text: `msg ${i}` },
           requesterId: DEMO.wangLei,
@@ -147,7 +147,7 @@ describe("App Home", () => {
     expect(blocksText(view.blocks)).toContain(`…and ${31 - shown.size} more pending approvals.`);
     expect(headers(view)).toContain("Schedules");
     for (const a of more) {
-      await h.services.approvals.decide({
+      await h.services.storage.approvals.decide({
         approvalId: a.id,
         deciderId: DEMO.admin,
         deciderLevel: "admin",

@@ -1,0 +1,49 @@
+import type { Scheduler } from "../schedules/scheduler.ts";
+import type { ScheduleStore } from "../store/schedule-store.ts";
+import type { SlackTarget } from "./build-slack-clients.ts";
+import type { HermesParts } from "./hermes-parts.ts";
+import type { HttpHandler } from "./route-server.ts";
+
+/** Bolt, the listeners and the admin surfaces: loaded only by processes that take Slack requests. */
+async function loadReceiving() {
+  const [app, events, actions, admin, assistant] = await Promise.all([
+    import("../slack/create-slack-app.ts"),
+    import("../slack/event-listeners.ts"),
+    import("../slack/action-listeners.ts"),
+    import("./admin-surfaces.ts"),
+    import("../slack/assistant/create-assistant.ts"),
+  ]);
+  return { ...app, ...events, ...actions, ...admin, ...assistant };
+}
+
+/**
+ * The Bolt app that takes Slack's requests (signed HTTP or Socket Mode), with the event intake, the
+ * assistant, `/hermes` and the App Home, and the approval and feedback buttons; `routes` are served
+ * before Bolt's. Not started yet.
+ */
+export async function buildReceiving(
+  parts: HermesParts,
+  o: { target: SlackTarget; routes: HttpHandler[]; schedules: ScheduleStore; scheduler: Scheduler },
+) {
+  const receiving = await loadReceiving();
+  const intake = receiving.createEventIntake(parts);
+  const { target } = o;
+  const slackApp = receiving.createSlackApp({
+    botToken: target.botToken,
+    signingSecret: target.signingSecret,
+    appToken: target.appToken,
+    slackApiUrl: target.slackApiUrl,
+    logger: parts.logger,
+    bot: parts.slack.bot,
+    routes: o.routes,
+    events: intake,
+    assistant: receiving.createHermesAssistant(parts, intake),
+  });
+  intake.register(slackApp.app);
+  const admin = receiving.registerAdminSurfaces(slackApp.app, parts, {
+    schedules: o.schedules,
+    onSchedulesChanged: () => o.scheduler.reload(),
+  });
+  receiving.registerActionListeners(slackApp.app, parts, { refreshHome: admin.refreshHome });
+  return slackApp;
+}

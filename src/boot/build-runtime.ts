@@ -1,0 +1,81 @@
+import type { AgentRuntime } from "../agent/agent-runtime.ts";
+import { modelCallLimit } from "../agent/limit-model-calls.ts";
+import { createOpenAIModel } from "../agent/openai-model.ts";
+import { type ModelSet, modelsForRun } from "../agent/run-models.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../logger.ts";
+import type { McpServerConfig } from "../mcp/mcp-config.ts";
+import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
+import type { Redactor } from "../policy/redact.ts";
+import { createAuditSink } from "../store/audit-sink.ts";
+import type { SlackPort } from "../tools/slack-port.ts";
+import type { BuiltStorage } from "./build-storage.ts";
+import { buildTools } from "./build-tools.ts";
+
+/**
+ * What every run shares: the models (primary, fallback, under one concurrency cap), the audit sink,
+ * the tools and their guards, the daily budgets and the run limits. `mcp` must be closed on shutdown.
+ */
+export async function buildRuntime(o: {
+  config: Config;
+  logger: Logger;
+  storage: Pick<BuiltStorage, "handle" | "audit" | "users" | "results" | "budgets">;
+  slack: SlackPort;
+  redactor: Redactor;
+  rawEnv: Record<string, string | undefined>;
+  mcpServers: readonly McpServerConfig[];
+}): Promise<{ runtime: AgentRuntime; mcp?: McpToolSource }> {
+  const { config, storage } = o;
+  const env = config.env;
+  // One cap on model calls in flight for the whole process: the primary and the fallback share it.
+  // Each run rebuilds these with its budget meter inside the limit and command mode (`modelsForRun`).
+  const models: ModelSet = {
+    ...(config.model ? { primary: createOpenAIModel(config.model) } : {}),
+    ...(config.fallbackModel ? { fallback: createOpenAIModel(config.fallbackModel) } : {}),
+    limit: modelCallLimit(env.HERMES_MODEL_CONCURRENCY),
+  };
+  const { model, fallbackModel } = modelsForRun(models);
+  // Only a real model's calls are paid from the daily token budgets (command mode costs nothing).
+  const budget = config.model ? { budget: storage.budgets } : {};
+  const auditSink = createAuditSink({ audit: storage.audit, redact: o.redactor.redact });
+  // Every role connects to the MCP servers: workers call their tools, and a receiver's `/hermes tools`,
+  // access checks and approval cards need the same tool list (and its servers' state) as the workers.
+  const { registry, guards, mcp } = await buildTools({
+    config,
+    logger: o.logger,
+    db: storage.handle.db,
+    users: storage.users,
+    results: storage.results,
+    slack: o.slack,
+    model,
+    ...budget,
+    models,
+    auditSink,
+    rawEnv: o.rawEnv,
+    mcpServers: o.mcpServers,
+  });
+  const runtime: AgentRuntime = {
+    model,
+    ...(fallbackModel ? { fallbackModel } : {}),
+    registry,
+    guards,
+    auditSink,
+    ...budget,
+    models,
+    limits: {
+      maxSteps: env.HERMES_MAX_STEPS,
+      contextBudgetTokens: env.HERMES_CONTEXT_BUDGET_TOKENS,
+      turnTimeoutMs: env.HERMES_TURN_TIMEOUT_SECONDS * 1000,
+    },
+  };
+  return { runtime, ...(mcp ? { mcp } : {}) };
+}
+
+/** The model line `/healthz` and the sandbox page show: the model and its server, or command mode. */
+export function describeModel(config: Config): string {
+  if (!config.model) return "command mode (no model configured)";
+  const fallback = config.fallbackModel
+    ? `, fallback ${config.fallbackModel.model} at ${config.fallbackModel.baseURL ?? "api.openai.com"}`
+    : "";
+  return `model ${config.model.model} at ${config.model.baseURL ?? "api.openai.com"}${fallback}`;
+}

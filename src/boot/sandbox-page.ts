@@ -1,0 +1,37 @@
+import type { Config } from "../config.ts";
+import { createIsAdmin } from "../policy/is-admin.ts";
+import { recordAuditRead } from "../store/audit-read.ts";
+import type { Storage } from "../store/storage.ts";
+import type { SandboxSlack } from "./sandbox-slack.ts";
+
+/**
+ * What the sandbox page shows beside the conversations: the model line, the Runs panel, and the
+ * audit feed (each opening of it is itself audited, as `/hermes audit` is).
+ */
+export function sandboxPage(
+  storage: Pick<Storage, "audit" | "runQuery" | "users">,
+  config: Config,
+  modelInfo: string,
+): Parameters<SandboxSlack["attachPage"]>[0] {
+  return {
+    modelInfo,
+    runQuery: storage.runQuery,
+    isAdmin: createIsAdmin({ users: storage.users, admins: config.env.HERMES_ADMINS }),
+    auditFeed: async ({ reader, opened }) => {
+      if (opened) {
+        await recordAuditRead(storage.audit, {
+          surface: "sandbox_page",
+          actorId: reader,
+          filters: { limit: 50 },
+        });
+      }
+      const [page, verify] = await Promise.all([storage.audit.query({ limit: 50 }), storage.audit.verify()]);
+      return {
+        rows: page.rows,
+        verify: verify.ok
+          ? { ok: true, rows: verify.rows }
+          : { ok: false, rowId: verify.rowId, reason: verify.reason },
+      };
+    },
+  };
+}

@@ -5,7 +5,7 @@ import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { liveGroups, signalGroup } from "../../test/helpers/child-process.ts";
-import { npmStartFlags } from "../../test/helpers/start-command.ts";
+import { NO_ENV_FILE, npmStartFlags } from "../../test/helpers/start-command.ts";
 import { cpuMs, cpuTimes, rssMb } from "./proc-stats.ts";
 
 export type Role = "all" | "receiver" | "worker";
@@ -75,7 +75,7 @@ export async function startHermesProcess(
     [...npmStartFlags(appDir), ...(options.nodeArgs ?? []), "src/main.ts", ...roleArgs],
     {
       cwd: appDir,
-      env: { PORT: "0", ...base, ...env },
+      env: { PORT: "0", ...NO_ENV_FILE, ...base, ...env },
       stdio: ["ignore", "pipe", "pipe"],
       detached: true,
     },

@@ -5,7 +5,6 @@ import { failTurn, openTurn, settleEnded, startReads, startTurn } from "./turn.t
 import { beginRun, continueTurn, deliverTurn, landTurn, runNewTurn } from "./turn-run.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
 
-export type { TurnJobMeta } from "./jobs.ts";
 
 /**
  * Runs one turn job: one turn per thread at a time (the session lock), in the order of the thread's

@@ -12,11 +12,6 @@ import { toCardApproval, updateCard } from "./deliver-result.ts";
 import { registerFeedbackListener } from "./feedback-listener.ts";
 import type { SlackOutput } from "./slack-output.ts";
 
-/**
- * Approve / Reject clicks. Ack first, then one atomic decision in Postgres: exactly one click wins,
- * however many arrive. The winner's card is updated in place and the run resumes in a worker; anyone
- * else gets an ephemeral sentence saying why nothing happened.
- */
 /** What a click is decided with: the approvals and the clicker's level, the queue, the card. */
 export interface ActionDeps extends CardDeps {
   config: Config;
@@ -25,6 +20,11 @@ export interface ActionDeps extends CardDeps {
   queue: TurnQueue;
 }
 
+/**
+ * Approve / Reject clicks. Ack first, then one atomic decision in Postgres: exactly one click wins,
+ * however many arrive. The winner's card is updated in place and the run resumes in a worker; anyone
+ * else gets an ephemeral sentence saying why nothing happened.
+ */
 export function registerActionListeners(
   app: App,
   s: ActionDeps,

@@ -5,7 +5,7 @@ import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import { type TurnJob, turnJobId } from "../queue/jobs.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
-import type { TurnJobMeta } from "../queue/turn-worker.ts";
+import type { TurnJobMeta } from "../queue/jobs.ts";
 import type { Storage } from "../store/storage.ts";
 import { cancelPausedRun } from "./cancel-run.ts";
 import type { TurnRequest } from "./classify-event.ts";
@@ -23,9 +23,9 @@ const FOLLOW_UP_CONCURRENCY = 32;
 const FOLLOW_UP_PER_CHANNEL = 4;
 
 export interface EventIntake {
-  /** Records a callback before its ack (`RecordFirstApp`'s `record`). */
+  /** Records a callback before its ack (`processRecordFirst`'s `record`). */
   record(body: Record<string, unknown>): Promise<RecordedEvent>;
-  /** Resolves once a burst's claims are done (`RecordFirstApp`'s `afterAck`). */
+  /** Resolves once a burst's claims are done (`processRecordFirst`'s `afterAck`). */
   afterAck(): Promise<void>;
   /** A delivery to `/slack/events` came in; call the result once it is answered (see `FollowUpLane`). */
   arriving(): () => void;
@@ -44,14 +44,6 @@ export interface EventIntake {
  */
 export type BeginTurn = (req: TurnRequest, postWorking: () => Promise<TurnJobMeta>) => Promise<TurnJobMeta>;
 
-/**
- * `app_mention` (channels) and `message` (DMs). Before the ack, `record` claims the event id durably
- * with its turn job (so an acked event is never lost, and a redelivery of one already taken is
- * dropped). After the ack, off Slack's clock, the listener posts a working message and queues the
- * turn for a worker, one thread's in the order they were recorded; a thread waiting for approval
- * does not start a turn; a claim that failed is told to the user. Commands and clicks, which have no
- * event id, are deduplicated by the replay guard registered here.
- */
 /** What the intake records, answers and queues with. */
 export interface IntakeDeps {
   config: Config;
@@ -62,6 +54,14 @@ export interface IntakeDeps {
   queue: TurnQueue;
 }
 
+/**
+ * `app_mention` (channels) and `message` (DMs). Before the ack, `record` claims the event id durably
+ * with its turn job (so an acked event is never lost, and a redelivery of one already taken is
+ * dropped). After the ack, off Slack's clock, the listener posts a working message and queues the
+ * turn for a worker, one thread's in the order they were recorded; a thread waiting for approval
+ * does not start a turn; a claim that failed is told to the user. Commands and clicks, which have no
+ * event id, are deduplicated by the replay guard registered here.
+ */
 export function createEventIntake(s: IntakeDeps): EventIntake {
   const followUps = createFollowUpLane({
     concurrency: FOLLOW_UP_CONCURRENCY,
@@ -131,7 +131,7 @@ export function createEventIntake(s: IntakeDeps): EventIntake {
             return { placeholderTs: placeholder.ts, inThread: req.inThread };
           });
           await s.queue.enqueue(
-            { ...job, meta: meta as Record<string, unknown> },
+            { ...job, meta },
             // The claim before the ack stored the job: only the meta is new.
             { jobId: turnJobId(job.eventId), keptByClaim: true },
           );

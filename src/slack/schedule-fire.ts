@@ -2,7 +2,7 @@ import type { Config } from "../config.ts";
 import { resolveLevel } from "../policy/levels.ts";
 import { turnJobId } from "../queue/jobs.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
-import type { TurnJobMeta } from "../queue/turn-worker.ts";
+import type { TurnJobMeta } from "../queue/jobs.ts";
 import { scheduledPostHeader } from "../schedules/format-schedules.ts";
 import type { ScheduleFire } from "../schedules/scheduler.ts";
 import type { Storage } from "../store/storage.ts";
@@ -65,7 +65,7 @@ export async function fireSchedule(
       eventId,
       messageTs: threadTs,
       isDm: false,
-      meta: meta as Record<string, unknown>,
+      meta,
     },
     { jobId: turnJobId(eventId) },
   );

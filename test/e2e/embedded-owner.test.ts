@@ -13,7 +13,7 @@ import { PROCESS_TEST_TIMEOUT_MS, runProcess, startProcess } from "../helpers/ch
 import { waitFor } from "../helpers/hermes-harness.ts";
 import { type HermesProcess, startHermesProcess, tempDir } from "../helpers/hermes-process.ts";
 import { startSlackEmulator } from "../helpers/slack.ts";
-import { npmStartFlags } from "../helpers/start-command.ts";
+import { NO_ENV_FILE, npmStartFlags } from "../helpers/start-command.ts";
 
 const CHANNEL = "C0OPS";
 const SIGNING_SECRET = "embedded-owner-signing-secret";
@@ -69,7 +69,7 @@ describe("embedded default: one process owns the data dir", () => {
     async () => {
       const sentence = `Another Hermes (pid ${owner!.pid}, http://127.0.0.1:${owner!.port}) already owns the embedded data in ${dir.path}; stop it first or set HERMES_DATA_DIR to another folder.`;
       const second = startProcess(process.execPath, [...npmStartFlags(), "src/main.ts"], {
-        env: { ...plainEnv(), ...env, PORT: "0" },
+        env: { ...plainEnv(), ...NO_ENV_FILE, ...env, PORT: "0" },
       });
       try {
         // Either it exits, or it runs beside the first (the failure this guards against): no waiting out a ceiling.

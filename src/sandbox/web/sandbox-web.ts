@@ -49,8 +49,10 @@ export interface SandboxWebOptions {
   sender: PageSender;
   /** User ids who see the audit panel (HERMES_ADMINS). */
   admins: readonly string[];
-  /** Recent audit rows, newest first, and the chain's verify result; no panel data without it. */
-  /** `opened`: the panel was just opened by `reader`, a read the audit log records (`audit.queried`). */
+  /**
+   * Recent audit rows, newest first, and the chain's verify result; no panel data without it.
+   * `opened`: the panel was just opened by `reader`, a read the audit log records (`audit.queried`).
+   */
   auditFeed?: (read: { reader: string; opened: boolean }) => Promise<AuditFeed>;
   /**
    * Whether a reader is an admin for the Runs panel, by the rule `/hermes runs` uses (HERMES_ADMINS

@@ -15,6 +15,9 @@ import {
   type StreamTarget,
 } from "./answer-stream.ts";
 
+/** HERMES_STREAMING, with how often one message may be appended to (tests go faster). */
+export type StreamingSetting = "auto" | "off" | { minIntervalMs?: number };
+
 /**
  * The turns' answer streams, by thread and working message: `progress` opens one beside the working
  * message (`statusLine` beside an assistant thread's status line, which has none), and the answer,
@@ -23,9 +26,6 @@ import {
  * place as the one the final answer replaces, so the final message is exactly what the
  * post-and-update path would have posted (same mrkdwn conversion, limits, file fallback).
  */
-/** HERMES_STREAMING, with how often one message may be appended to (tests go faster). */
-export type StreamingSetting = "auto" | "off" | { minIntervalMs?: number };
-
 export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSetting = "auto") {
   const options = typeof setting === "object" ? setting : {};
   const streams = new Map<string, AnswerStream>();

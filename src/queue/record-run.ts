@@ -13,11 +13,11 @@ import type { WorkerDeps } from "./worker-deps.ts";
  * on unrecorded (logged) rather than not at all.
  */
 export async function openRunRecorder(
-  s: Pick<WorkerDeps, "runRecords" | "config">,
+  s: Pick<WorkerDeps, "storage" | "config">,
   o: { runId: string; logger: Logger; requestText?: string; reopen?: boolean },
 ): Promise<RunRecorder | undefined> {
   const base = {
-    port: s.runRecords,
+    port: s.storage.runRecords,
     runId: o.runId,
     prices: s.config.env.HERMES_MODEL_PRICES,
     logger: o.logger,
@@ -28,7 +28,7 @@ export async function openRunRecorder(
       ...(o.requestText !== undefined ? { requestText: o.requestText } : {}),
     });
   try {
-    const opened = await s.runRecords.reopen(o.runId);
+    const opened = await s.storage.runRecords.reopen(o.runId);
     return createRunRecorder({ ...base, nextSeq: opened.nextSeq, approvals: opened.approvals });
   } catch (err) {
     o.logger.warn(

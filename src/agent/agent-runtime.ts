@@ -1,6 +1,6 @@
 import type { Logger } from "../logger.ts";
-import type { PolicyGuard } from "../policy/create-policy.ts";
-import type { Access } from "../policy/resolve-access.ts";
+import type { PolicyGuard } from "./policy-hook.ts";
+import type { Access } from "./policy-hook.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { ChatModel } from "./chat-model.ts";
 import type { ToolEventSink } from "./policy-hook.ts";

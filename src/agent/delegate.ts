@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Logger } from "../logger.ts";
-import { defineTool, type RunIdentity } from "../tools/define-tool.ts";
+import { defineTool } from "../tools/define-tool.ts";
+import { type RunIdentity } from "../core/run-identity.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { ChatModel } from "./chat-model.ts";
 import { runTurn } from "./loop.ts";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { RunIdentity } from "../tools/define-tool.ts";
+import type { RunIdentity } from "../core/run-identity.ts";
 import { type CallOutcome, decidedResult, executeApproved } from "./run-calls.ts";
 import type { Decision, PendingCall, RunSnapshot } from "./run-snapshot.ts";
 import { RunState } from "./run-state.ts";

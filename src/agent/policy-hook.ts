@@ -1,4 +1,6 @@
-import type { RunIdentity, Tool } from "../tools/define-tool.ts";
+import type { PermissionLevel } from "../core/permission-levels.ts";
+import type { RunIdentity } from "../core/run-identity.ts";
+import type { Tool } from "../tools/define-tool.ts";
 import type { ToolCall } from "./messages.ts";
 
 export interface PolicyInput {
@@ -41,3 +43,18 @@ export interface ToolEvent {
 
 /** Awaited: a `tool.requested` that cannot be recorded means the call does not run (fail closed). */
 export type ToolEventSink = (event: ToolEvent) => Promise<void>;
+
+/** A tool-specific check that only code can make (e.g. "is the requester in that channel?"). */
+export type PolicyGuard = (input: {
+  args: Record<string, unknown>;
+  run: RunIdentity;
+}) => Promise<string | undefined> | string | undefined;
+
+/** A requester's access, read fresh for each turn, resume and click (`policy/resolve-access.ts`). */
+export interface Access {
+  userId: string;
+  level: PermissionLevel;
+  /** Tool names this user may call: the model sees only these. */
+  allowed: Set<string>;
+  policy: PolicyHook;
+}

@@ -1,5 +1,6 @@
 import { errorMessage, isHermesError } from "../errors.ts";
-import type { RunIdentity, Tool } from "../tools/define-tool.ts";
+import type { RunIdentity } from "../core/run-identity.ts";
+import type { Tool } from "../tools/define-tool.ts";
 
 export type ResolvedArgs = { ok: true; args: Record<string, unknown> } | { ok: false; error: string };
 

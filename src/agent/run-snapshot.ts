@@ -1,4 +1,4 @@
-import type { RunIdentity } from "../tools/define-tool.ts";
+import type { RunIdentity } from "../core/run-identity.ts";
 import type { ChatMessage, Usage } from "./messages.ts";
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { RunIdentity } from "../tools/define-tool.ts";
+import type { RunIdentity } from "../core/run-identity.ts";
 import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage, Usage } from "./messages.ts";
 import { addUsage, emptyUsage } from "./messages.ts";
 import type { CallOutcome } from "./run-calls.ts";

@@ -1,5 +1,5 @@
 import type { Logger } from "../logger.ts";
-import type { RunIdentity } from "../tools/define-tool.ts";
+import type { RunIdentity } from "../core/run-identity.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import type { ChatModel } from "./chat-model.ts";
 import type { ChatMessage, Usage } from "./messages.ts";

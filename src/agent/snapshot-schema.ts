@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { RunIdentity } from "../tools/define-tool.ts";
+import type { RunIdentity } from "../core/run-identity.ts";
 import { chatMessageSchema, type Usage } from "./messages.ts";
 import { type FallbackSwitch, type PendingCall, type RunSnapshot, SNAPSHOT_VERSION } from "./run-snapshot.ts";
 

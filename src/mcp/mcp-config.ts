@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
 import { errorMessage, HermesError } from "../errors.ts";
-import { LEVELS } from "../tools/define-tool.ts";
+import { LEVELS } from "../core/permission-levels.ts";
 import { type ResolvedHeaders, resolveHeaders } from "../tools/http/header-secrets.ts";
 import { parseYaml } from "../yaml.ts";
 

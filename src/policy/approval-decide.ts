@@ -2,7 +2,7 @@ import { HermesError } from "../errors.ts";
 import type { AuditEvent } from "../store/audit.ts";
 import { and, eq, gt, sql } from "../store/drizzle.ts";
 import { approvals } from "../store/schema.ts";
-import type { PermissionLevel } from "../tools/define-tool.ts";
+import type { PermissionLevel } from "../core/permission-levels.ts";
 import { expireApproval } from "./approval-expiry.ts";
 import {
   type Approval,

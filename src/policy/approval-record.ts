@@ -3,7 +3,7 @@ import { type JsonValue, toStorableJson } from "../store/canonical-json.ts";
 import type { Database } from "../store/db.ts";
 import { type SQL, sql } from "../store/drizzle.ts";
 import type { AuditAction, approvals } from "../store/schema.ts";
-import type { ApproversRule } from "../tools/define-tool.ts";
+import type { ApproversRule } from "../core/permission-levels.ts";
 import { argsSha256 } from "./args-hash.ts";
 import { redact } from "./redact.ts";
 

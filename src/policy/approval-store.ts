@@ -7,7 +7,7 @@ import { and, asc, eq, gt, type SQL, sql } from "../store/drizzle.ts";
 import { newId } from "../store/ids.ts";
 import { approvals } from "../store/schema.ts";
 import { withStorageErrors } from "../store/storage-errors.ts";
-import type { ApproversRule } from "../tools/define-tool.ts";
+import type { ApproversRule } from "../core/permission-levels.ts";
 import { type DecideInput, type DecideResult, decideApproval } from "./approval-decide.ts";
 import { expireDueApprovals } from "./approval-expiry.ts";
 import {

@@ -1,5 +1,7 @@
-import { ARGS_MAC_PREFIX } from "../store/audit-key.ts";
 import { canonicalJson, sha256Hex } from "../store/canonical-json.ts";
+
+/** Stored `args_sha256` values that are keyed carry this prefix; a bare hex digest is a legacy hash. */
+export const ARGS_MAC_PREFIX = "hmac-sha256:";
 
 /**
  * The plain hash of a call: tool name + canonical arguments. It lives in memory only (the runtime

@@ -1,13 +1,7 @@
-import type { PolicyHook } from "../agent/policy-hook.ts";
-import type { RunIdentity } from "../tools/define-tool.ts";
+import type { PolicyGuard, PolicyHook } from "../agent/policy-hook.ts";
+import type { RunIdentity } from "../core/run-identity.ts";
 import { approvalNeed } from "./is-approval-needed.ts";
 import { allowedToolNames, type ToolAccessOptions, whyNotAllowed } from "./tool-access.ts";
-
-/** A tool-specific check that only code can make (e.g. "is the requester in that channel?"). */
-export type PolicyGuard = (input: {
-  args: Record<string, unknown>;
-  run: RunIdentity;
-}) => Promise<string | undefined> | string | undefined;
 
 export interface PolicyOptions extends ToolAccessOptions {
   /** Deny reasons by tool name; a guard that throws denies (fail closed). */

@@ -1,4 +1,5 @@
-import type { CallContext, RunIdentity, Tool } from "../tools/define-tool.ts";
+import type { CallContext, Tool } from "../tools/define-tool.ts";
+import type { RunIdentity } from "../core/run-identity.ts";
 
 interface ApprovalQuestion {
   tool: Tool;

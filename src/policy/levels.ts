@@ -1,6 +1,6 @@
-import { LEVELS, type PermissionLevel } from "../tools/define-tool.ts";
+import { LEVELS, type PermissionLevel } from "../core/permission-levels.ts";
 
-export type { PermissionLevel } from "../tools/define-tool.ts";
+export type { PermissionLevel } from "../core/permission-levels.ts";
 
 export const levelRank = (level: PermissionLevel) => LEVELS.indexOf(level);
 

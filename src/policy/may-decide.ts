@@ -1,4 +1,4 @@
-import type { ApproversRule, PermissionLevel } from "../tools/define-tool.ts";
+import type { ApproversRule, PermissionLevel } from "../core/permission-levels.ts";
 
 export type DecideCheck = { ok: true } | { ok: false; reason: string };
 

@@ -1,18 +1,10 @@
-import type { PolicyHook } from "../agent/policy-hook.ts";
+import type { Access, PolicyGuard } from "../agent/policy-hook.ts";
 import type { Config } from "../config.ts";
 import type { UserStore } from "../store/user-store.ts";
-import type { PermissionLevel } from "../tools/define-tool.ts";
+import type { PermissionLevel } from "../core/permission-levels.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
-import { createPolicy, type PolicyGuard } from "./create-policy.ts";
+import { createPolicy } from "./create-policy.ts";
 import { resolveLevel } from "./levels.ts";
-
-export interface Access {
-  userId: string;
-  level: PermissionLevel;
-  /** Tool names this user may call: the model sees only these. */
-  allowed: Set<string>;
-  policy: PolicyHook;
-}
 
 /** What a user's access is read from: their stored level and lists, `HERMES_ADMINS`, the tools and their guards. */
 export interface AccessSources {

@@ -1,4 +1,5 @@
-import type { PermissionLevel, Tool } from "../tools/define-tool.ts";
+import type { PermissionLevel } from "../core/permission-levels.ts";
+import type { Tool } from "../tools/define-tool.ts";
 import { isAtLeast } from "./levels.ts";
 
 export interface ToolAccessOptions {

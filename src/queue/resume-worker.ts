@@ -8,7 +8,7 @@ import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 import type { RunDecisions } from "../policy/approval-store.ts";
 import type { Storage } from "../store/storage.ts";
-import type { RunIdentity } from "../tools/define-tool.ts";
+import type { RunIdentity } from "../core/run-identity.ts";
 import { unsealForResume } from "./call-bindings.ts";
 import { deliverOutcome } from "./deliver-outcome.ts";
 import { failureSentence } from "./failure-sentence.ts";

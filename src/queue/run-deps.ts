@@ -3,7 +3,8 @@ import type { ToolEventSink } from "../agent/policy-hook.ts";
 import type { RunSnapshot, SettledCall } from "../agent/run-snapshot.ts";
 import type { RuntimeDeps } from "../agent/runtime-types.ts";
 import type { Logger } from "../logger.ts";
-import { type Access, resolveAccess } from "../policy/resolve-access.ts";
+import { type Access } from "../agent/policy-hook.ts";
+import { resolveAccess } from "../policy/resolve-access.ts";
 import { settleOpenCalls } from "./recover-run.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
 

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { RunRecorder } from "../agent/run-recorder.ts";
 import { errorMessage } from "../errors.ts";
 import type { Logger } from "../logger.ts";
-import type { Access } from "../policy/resolve-access.ts";
+import type { Access } from "../agent/policy-hook.ts";
 import type { EventDedupe } from "../store/event-dedupe.ts";
 import type { RunRecord, RunStore } from "../store/run-store.ts";
 import type { LoadedSession } from "../store/session-store.ts";

@@ -1,14 +1,12 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { ARGS_MAC_PREFIX } from "../policy/args-hash.ts";
 import { HermesError } from "../errors.ts";
 import type { Logger } from "../logger.ts";
 
 /** Where the embedded default keeps its generated key. */
 export const AUDIT_KEY_FILE = "audit.key";
-
-/** Stored `args_sha256` values that are keyed carry this prefix; a bare hex digest is a legacy hash. */
-export const ARGS_MAC_PREFIX = "hmac-sha256:";
 
 // Domain separation: one key, two uses that can never be confused with each other.
 const ARGS_CONTEXT = "hermes-audit-args-v1\n";

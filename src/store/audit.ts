@@ -11,7 +11,8 @@ import {
   signCheckpoint,
 } from "./audit-checkpoint.ts";
 import { createGroupCommit } from "./audit-group-commit.ts";
-import { ARGS_MAC_PREFIX, type AuditKey, createAuditKey } from "./audit-key.ts";
+import { ARGS_MAC_PREFIX } from "../policy/args-hash.ts";
+import { type AuditKey, createAuditKey } from "./audit-key.ts";
 import { type AuditPage, type AuditQuery, queryAudit } from "./audit-query.ts";
 import { storableString, toStorableJson } from "./canonical-json.ts";
 import type { Database, Transaction } from "./db.ts";

@@ -1,39 +1,7 @@
 import type { z } from "zod";
+import type { ApproversRule, PermissionLevel } from "../core/permission-levels.ts";
+import type { RunIdentity } from "../core/run-identity.ts";
 import type { Logger } from "../logger.ts";
-
-/** Permission levels, lowest first. */
-export const LEVELS = ["viewer", "user", "admin"] as const;
-export type PermissionLevel = (typeof LEVELS)[number];
-
-export function isPermissionLevel(value: unknown): value is PermissionLevel {
-  return LEVELS.some((level) => level === value);
-}
-
-/** Who is running the turn, and where: what tools and policy may know about the caller. */
-export interface RunIdentity {
-  runId: string;
-  sessionKey: string;
-  userId: string;
-  teamId?: string;
-  channelId?: string;
-  threadTs?: string;
-  /** IANA time zone of the requester (Slack profile), when known. */
-  timezone?: string;
-  /** Asked in a Slack assistant thread: a resume shows progress in its status line, as the turn did. */
-  assistantThread?: boolean;
-  /**
-   * UNTRUSTED: the channel the requester is viewing beside the assistant thread, as Slack's client
-   * reports it (`assistant_thread_context_changed`). It says what "here" may mean, never what the
-   * requester may do: a tool that uses it checks access as for any channel the requester names.
-   */
-  viewing?: ViewedChannel;
-}
-
-/** A channel the client says the requester is viewing: ids only, checked for their shape. */
-export interface ViewedChannel {
-  channelId: string;
-  teamId?: string;
-}
 
 export interface ToolContext {
   run: RunIdentity;
@@ -64,8 +32,6 @@ type ApprovalFn<A> = {
   rule(args: A, run: RunIdentity, context: CallContext): boolean | string | Promise<boolean | string>;
 }["rule"];
 
-/** Who may decide an approval: the requester or an admin (default), admins only, or anyone but the requester. */
-export type ApproversRule = "requester_or_admin" | "admin" | "not_requester";
 
 export interface ToolOptions<S extends z.ZodObject> {
   name: string;

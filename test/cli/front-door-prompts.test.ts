@@ -11,7 +11,7 @@ import { silentLogger } from "../../src/logger.ts";
 import { DEMO } from "../../src/sandbox/seed-demo-workspace.ts";
 import { parseHermesCommand } from "../../src/slack/commands/parse-hermes-command.ts";
 import { sql } from "../../src/store/drizzle.ts";
-import type { PermissionLevel } from "../../src/tools/define-tool.ts";
+import type { PermissionLevel } from "../../src/core/permission-levels.ts";
 import { PROCESS_TEST_TIMEOUT_MS } from "../helpers/child-process.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 import { type FrontDoorPrompt, frontDoorPrompts } from "./front-door-prompts.ts";

@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url";
 import { z } from "zod";
 import { suggestedPromptsFor } from "../../src/slack/assistant/suggested-prompts.ts";
 import { helpText } from "../../src/slack/commands/help-text.ts";
-import type { PermissionLevel } from "../../src/tools/define-tool.ts";
+import type { PermissionLevel } from "../../src/core/permission-levels.ts";
 
 const REPO = join(import.meta.dirname, "..", "..");
 const PUBLIC = join(REPO, "src", "sandbox", "web", "public");

@@ -4,7 +4,8 @@ import { createPolicy } from "../../src/policy/create-policy.ts";
 import { resolveLevel } from "../../src/policy/levels.ts";
 import { mayDecide } from "../../src/policy/may-decide.ts";
 import { allowedToolNames } from "../../src/policy/tool-access.ts";
-import { defineTool, type RunIdentity } from "../../src/tools/define-tool.ts";
+import { defineTool } from "../../src/tools/define-tool.ts";
+import { type RunIdentity } from "../../src/core/run-identity.ts";
 
 const noop = () => "ok";
 const tools = [

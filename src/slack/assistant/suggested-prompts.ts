@@ -1,4 +1,4 @@
-import type { PermissionLevel } from "../../tools/define-tool.ts";
+import type { PermissionLevel } from "../../core/permission-levels.ts";
 
 export interface SuggestedPrompt {
   title: string;

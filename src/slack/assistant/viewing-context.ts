@@ -1,4 +1,4 @@
-import type { ViewedChannel } from "../../tools/define-tool.ts";
+import type { ViewedChannel } from "../../core/run-identity.ts";
 
 /** What Slack says the user is viewing beside an assistant thread (`assistant_thread.context`). */
 export interface AssistantThreadContext {

@@ -1,4 +1,5 @@
-import { type Access, resolveAccess } from "../../policy/resolve-access.ts";
+import { type Access } from "../../agent/policy-hook.ts";
+import { resolveAccess } from "../../policy/resolve-access.ts";
 import type { Storage } from "../../store/storage.ts";
 import { type AccessDeps, accessSourcesOf } from "../access-deps.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";

@@ -1,7 +1,7 @@
 import { isApproversRule } from "../../policy/approval-record.ts";
 import type { Approval } from "../../policy/approval-store.ts";
 import { mayDecide } from "../../policy/may-decide.ts";
-import type { Access } from "../../policy/resolve-access.ts";
+import type { Access } from "../../agent/policy-hook.ts";
 import type { Storage } from "../../store/storage.ts";
 import { MESSAGE_TEXT_BUDGET, type SlackMessagePayload } from "../answer-blocks.ts";
 import { approvalCard, type CardApproval, slackDate } from "../approval-card.ts";

@@ -1,5 +1,5 @@
 import type { Approval } from "../../policy/approval-store.ts";
-import type { Access } from "../../policy/resolve-access.ts";
+import type { Access } from "../../agent/policy-hook.ts";
 import { formatScheduleList } from "../../schedules/format-schedules.ts";
 import type { AuditRow } from "../../store/audit-chain.ts";
 import type { Schedule } from "../../store/schedule-store.ts";

@@ -1,4 +1,5 @@
-import { type ApproversRule, defineTool, isPermissionLevel, LEVELS, type Tool } from "../define-tool.ts";
+import { type ApproversRule, isPermissionLevel, LEVELS } from "../../core/permission-levels.ts";
+import { defineTool, type Tool } from "../define-tool.ts";
 
 const APPROVAL = ["never", "always"];
 const APPROVERS: readonly ApproversRule[] = ["requester_or_admin", "admin", "not_requester"];

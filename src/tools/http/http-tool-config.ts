@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { errorMessage, HermesError } from "../../errors.ts";
 import { parseYaml } from "../../yaml.ts";
-import { LEVELS } from "../define-tool.ts";
+import { LEVELS } from "../../core/permission-levels.ts";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 

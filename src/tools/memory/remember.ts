@@ -4,7 +4,8 @@ import { normalizeForStorage } from "../../policy/normalize-text.ts";
 import type { Database } from "../../store/db.ts";
 import { and, eq, sql } from "../../store/drizzle.ts";
 import { memories } from "../../store/schema.ts";
-import { type CallContext, defineTool, type RunIdentity } from "../define-tool.ts";
+import { type CallContext, defineTool } from "../define-tool.ts";
+import { type RunIdentity } from "../../core/run-identity.ts";
 import { failClosed } from "../fail-closed.ts";
 import { instructionLikeReason } from "./instruction-like.ts";
 

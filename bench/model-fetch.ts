@@ -1,7 +1,7 @@
 /**
  * `node bench/model-fetch.ts [--calls N] [--rounds R]`: CPU and time per chat completion through the
  * openai SDK with Node's built-in fetch (undici) and with Hermes' fetch (`src/http-fetch.ts`,
- * node:http), against the scripted weather model of benchmark 1 in this process (so both sides of each
+ * undici request on a shared Agent), against the scripted weather model of benchmark 1 in this process (so both sides of each
  * call are counted, alike for both). Rounds alternate; the first is warm-up.
  */
 import OpenAI from "openai";
@@ -20,7 +20,7 @@ const server = await startWeatherModel();
 try {
   const client = (fetch?: typeof globalThis.fetch) =>
     new OpenAI({ baseURL: server.baseURL, apiKey: "bench", maxRetries: 0, ...(fetch ? { fetch } : {}) });
-  const contenders = { "built-in fetch (undici)": client(), "model fetch (node:http)": client(httpFetch()) };
+  const contenders = { "built-in fetch (undici)": client(), "model fetch (undici Agent request)": client(httpFetch()) };
   const body = {
     model: "bench",
     messages: [{ role: "user" as const, content: "What is the weather in Berlin?" }],

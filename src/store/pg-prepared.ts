@@ -80,12 +80,13 @@ export function createStatementNames(
       return given;
     },
     failed(text, err) {
-      const code = (err as { code?: unknown } | null)?.code;
-      if (typeof code !== "string") return;
+      // pg's DatabaseError carries the server's SQLSTATE as `code`.
+      if (!(err instanceof Error) || !("code" in err) || typeof err.code !== "string") return;
+      const code = err.code;
       if (POOLER_FAULTS.has(code)) {
         if (!enabled) return;
         enabled = false;
-        o.onPoolerFault?.(err as Error);
+        o.onPoolerFault?.(err);
       } else if (code === STALE_PLAN) {
         names.delete(text);
         never.add(text);
@@ -94,34 +95,37 @@ export function createStatementNames(
   };
 }
 
-type QueryArgs = [config: unknown, values?: unknown, callback?: unknown];
-type Callback = (err: unknown, result?: unknown) => void;
-
 /**
- * A `pg.Client` class (for `pg.Pool`'s `Client` option) that runs repeated statements with
- * parameters as named prepared statements, as `names` decides. Everything else (statements without
- * parameters, multi-statement text, submittables such as cursors) goes to pg unchanged.
+ * A `pg.Client` class (for `pg.Pool`'s `Client` option, pg's own seam for a custom client) that runs
+ * repeated statements with parameters as named prepared statements, as `names` decides, through pg's
+ * `{ name, text, values }` query config. Everything else (statements without parameters, a caller's
+ * own name, multi-statement text, submittables such as cursors) goes to pg's `query` unchanged.
  */
 export function preparingClient(names: StatementNames): typeof pg.Client {
-  const query = pg.Client.prototype.query as (this: pg.Client, ...a: QueryArgs) => unknown;
-  class PreparingClient extends pg.Client {
-    // pg's overloads are many; this one forwards whatever it is given.
-    override query(...args: QueryArgs): never {
+  const query = pg.Client.prototype.query;
+  class PreparingClient extends pg.Client {}
+  // One function serves every call form of pg's `query` (text or config; values; promise or
+  // callback); TypeScript cannot declare one method for its overloads, so it is defined, not declared.
+  Object.defineProperty(PreparingClient.prototype, "query", {
+    configurable: true,
+    writable: true,
+    value: function (this: pg.Client, ...args: unknown[]): unknown {
       const [config, values, callback] = args;
       const cb = typeof values === "function" ? values : callback;
       const named = withName(names, config, typeof values === "function" ? undefined : values);
-      if (!named) return query.apply(this, args) as never;
+      if (!named) return Reflect.apply(query, this, args);
       if (typeof cb === "function") {
-        return query.call(this, named, (err: unknown, res: unknown) => {
+        const done = (err: Error | null, res?: pg.QueryResult) => {
           if (err) names.failed(named.text, err);
-          (cb as Callback)(err, res);
-        }) as never;
+          Reflect.apply(cb, undefined, [err, res]);
+        };
+        return Reflect.apply(query, this, [named, done]);
       }
-      const result = query.call(this, named) as Promise<unknown>;
+      const result: Promise<pg.QueryResult> = Reflect.apply(query, this, [named]);
       result.catch((err: unknown) => names.failed(named.text, err));
-      return result as never;
-    }
-  }
+      return result;
+    },
+  });
   return PreparingClient;
 }
 
@@ -133,20 +137,17 @@ interface NamedConfig {
 
 /** The query config with a name, when it has parameters and `names` gives its text one. */
 function withName(names: StatementNames, config: unknown, values: unknown): NamedConfig | undefined {
-  let base: Record<string, unknown>;
-  if (typeof config === "string") base = { text: config };
-  else if (
-    config &&
-    typeof config === "object" &&
-    typeof (config as { submit?: unknown }).submit !== "function"
-  )
-    base = config as Record<string, unknown>;
-  else return undefined;
-  const text = base.text;
-  const params = values ?? base.values;
-  if (typeof text !== "string" || base.name !== undefined || base.callback !== undefined) return undefined;
+  const base = typeof config === "string" ? { text: config } : config;
+  if (!base || typeof base !== "object" || ("submit" in base && typeof base.submit === "function"))
+    return undefined;
+  if (!("text" in base) || typeof base.text !== "string") return undefined;
+  // A caller's own name is kept; "" is Postgres' unnamed statement (what drizzle's `prepare` is given).
+  if ("name" in base && base.name !== undefined && base.name !== "") return undefined;
+  if ("callback" in base && base.callback !== undefined) return undefined;
+  const params = values ?? ("values" in base ? base.values : undefined);
   if (!Array.isArray(params) || params.length === 0) return undefined;
-  const name = names.nameFor(text);
+  const name = names.nameFor(base.text);
   if (name === undefined) return undefined;
-  return { ...base, text, values: params, name };
+  // The rest of the config (drizzle's `types`, `rowMode`) goes along.
+  return { ...base, text: base.text, values: params, name };
 }

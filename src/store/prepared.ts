@@ -6,8 +6,12 @@
  * (`pg-prepared.ts`, `HERMES_PG_PREPARE`). A prepared statement belongs to the `db` it was built on,
  * not to a transaction.
  */
+/** Postgres' name for the unnamed prepared statement (protocol: an empty name). */
+const UNNAMED = "";
+
 export function prepared<P>(build: () => { prepare(name: string): P }): () => P {
   let statement: P | undefined;
-  // drizzle's `prepare(name)`: without a name, node-postgres sends an unnamed Parse, as for any query.
-  return () => (statement ??= build().prepare(undefined as unknown as string));
+  // drizzle's `prepare(name)` hands the name to pg as the query config's `name`: "" is Postgres'
+  // unnamed statement, so pg sends an unnamed Parse, as for any query (test/library-seams pins it).
+  return () => (statement ??= build().prepare(UNNAMED));
 }

@@ -5,7 +5,7 @@
  * cost and prompt size as its history grows past the context budget.
  */
 import { setTimeout as sleep } from "node:timers/promises";
-import { countTokens } from "../src/agent/token-count.ts";
+import { countTokens } from "../src/agent/context/token-count.ts";
 import { loadConfig } from "../src/config.ts";
 import type { RecordedRequest } from "../test/helpers/scripted-model.ts";
 import type { BenchStack, SentTurn, TurnKind } from "./lib/bench-stack.ts";

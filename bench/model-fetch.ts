@@ -1,11 +1,11 @@
 /**
  * `node bench/model-fetch.ts [--calls N] [--rounds R]`: CPU and time per chat completion through the
- * openai SDK with Node's built-in fetch (undici) and with Hermes' fetch (`src/http-fetch.ts`,
+ * openai SDK with Node's built-in fetch (undici) and with Hermes' fetch (`src/http/http-fetch.ts`,
  * undici request on a shared Agent), against the scripted weather model of benchmark 1 in this process (so both sides of each
  * call are counted, alike for both). Rounds alternate; the first is warm-up.
  */
 import OpenAI from "openai";
-import { httpFetch } from "../src/http-fetch.ts";
+import { httpFetch } from "../src/http/http-fetch.ts";
 import { fmt } from "./lib/stats.ts";
 import { startWeatherModel } from "./runtime-overhead.ts";
 
@@ -20,7 +20,10 @@ const server = await startWeatherModel();
 try {
   const client = (fetch?: typeof globalThis.fetch) =>
     new OpenAI({ baseURL: server.baseURL, apiKey: "bench", maxRetries: 0, ...(fetch ? { fetch } : {}) });
-  const contenders = { "built-in fetch (undici)": client(), "model fetch (undici Agent request)": client(httpFetch()) };
+  const contenders = {
+    "built-in fetch (undici)": client(),
+    "model fetch (undici Agent request)": client(httpFetch()),
+  };
   const body = {
     model: "bench",
     messages: [{ role: "user" as const, content: "What is the weather in Berlin?" }],

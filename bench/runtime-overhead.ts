@@ -11,10 +11,10 @@ import { Agent, OpenAIProvider, run, setTracingDisabled, tool } from "@openai/ag
 import OpenAI from "openai";
 import type { ChatCompletionMessageParam, ChatCompletionTool } from "openai/resources/chat/completions";
 import { z } from "zod";
-import { runTurn } from "../src/agent/loop.ts";
-import { createOpenAIModel } from "../src/agent/openai-model.ts";
-import { DEFAULT_SYSTEM_PROMPT } from "../src/agent/system-prompt.ts";
-import { bufferedDestination, createLogger, silentLogger } from "../src/logger.ts";
+import { DEFAULT_SYSTEM_PROMPT } from "../src/agent/context/system-prompt.ts";
+import { createOpenAIModel } from "../src/agent/model/openai-model.ts";
+import { runTurn } from "../src/agent/run/loop.ts";
+import { bufferedDestination, createLogger, silentLogger } from "../src/core/logger.ts";
 import { redactForLog } from "../src/policy/redact.ts";
 import { defineTool } from "../src/tools/define-tool.ts";
 import { ToolRegistry } from "../src/tools/registry.ts";

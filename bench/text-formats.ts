@@ -5,9 +5,9 @@
  * worst family. Run alone with `node bench/text-formats.ts`, or as part of `npm run bench:runtime`.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import type { ToolSpec } from "../src/agent/chat-model.ts";
-import { normalizeAssistantMessage } from "../src/agent/normalize-response.ts";
-import { toolFormatContext } from "../src/agent/tool-formats/context.ts";
+import type { ToolSpec } from "../src/agent/model/chat-model.ts";
+import { normalizeAssistantMessage } from "../src/agent/model/normalize-response.ts";
+import { toolFormatContext } from "../src/agent/model/tool-formats/context.ts";
 
 const DIR = new URL("../test/fixtures/model-formats/", import.meta.url);
 const ROUNDS = 2000;

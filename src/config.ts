@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { parseModelPrices } from "./agent/model-prices.ts";
-import { readTokenAmount, TOKEN_AMOUNT_FORMS } from "./token-amount.ts";
+import { parseModelPrices } from "./core/model-prices.ts";
+import { readTokenAmount, TOKEN_AMOUNT_FORMS } from "./core/token-amount.ts";
 
 /**
  * Every environment variable Hermes reads, parsed once. Nothing else in the code reads `process.env`:
@@ -39,7 +39,7 @@ const num = (def: number, min: number, max: number) =>
   );
 
 /**
- * A token amount (`src/token-amount.ts`: `200000`, `200_000`, `200k`, `1.5m`) from `min` to `max`;
+ * A token amount (`src/core/token-amount.ts`: `200000`, `200_000`, `200k`, `1.5m`) from `min` to `max`;
  * an ambiguous or fractional one (`0.4`, `1,5m`, `1e6`) is refused with its reason.
  */
 const tokens = (def: number, min: number, max: number, allowed: string) =>

@@ -8,7 +8,7 @@ import { flushCompileCache } from "node:module";
 import { parseRole, roleProblems } from "./boot/process-role.ts";
 import { startHermes } from "./boot/start-hermes.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { createLogger, logFormat } from "./logger.ts";
+import { createLogger, logFormat } from "./core/logger.ts";
 import { createRedactor } from "./policy/redact.ts";
 import { loadSecretValues } from "./policy/secret-values.ts";
 import { DataDirBusyError } from "./store/data-dir-lock.ts";

@@ -5,9 +5,9 @@ import {
   type CliResult,
   type ForwardedCli,
   forwardedCliSchema,
-} from "../cli/forwarded-cli.ts";
-import type { Logger } from "../logger.ts";
-import type { HttpHandler } from "./route-server.ts";
+} from "../cli/commands/forwarded-cli.ts";
+import type { Logger } from "../core/logger.ts";
+import type { HttpHandler } from "../http/route-server.ts";
 
 /** A forwarded command's body: arguments and at most a checkpoint file's worth of lines. */
 const MAX_BODY_BYTES = 32 * 1024 * 1024;

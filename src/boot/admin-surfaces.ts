@@ -1,8 +1,8 @@
 import type { App } from "@slack/bolt";
+import type { ScheduleStore } from "../schedules/schedule-store.ts";
 import type { HermesCommandServices } from "../slack/commands/hermes-command.ts";
 import { registerHermesCommand } from "../slack/commands/hermes-command.ts";
 import { publishHome, registerAppHome } from "../slack/home/app-home.ts";
-import type { ScheduleStore } from "../store/schedule-store.ts";
 
 /** `/hermes …` (with its audit page buttons) and the App Home; returns how to refresh one user's Home. */
 export function registerAdminSurfaces(

@@ -1,10 +1,10 @@
 import type { Config } from "../config.ts";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
 import type { SlackOutput } from "../slack/slack-output.ts";
+import type { Storage } from "../storage.ts";
 import type { AuditCheckpoint } from "../store/audit-checkpoint.ts";
 import { checkpointFilePath } from "../store/audit-checkpoint-file.ts";
 import { startAuditCheckpoints } from "../store/audit-checkpoint-schedule.ts";
-import type { Storage } from "../store/storage.ts";
 
 /** A period's claim is never taken over: a process that died after claiming just skips that one. */
 const CLAIM_FOREVER_MS = 365 * 24 * 3600_000;

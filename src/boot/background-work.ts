@@ -1,17 +1,17 @@
-import type { AgentRuntime } from "../agent/agent-runtime.ts";
+import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
 import type { Config } from "../config.ts";
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import { RESUME_CAUSES, resumeJobId, turnJobId } from "../queue/jobs.ts";
 import type { TurnOutput } from "../queue/turn-output.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { Scheduler } from "../schedules/scheduler.ts";
 import { abandonedNotice } from "../slack/interrupted-notice.ts";
 import type { SlackOutput } from "../slack/slack-output.ts";
+import type { Storage } from "../storage.ts";
 import { reconcileInterrupted } from "../store/reconcile.ts";
 import { startRetentionSweeps } from "../store/retention-schedule.ts";
 import type { RunRecord } from "../store/run-store.ts";
-import type { Storage } from "../store/storage.ts";
 import { startConfiguredAuditCheckpoints } from "./audit-checkpoints.ts";
 
 /** What the background work runs on: the stores, the queue, the output port and the turn limits. */

@@ -1,8 +1,8 @@
+import type { HttpHandler } from "../http/route-server.ts";
+import type { ScheduleStore } from "../schedules/schedule-store.ts";
 import type { Scheduler } from "../schedules/scheduler.ts";
-import type { ScheduleStore } from "../store/schedule-store.ts";
 import type { SlackTarget } from "./build-slack-clients.ts";
 import type { HermesParts } from "./hermes-parts.ts";
-import type { HttpHandler } from "./route-server.ts";
 
 /** Bolt, the listeners and the admin surfaces: loaded only by processes that take Slack requests. */
 async function loadReceiving() {

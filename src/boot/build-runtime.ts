@@ -1,9 +1,9 @@
-import type { AgentRuntime } from "../agent/agent-runtime.ts";
-import { modelCallLimit } from "../agent/limit-model-calls.ts";
-import { createOpenAIModel } from "../agent/openai-model.ts";
-import { type ModelSet, modelsForRun } from "../agent/run-models.ts";
+import { modelCallLimit } from "../agent/model/limit-model-calls.ts";
+import { type ModelSet, modelsForRun } from "../agent/model/models-for-run.ts";
+import { createOpenAIModel } from "../agent/model/openai-model.ts";
+import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
 import type { Config } from "../config.ts";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
 import type { McpServerConfig } from "../mcp/mcp-config.ts";
 import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
 import type { Redactor } from "../policy/redact.ts";

@@ -1,7 +1,7 @@
 import type { WebClient } from "@slack/web-api";
 import type { Config } from "../config.ts";
-import { httpFetch } from "../http-fetch.ts";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
+import { httpFetch } from "../http/http-fetch.ts";
 import type { Redactor } from "../policy/redact.ts";
 import { CallScheduler } from "../slack/rate-limit/call-scheduler.ts";
 import { PacedWebClient } from "../slack/rate-limit/paced-web-client.ts";

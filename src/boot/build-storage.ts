@@ -1,11 +1,13 @@
 import { Redis } from "ioredis";
 import type { Config } from "../config.ts";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
 import { createApprovalStore } from "../policy/approval-store.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { createBullmqTurnQueue } from "../queue/bullmq-turn-queue.ts";
 import { createMemoryTurnQueue } from "../queue/memory-turn-queue.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
+import { createScheduleStore } from "../schedules/schedule-store.ts";
+import type { Storage } from "../storage.ts";
 import { createAuditLog } from "../store/audit.ts";
 import { resolveAuditKey } from "../store/audit-key.ts";
 import { warnAboutAuditRole } from "../store/audit-role-check.ts";
@@ -15,15 +17,13 @@ import { createEventDedupe } from "../store/event-dedupe.ts";
 import { createFeedbackStore } from "../store/feedback-store.ts";
 import { createMemorySessionStore } from "../store/memory-session-store.ts";
 import { migrate } from "../store/migrate.ts";
-import { createPgResultStore } from "../store/pg-result-store.ts";
 import { createRedisSessionStore } from "../store/redis-session-store.ts";
 import { createRunQuery } from "../store/run-query.ts";
 import { createRunRecordStore } from "../store/run-record-store.ts";
 import { createRunStore } from "../store/run-store.ts";
-import { createScheduleStore } from "../store/schedule-store.ts";
 import type { SessionStore } from "../store/session-store.ts";
-import type { Storage } from "../store/storage.ts";
 import { createUserStore } from "../store/user-store.ts";
+import { createPgResultStore } from "../tools/pg-result-store.ts";
 
 /**
  * Postgres (or embedded PGlite) with pending migrations applied, every store on it, and sessions +

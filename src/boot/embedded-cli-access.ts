@@ -1,10 +1,10 @@
-import { runForwardedCli } from "../cli/forwarded-cli.ts";
+import { runForwardedCli } from "../cli/commands/forwarded-cli.ts";
 import type { Config } from "../config.ts";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
+import type { HttpHandler } from "../http/route-server.ts";
 import type { AuditLog } from "../store/audit.ts";
 import type { DatabaseHandle } from "../store/db.ts";
 import { adminCliRoute } from "./admin-cli-route.ts";
-import type { HttpHandler } from "./route-server.ts";
 
 export interface EmbeddedCliAccess {
   /** The admin endpoint, served on PORT with the other routes. */

@@ -2,8 +2,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Config } from "../config.ts";
 import type { McpServerStatus, McpToolSource } from "../mcp/mcp-tool-source.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
+import type { Storage } from "../storage.ts";
 import { sql } from "../store/drizzle.ts";
-import type { Storage } from "../store/storage.ts";
 
 /** A check that has not answered by then counts as down: a hung database must not hang `/healthz`. */
 export const HEALTH_CHECK_TIMEOUT_MS = 1000;

@@ -1,12 +1,12 @@
-import type { AgentRuntime } from "../agent/agent-runtime.ts";
+import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
 import type { Config } from "../config.ts";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
 import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
 import type { TurnOutput } from "../queue/turn-output.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { SlackOutput } from "../slack/slack-output.ts";
+import type { Storage } from "../storage.ts";
 import type { BudgetStore } from "../store/budget-store.ts";
-import type { Storage } from "../store/storage.ts";
 
 /**
  * Every part the composition root builds, in its groups. Only `start-hermes.ts` holds them all; each

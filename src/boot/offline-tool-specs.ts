@@ -1,7 +1,7 @@
-import type { ToolSpec } from "../agent/chat-model.ts";
+import type { ToolSpec } from "../agent/model/chat-model.ts";
 import type { Config } from "../config.ts";
-import { errorMessage } from "../errors.ts";
-import { silentLogger } from "../logger.ts";
+import { errorMessage } from "../core/errors.ts";
+import { silentLogger } from "../core/logger.ts";
 import { createMemoryResultStore } from "../tools/result-store.ts";
 import { buildTools } from "./build-tools.ts";
 

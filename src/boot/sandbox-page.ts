@@ -1,7 +1,7 @@
 import type { Config } from "../config.ts";
 import { createIsAdmin } from "../policy/is-admin.ts";
+import type { Storage } from "../storage.ts";
 import { recordAuditRead } from "../store/audit-read.ts";
-import type { Storage } from "../store/storage.ts";
 import type { SandboxSlack } from "./sandbox-slack.ts";
 
 /**

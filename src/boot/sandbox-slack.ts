@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
 import { createEventsSender } from "../sandbox/events-sender.ts";
 import { refuseForeign } from "../sandbox/loopback-guard.ts";
 import { loadPersistedWorkspace, sandboxDirOf } from "../sandbox/persisted-workspace.ts";

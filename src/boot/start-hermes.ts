@@ -1,5 +1,6 @@
 import type { Config } from "../config.ts";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
+import { startRouteServer } from "../http/route-server.ts";
 import { loadMcpConfig } from "../mcp/mcp-config.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { addGeneratedAuditKey, loadSecretValues, type SecretValues } from "../policy/secret-values.ts";
@@ -15,7 +16,6 @@ import { embeddedCliAccess } from "./embedded-cli-access.ts";
 import { healthRoute, watchQueueWorker } from "./health-route.ts";
 import type { HermesParts } from "./hermes-parts.ts";
 import type { ProcessRole } from "./process-role.ts";
-import { startRouteServer } from "./route-server.ts";
 import { sandboxPage } from "./sandbox-page.ts";
 import type { SandboxSlack } from "./sandbox-slack.ts";
 import { seedDemoTickets } from "./seed-demo-tickets.ts";

@@ -1,9 +1,9 @@
 import { createInterface } from "node:readline/promises";
-import { runtimeDepsFor } from "../agent/agent-runtime.ts";
-import type { ChatModel } from "../agent/chat-model.ts";
-import { type Limits, resumeRun, runTurn, type TurnResult } from "../agent/loop.ts";
-import { formatTraceEvent } from "../agent/trace-format.ts";
-import type { Logger } from "../logger.ts";
+import type { ChatModel } from "../agent/model/chat-model.ts";
+import { runtimeDepsFor } from "../agent/run/agent-runtime.ts";
+import { type Limits, resumeRun, runTurn, type TurnResult } from "../agent/run/loop.ts";
+import { formatTraceEvent } from "../agent/run/trace-format.ts";
+import type { Logger } from "../core/logger.ts";
 import type { AgentWorkspace } from "./agent-workspace.ts";
 import { decideInTerminal } from "./terminal-approvals.ts";
 

@@ -3,11 +3,11 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LogLevel, WebClient } from "@slack/web-api";
-import type { ChatModel } from "../agent/chat-model.ts";
+import type { ChatModel } from "../agent/model/chat-model.ts";
 import { buildTools } from "../boot/build-tools.ts";
 import { seedDemoTickets } from "../boot/seed-demo-tickets.ts";
 import type { Config } from "../config.ts";
-import { type Logger, silentLogger } from "../logger.ts";
+import { type Logger, silentLogger } from "../core/logger.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
 import { DEMO } from "../sandbox/seed-demo-workspace.ts";
 import { SlackApiEmulator } from "../sandbox/slack-api-server.ts";
@@ -17,8 +17,8 @@ import { resolveAuditKey } from "../store/audit-key.ts";
 import { createAuditSink } from "../store/audit-sink.ts";
 import { openDatabase } from "../store/db.ts";
 import { migrate } from "../store/migrate.ts";
-import { createPgResultStore } from "../store/pg-result-store.ts";
 import { createUserStore } from "../store/user-store.ts";
+import { createPgResultStore } from "../tools/pg-result-store.ts";
 
 /** The bot token between the tools and the in-process Slack; it opens nothing else. */
 const BOT_TOKEN = "xoxb-agent-cli";

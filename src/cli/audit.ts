@@ -1,10 +1,10 @@
 import { userInfo } from "node:os";
 import pino from "pino";
 import { loadConfig } from "../config.ts";
-import { createLogger } from "../logger.ts";
+import { createLogger } from "../core/logger.ts";
 import { readCheckpointArg } from "../store/audit-checkpoint-file.ts";
-import { AUDIT_CLI, parseAuditArgs, runAuditCommand } from "./audit-command.ts";
-import { processIo, runCli } from "./run-cli.ts";
+import { AUDIT_CLI, parseAuditArgs, runAuditCommand } from "./commands/audit-command.ts";
+import { processIo, runCli } from "./commands/cli-io.ts";
 import { runOnStore } from "./store-access.ts";
 
 /**

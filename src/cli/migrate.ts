@@ -1,7 +1,7 @@
 import pino from "pino";
 import { ConfigError, loadConfig } from "../config.ts";
-import { errorMessage } from "../errors.ts";
-import { createLogger } from "../logger.ts";
+import { errorMessage } from "../core/errors.ts";
+import { createLogger } from "../core/logger.ts";
 import { CLI_LOCK_WAIT_MS, DataDirBusyError } from "../store/data-dir-lock.ts";
 import { openDatabase } from "../store/db.ts";
 import { migrate } from "../store/migrate.ts";

@@ -1,9 +1,9 @@
 import { parseArgs } from "node:util";
-import { checkModel } from "../agent/model-check/check-model.ts";
-import { modelCheckLines } from "../agent/model-check/findings.ts";
+import { checkModel } from "../agent/model/model-check/check-model.ts";
+import { modelCheckLines } from "../agent/model/model-check/findings.ts";
 import { offlineToolSpecs } from "../boot/offline-tool-specs.ts";
 import { ConfigError, loadConfig } from "../config.ts";
-import { errorMessage } from "../errors.ts";
+import { errorMessage } from "../core/errors.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { collectSecretValues } from "../policy/secret-values.ts";
 

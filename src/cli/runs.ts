@@ -1,8 +1,8 @@
 import pino from "pino";
 import { loadConfig } from "../config.ts";
-import { createLogger } from "../logger.ts";
-import { processIo, runCli } from "./run-cli.ts";
-import { parseRunsArgs, RUNS_CLI, runRunsCommand } from "./runs-command.ts";
+import { createLogger } from "../core/logger.ts";
+import { processIo, runCli } from "./commands/cli-io.ts";
+import { parseRunsArgs, RUNS_CLI, runRunsCommand } from "./commands/runs-command.ts";
 import { runOnStore } from "./store-access.ts";
 
 /**

@@ -1,6 +1,6 @@
 import type { Env } from "../config.ts";
-import { errorMessage, HermesError } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { errorMessage, HermesError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import {
   type AdminAccess,
   CLI_LOCK_WAIT_MS,
@@ -8,8 +8,8 @@ import {
   type LockHolder,
 } from "../store/data-dir-lock.ts";
 import { type DatabaseHandle, openDatabase } from "../store/db.ts";
-import { ADMIN_CLI_PATH, cliResultSchema, type ForwardedCli } from "./forwarded-cli.ts";
-import type { CliIo } from "./run-cli.ts";
+import type { CliIo } from "./commands/cli-io.ts";
+import { ADMIN_CLI_PATH, cliResultSchema, type ForwardedCli } from "./commands/forwarded-cli.ts";
 
 export interface StoreCommand {
   env: Env;

@@ -1,4 +1,4 @@
-import type { Decision, PendingCall } from "../agent/run-snapshot.ts";
+import type { Decision, PendingCall } from "../agent/run/snapshot.ts";
 
 export interface TerminalApprovalOptions {
   /** `--approve`: every call the run waits on is approved without asking. */

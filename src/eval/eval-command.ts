@@ -3,21 +3,21 @@ import { dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import pino from "pino";
 import { z } from "zod";
-import type { ModelPrices } from "../agent/model-prices.ts";
-import { createOpenAIModel } from "../agent/openai-model.ts";
+import { createOpenAIModel } from "../agent/model/openai-model.ts";
 import { ConfigError, loadConfig, type ModelConfig } from "../config.ts";
-import { errorMessage, isHermesError } from "../errors.ts";
-import { createLogger, silentLogger } from "../logger.ts";
+import { errorMessage, isHermesError } from "../core/errors.ts";
+import { createLogger, silentLogger } from "../core/logger.ts";
+import type { ModelPrices } from "../core/model-prices.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { parseTimeBound } from "../store/audit-time.ts";
 import { CLI_LOCK_WAIT_MS } from "../store/data-dir-lock.ts";
 import { openDatabase } from "../store/db.ts";
 import { createEvalEnvironment, type EvalEnvironment } from "./eval-environment.ts";
+import { runEval, type TargetResult } from "./evaluate-targets.ts";
 import { markdownReport, plainReport } from "./format-report.ts";
 import { draftsFromFeedback } from "./from-feedback.ts";
 import { loadScenarios, ScenarioFileError } from "./load-scenarios.ts";
-import { runEval, type TargetResult } from "./run-eval.ts";
-import type { EvalTarget } from "./run-scenario.ts";
+import type { EvalTarget } from "./play-scenario.ts";
 import { ScriptedModelServer } from "./scripted-model-server.ts";
 
 export const USAGE = `Usage: npm run eval -- [files or folders…] [options]     (default: evals/)

@@ -2,12 +2,12 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LogLevel, WebClient } from "@slack/web-api";
-import type { ChatModel } from "../agent/chat-model.ts";
-import type { ToolEvent, ToolEventSink } from "../agent/policy-hook.ts";
+import type { ChatModel } from "../agent/model/chat-model.ts";
+import type { ToolEvent, ToolEventSink } from "../agent/run/policy-hook.ts";
 import { buildTools } from "../boot/build-tools.ts";
 import { seedDemoTickets } from "../boot/seed-demo-tickets.ts";
 import { loadConfig } from "../config.ts";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { DEMO } from "../sandbox/seed-demo-workspace.ts";
 import { SlackApiEmulator } from "../sandbox/slack-api-server.ts";
@@ -17,8 +17,8 @@ import { createAuditSink } from "../store/audit-sink.ts";
 import { openDatabase } from "../store/db.ts";
 import { sql } from "../store/drizzle.ts";
 import { migrate } from "../store/migrate.ts";
-import { createPgResultStore } from "../store/pg-result-store.ts";
 import { createUserStore } from "../store/user-store.ts";
+import { createPgResultStore } from "../tools/pg-result-store.ts";
 
 /** The tables a scenario may change; emptied (ids restarted) before each run. The audit log only grows. */
 const SCENARIO_TABLES = ["tickets", "memories", "results", "approvals", "runs", "users"];

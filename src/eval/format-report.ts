@@ -1,4 +1,4 @@
-import type { TargetResult } from "./run-eval.ts";
+import type { TargetResult } from "./evaluate-targets.ts";
 import { type ScenarioResult, type Totals, totalsOf } from "./summarize.ts";
 
 type Table = { head: string[]; rows: string[][] };

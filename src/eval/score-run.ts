@@ -1,6 +1,6 @@
 import { argsMismatches } from "./match-args.ts";
-import type { RecordedCall, RunRecord } from "./run-record.ts";
 import type { ExpectedCall, Scenario } from "./scenario-schema.ts";
+import type { RecordedCall, RunRecord } from "./scenario-transcript.ts";
 
 /** One expectation and whether the run met it; `detail` says what happened instead. */
 export interface Check {

@@ -1,5 +1,5 @@
-import { callCost, type ModelPrices } from "../agent/model-prices.ts";
-import type { RunRecord } from "./run-record.ts";
+import { callCost, type ModelPrices } from "../core/model-prices.ts";
+import type { RunRecord } from "./scenario-transcript.ts";
 import type { RunScore } from "./score-run.ts";
 
 export interface ScoredRun {
@@ -34,7 +34,7 @@ export interface Totals {
 }
 
 /**
- * The cost of one run in USD: each model call priced as the bot prices it (src/agent/model-prices.ts),
+ * The cost of one run in USD: each model call priced as the bot prices it (src/core/model-prices.ts),
  * by the model that answered it (then the configured name); undefined when some call's model has no
  * price (tokens only).
  */

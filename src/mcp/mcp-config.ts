@@ -1,10 +1,10 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import { z } from "zod";
-import { errorMessage, HermesError } from "../errors.ts";
+import { errorMessage, HermesError } from "../core/errors.ts";
 import { LEVELS } from "../core/permission-levels.ts";
+import { parseYaml } from "../core/yaml.ts";
 import { type ResolvedHeaders, resolveHeaders } from "../tools/http/header-secrets.ts";
-import { parseYaml } from "../yaml.ts";
 
 /**
  * `HERMES_MCP_SERVERS`: a YAML or JSON list of MCP servers whose tools join the registry. Unknown

@@ -10,8 +10,8 @@ import {
   ToolListChangedNotificationSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { JsonSchemaValidator, jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import { errorMessage, HermesError } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { errorMessage, HermesError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import { scrubSecrets } from "../tools/http/header-secrets.ts";
 import { type ListedTools, listAllTools } from "./list-tools.ts";
 import type { McpServerConfig } from "./mcp-config.ts";

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { errorMessage } from "../errors.ts";
+import { errorMessage } from "../core/errors.ts";
 import type { RunIdentity } from "../core/run-identity.ts";
 import type { SlackPort } from "../tools/slack-port.ts";
 import { MAX_RENDERED_CHARS, MAX_RESULT_BLOCKS, omittedBlocks } from "./result-limits.ts";

@@ -1,5 +1,5 @@
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import type { Tool } from "../tools/define-tool.ts";
 import type { SlackPort } from "../tools/slack-port.ts";
 import type { McpServerConfig } from "./mcp-config.ts";

@@ -1,9 +1,9 @@
 import type { Tool as McpTool, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
-import { errorMessage, HermesError } from "../errors.ts";
+import { errorMessage, HermesError } from "../core/errors.ts";
+import type { PermissionLevel } from "../core/permission-levels.ts";
 import { capResult } from "../tools/cap-result.ts";
 import { defineTool, TOOL_DEFAULTS, type Tool } from "../tools/define-tool.ts";
-import { type PermissionLevel } from "../core/permission-levels.ts";
 import { scrubSecrets } from "../tools/http/header-secrets.ts";
 import { inputSchemaFromJson } from "../tools/http/input-schema.ts";
 import type { SlackPort } from "../tools/slack-port.ts";

@@ -1,8 +1,9 @@
-import { HermesError } from "../errors.ts";
+import { isKeyedBinding } from "../core/args-hash.ts";
+import { HermesError } from "../core/errors.ts";
+import type { PermissionLevel } from "../core/permission-levels.ts";
 import type { AuditEvent } from "../store/audit.ts";
 import { and, eq, gt, sql } from "../store/drizzle.ts";
 import { approvals } from "../store/schema.ts";
-import type { PermissionLevel } from "../core/permission-levels.ts";
 import { expireApproval } from "./approval-expiry.ts";
 import {
   type Approval,
@@ -13,7 +14,6 @@ import {
   nowSql,
   settledArgs,
 } from "./approval-record.ts";
-import { isKeyedBinding } from "./args-hash.ts";
 import { mayDecide } from "./may-decide.ts";
 
 export interface DecideInput {

@@ -1,3 +1,4 @@
+import { isKeyedBinding } from "../core/args-hash.ts";
 import type { Transaction } from "../store/db.ts";
 import { and, asc, eq, inArray, lte, sql } from "../store/drizzle.ts";
 import { approvals } from "../store/schema.ts";
@@ -8,7 +9,6 @@ import {
   nowSql,
   settledArgs,
 } from "./approval-record.ts";
-import { isKeyedBinding } from "./args-hash.ts";
 
 const SWEEP_BATCH = 100;
 

@@ -1,10 +1,10 @@
+import { argsSha256 } from "../core/args-hash.ts";
+import { type JsonValue, toStorableJson } from "../core/canonical-json.ts";
+import type { ApproversRule } from "../core/permission-levels.ts";
 import type { AuditEvent, AuditLog } from "../store/audit.ts";
-import { type JsonValue, toStorableJson } from "../store/canonical-json.ts";
 import type { Database } from "../store/db.ts";
 import { type SQL, sql } from "../store/drizzle.ts";
 import type { AuditAction, approvals } from "../store/schema.ts";
-import type { ApproversRule } from "../core/permission-levels.ts";
-import { argsSha256 } from "./args-hash.ts";
 import { redact } from "./redact.ts";
 
 /**

@@ -1,13 +1,13 @@
-import type { Decision } from "../agent/run-snapshot.ts";
-import { HermesError } from "../errors.ts";
+import type { Decision } from "../agent/run/snapshot.ts";
+import { toStorableJson } from "../core/canonical-json.ts";
+import { HermesError } from "../core/errors.ts";
+import type { ApproversRule } from "../core/permission-levels.ts";
 import type { AuditLog } from "../store/audit.ts";
-import { toStorableJson } from "../store/canonical-json.ts";
 import type { Database, Transaction } from "../store/db.ts";
 import { and, asc, eq, gt, type SQL, sql } from "../store/drizzle.ts";
 import { newId } from "../store/ids.ts";
 import { approvals } from "../store/schema.ts";
 import { withStorageErrors } from "../store/storage-errors.ts";
-import type { ApproversRule } from "../core/permission-levels.ts";
 import { type DecideInput, type DecideResult, decideApproval } from "./approval-decide.ts";
 import { expireDueApprovals } from "./approval-expiry.ts";
 import {

@@ -1,5 +1,4 @@
-import type { PolicyGuard, PolicyHook } from "../agent/policy-hook.ts";
-import type { RunIdentity } from "../core/run-identity.ts";
+import type { PolicyGuard, PolicyHook } from "../agent/run/policy-hook.ts";
 import { approvalNeed } from "./is-approval-needed.ts";
 import { allowedToolNames, type ToolAccessOptions, whyNotAllowed } from "./tool-access.ts";
 

@@ -1,5 +1,5 @@
-import type { CallContext, Tool } from "../tools/define-tool.ts";
 import type { RunIdentity } from "../core/run-identity.ts";
+import type { CallContext, Tool } from "../tools/define-tool.ts";
 
 interface ApprovalQuestion {
   tool: Tool;

@@ -1,6 +1,6 @@
 import { isUtf8 } from "node:buffer";
+import { mayNeedScreening, screeningView } from "../core/normalize-text.ts";
 import { applySpans, findSpans } from "./apply-rules.ts";
-import { mayNeedScreening, screeningView } from "./normalize-text.ts";
 import { always, CREDENTIAL_RULES, MAY_MATCH, PII_RULES, type Rule } from "./redact-rules.ts";
 import type { SecretValues } from "./secret-values.ts";
 

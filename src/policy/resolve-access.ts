@@ -1,7 +1,6 @@
-import type { Access, PolicyGuard } from "../agent/policy-hook.ts";
+import type { Access, PolicyGuard } from "../agent/run/policy-hook.ts";
 import type { Config } from "../config.ts";
 import type { UserStore } from "../store/user-store.ts";
-import type { PermissionLevel } from "../core/permission-levels.ts";
 import type { ToolRegistry } from "../tools/registry.ts";
 import { createPolicy } from "./create-policy.ts";
 import { resolveLevel } from "./levels.ts";

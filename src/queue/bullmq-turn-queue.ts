@@ -1,9 +1,9 @@
 import { type Job, Queue, WaitingError, Worker } from "bullmq";
 import { Redis } from "ioredis";
-import { HermesError } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { HermesError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import { runJob } from "./job-runner.ts";
 import { JOB_ATTEMPTS } from "./jobs.ts";
-import { runJob } from "./run-job.ts";
 import {
   checkConcurrency,
   checkEnqueue,

@@ -1,5 +1,5 @@
-import type { Decision, RunSnapshot } from "../agent/run-snapshot.ts";
-import { argsSha256 } from "../policy/args-hash.ts";
+import type { Decision, RunSnapshot } from "../agent/run/snapshot.ts";
+import { argsSha256 } from "../core/args-hash.ts";
 
 /** The keyed binding of a call (`ApprovalStore.binding`). */
 export type CallBinding = (tool: string, args: unknown) => string;

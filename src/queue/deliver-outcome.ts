@@ -1,6 +1,6 @@
-import type { AgentRuntime } from "../agent/agent-runtime.ts";
-import type { TurnResult } from "../agent/runtime-types.ts";
-import type { Storage } from "../store/storage.ts";
+import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
+import type { TurnResult } from "../agent/run/runtime-types.ts";
+import type { Storage } from "../storage.ts";
 import { persistPause } from "./persist-pause.ts";
 import type { ReplyTarget, TurnOutput } from "./turn-output.ts";
 

@@ -1,5 +1,5 @@
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import { parseQueueJob, turnJobId } from "./jobs.ts";
 import type { TurnQueue } from "./turn-queue.ts";
 

@@ -1,4 +1,4 @@
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
 import type { QueueJob } from "./jobs.ts";
 import { handleResumeJob } from "./resume-worker.ts";
 import { handleTurnJob } from "./turn-worker.ts";

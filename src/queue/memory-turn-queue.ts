@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { HermesError } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { HermesError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import { type JobOutcome, runJob } from "./job-runner.ts";
 import { JOB_ATTEMPTS, jobLogFields, type QueueJob } from "./jobs.ts";
-import { type JobOutcome, runJob } from "./run-job.ts";
 import {
   checkConcurrency,
   checkEnqueue,

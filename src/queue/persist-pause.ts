@@ -1,7 +1,7 @@
-import type { AgentRuntime } from "../agent/agent-runtime.ts";
-import type { RunSnapshot } from "../agent/run-snapshot.ts";
+import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
+import type { RunSnapshot } from "../agent/run/snapshot.ts";
 import type { Approval } from "../policy/approval-store.ts";
-import type { Storage } from "../store/storage.ts";
+import type { Storage } from "../storage.ts";
 import { sealPending } from "./call-bindings.ts";
 
 /**

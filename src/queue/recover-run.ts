@@ -1,11 +1,16 @@
-import type { Checkpoint, RunSnapshot, SettledCall } from "../agent/run-snapshot.ts";
-import { openCalls } from "../agent/run-state.ts";
-import { parseRunSnapshot } from "../agent/snapshot-schema.ts";
-import { DENIED_RESULT, EXPIRED_RESULT, RECOVERED_RESULT, REJECTED_RESULT } from "../agent/stop-messages.ts";
-import { errorMessage, HermesError } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import type { Checkpoint, RunSnapshot, SettledCall } from "../agent/run/snapshot.ts";
+import { parseRunSnapshot } from "../agent/run/snapshot-schema.ts";
+import { openCalls } from "../agent/run/state.ts";
+import {
+  DENIED_RESULT,
+  EXPIRED_RESULT,
+  RECOVERED_RESULT,
+  REJECTED_RESULT,
+} from "../agent/run/stop-messages.ts";
+import { errorMessage, HermesError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import type { Storage } from "../storage.ts";
 import { type CallSettlement, settleRunCalls } from "../store/reconcile.ts";
-import type { Storage } from "../store/storage.ts";
 import type { DurableTurnQueue } from "./durable-turn-queue.ts";
 import { resumeJobId } from "./jobs.ts";
 import type { TurnOutput } from "./turn-output.ts";

@@ -1,9 +1,8 @@
-import { runtimeDepsFor } from "../agent/agent-runtime.ts";
-import type { ToolEventSink } from "../agent/policy-hook.ts";
-import type { RunSnapshot, SettledCall } from "../agent/run-snapshot.ts";
-import type { RuntimeDeps } from "../agent/runtime-types.ts";
-import type { Logger } from "../logger.ts";
-import { type Access } from "../agent/policy-hook.ts";
+import { runtimeDepsFor } from "../agent/run/agent-runtime.ts";
+import type { Access, ToolEventSink } from "../agent/run/policy-hook.ts";
+import type { RuntimeDeps } from "../agent/run/runtime-types.ts";
+import type { RunSnapshot, SettledCall } from "../agent/run/snapshot.ts";
+import type { Logger } from "../core/logger.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
 import { settleOpenCalls } from "./recover-run.ts";
 import type { WorkerDeps } from "./worker-deps.ts";

@@ -1,5 +1,5 @@
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import type { RunRecord } from "../store/run-store.ts";
 import type { ReplyTarget } from "./turn-output.ts";
 import type { WorkerDeps } from "./worker-deps.ts";

@@ -1,6 +1,6 @@
-import type { TurnResult } from "../agent/runtime-types.ts";
-import type { TraceEvent } from "../agent/trace.ts";
-import type { Logger } from "../logger.ts";
+import type { TurnResult } from "../agent/run/runtime-types.ts";
+import type { TraceEvent } from "../agent/run/trace.ts";
+import type { Logger } from "../core/logger.ts";
 import type { Approval } from "../policy/approval-store.ts";
 
 /** Where a turn's answer goes: its thread, replacing the "working…" message when there is one. */

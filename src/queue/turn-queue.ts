@@ -1,5 +1,5 @@
-import { HermesError } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { HermesError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import { type QueueJob, queueJobSchema } from "./jobs.ts";
 
 export interface JobContext {

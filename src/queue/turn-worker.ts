@@ -1,10 +1,9 @@
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
 import type { TurnJob } from "./jobs.ts";
 import { inThreadOrder } from "./thread-order.ts";
 import { failTurn, openTurn, settleEnded, startReads, startTurn } from "./turn.ts";
 import { beginRun, continueTurn, deliverTurn, landTurn, runNewTurn } from "./turn-run.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
-
 
 /**
  * Runs one turn job: one turn per thread at a time (the session lock), in the order of the thread's

@@ -1,12 +1,12 @@
 import { randomUUID } from "node:crypto";
-import type { RunRecorder } from "../agent/run-recorder.ts";
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
-import type { Access } from "../agent/policy-hook.ts";
+import type { RunRecorder } from "../agent/record/recorder.ts";
+import type { Access } from "../agent/run/policy-hook.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import type { Storage } from "../storage.ts";
 import type { EventDedupe } from "../store/event-dedupe.ts";
 import type { RunRecord, RunStore } from "../store/run-store.ts";
 import type { LoadedSession } from "../store/session-store.ts";
-import type { Storage } from "../store/storage.ts";
 import { failureSentence } from "./failure-sentence.ts";
 import type { TurnJob, TurnJobMeta } from "./jobs.ts";
 import { requesterAccess } from "./run-deps.ts";

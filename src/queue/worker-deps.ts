@@ -1,7 +1,7 @@
-import type { AgentRuntime } from "../agent/agent-runtime.ts";
+import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
 import type { Config } from "../config.ts";
-import type { Logger } from "../logger.ts";
-import type { Storage } from "../store/storage.ts";
+import type { Logger } from "../core/logger.ts";
+import type { Storage } from "../storage.ts";
 import type { TurnOutput } from "./turn-output.ts";
 
 /**

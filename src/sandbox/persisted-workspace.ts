@@ -1,6 +1,6 @@
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
 import { assistantThreadsOf } from "./assistant-threads.ts";
 import { seedDemoWorkspace } from "./seed-demo-workspace.ts";
 import { Workspace } from "./workspace.ts";

@@ -1,4 +1,4 @@
-import { httpFetch } from "../http-fetch.ts";
+import { httpFetch } from "../http/http-fetch.ts";
 import { signSlackRequest } from "./slack-signature.ts";
 import type { SandboxMessage } from "./workspace-types.ts";
 

@@ -1,8 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Logger } from "../logger.ts";
-import { silentLogger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
+import { silentLogger } from "../core/logger.ts";
 import type { ApiArgs } from "./api-args.ts";
 import { SlackApiError } from "./api-error.ts";
 import { API_METHODS, SANDBOX_SCOPES } from "./api-methods.ts";

@@ -1,5 +1,5 @@
 import { Cron } from "croner";
-import type { Schedule } from "../store/schedule-store.ts";
+import type { Schedule } from "./schedule-store.ts";
 import type { ScheduleFire } from "./scheduler.ts";
 
 const PROMPT_PREVIEW_CHARS = 200;

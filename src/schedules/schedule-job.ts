@@ -1,8 +1,8 @@
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
-import type { Schedule } from "../store/schedule-store.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import type { Clock } from "./clock.ts";
 import { cronSlots } from "./cron-slots.ts";
+import type { Schedule } from "./schedule-store.ts";
 
 export interface ScheduleJobDeps {
   clock: Clock;

@@ -1,8 +1,8 @@
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
-import type { Schedule, ScheduleStore } from "../store/schedule-store.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import { type Clock, systemClock } from "./clock.ts";
 import { type ScheduleJob, startScheduleJob } from "./schedule-job.ts";
+import type { Schedule, ScheduleStore } from "./schedule-store.ts";
 
 export interface ScheduleFire {
   schedule: Schedule;

@@ -1,7 +1,7 @@
-import type { AgentRuntime } from "../agent/agent-runtime.ts";
+import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
 import type { Config } from "../config.ts";
 import type { AccessSources } from "../policy/resolve-access.ts";
-import type { Storage } from "../store/storage.ts";
+import type { Storage } from "../storage.ts";
 
 /** What a user's access is resolved from, in the groups a handler holds: stored level, admins, tools, guards. */
 export interface AccessDeps {

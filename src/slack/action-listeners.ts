@@ -1,11 +1,11 @@
 import type { App, BlockAction, ButtonAction } from "@slack/bolt";
 import type { Config } from "../config.ts";
-import { errorMessage } from "../errors.ts";
+import { errorMessage } from "../core/errors.ts";
 import type { Approval, DecideResult } from "../policy/approval-store.ts";
 import { resolveLevel } from "../policy/levels.ts";
 import { resumeJobId } from "../queue/jobs.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
-import type { Storage } from "../store/storage.ts";
+import type { Storage } from "../storage.ts";
 import { APPROVE_ACTION, approvalCard, type CardState, REJECT_ACTION, slackDate } from "./approval-card.ts";
 import { type CardDeps, cardUpdatesOf } from "./card-updates-of.ts";
 import { toCardApproval, updateCard } from "./deliver-result.ts";

@@ -1,6 +1,6 @@
 import type { types } from "@slack/bolt";
+import { canonicalJson } from "../core/canonical-json.ts";
 import { redactSecrets } from "../policy/redact.ts";
-import { canonicalJson } from "../store/canonical-json.ts";
 import { fallbackText } from "./answer-blocks.ts";
 import { escapeMrkdwn } from "./mrkdwn.ts";
 

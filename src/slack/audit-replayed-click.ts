@@ -1,7 +1,7 @@
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import { approvalAuditEvent } from "../policy/approval-record.ts";
-import type { Storage } from "../store/storage.ts";
+import type { Storage } from "../storage.ts";
 import { APPROVE_ACTION, REJECT_ACTION } from "./approval-card.ts";
 
 /**

@@ -2,7 +2,7 @@ import type { Config } from "../config.ts";
 import { resolveLevel } from "../policy/levels.ts";
 import { resumeJobId } from "../queue/jobs.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
-import type { Storage } from "../store/storage.ts";
+import type { Storage } from "../storage.ts";
 import { type CardDeps, cardUpdatesOf } from "./card-updates-of.ts";
 import { updateCard } from "./deliver-result.ts";
 

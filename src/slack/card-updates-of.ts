@@ -1,5 +1,5 @@
-import type { AgentRuntime } from "../agent/agent-runtime.ts";
-import type { Logger } from "../logger.ts";
+import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
+import type { Logger } from "../core/logger.ts";
 import type { CardUpdates } from "./deliver-result.ts";
 import type { SlackOutput } from "./slack-output.ts";
 

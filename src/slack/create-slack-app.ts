@@ -1,15 +1,15 @@
 import { App, type Assistant } from "@slack/bolt";
 import { LogLevel } from "@slack/logger";
-import type { HttpHandler } from "../boot/route-server.ts";
-import { errorMessage } from "../errors.ts";
-import { httpFetch } from "../http-fetch.ts";
-import type { Logger } from "../logger.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import { httpFetch } from "../http/http-fetch.ts";
+import type { HttpHandler } from "../http/route-server.ts";
 import { HermesReceiver } from "./hermes-receiver.ts";
-import type { IntakeEvents } from "./record-first-app.ts";
+import type { IntakeEvents } from "./record-first.ts";
 import { slackLogger } from "./slack-logger.ts";
 import { SocketModeIntake } from "./socket-mode-intake.ts";
 
-export type { HttpHandler } from "../boot/route-server.ts";
+export type { HttpHandler } from "../http/route-server.ts";
 
 export interface SlackAppOptions {
   botToken: string;

@@ -1,10 +1,10 @@
 import type { types } from "@slack/bolt";
-import type { AgentRuntime } from "../agent/agent-runtime.ts";
-import type { TurnResult } from "../agent/runtime-types.ts";
-import type { Logger } from "../logger.ts";
+import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
+import type { TurnResult } from "../agent/run/runtime-types.ts";
+import type { Logger } from "../core/logger.ts";
 import type { Approval } from "../policy/approval-store.ts";
 import type { ReplyTarget } from "../queue/turn-output.ts";
-import type { Storage } from "../store/storage.ts";
+import type { Storage } from "../storage.ts";
 import { fallbackText, planAnswer, type SlackMessagePayload } from "./answer-blocks.ts";
 import { approvalCard } from "./approval-card.ts";
 import { feedbackBlock } from "./feedback-block.ts";

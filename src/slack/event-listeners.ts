@@ -1,17 +1,17 @@
 import type { App } from "@slack/bolt";
-import type { AgentRuntime } from "../agent/agent-runtime.ts";
+import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
 import type { Config } from "../config.ts";
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import type { TurnJobMeta } from "../queue/jobs.ts";
 import { type TurnJob, turnJobId } from "../queue/jobs.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
-import type { TurnJobMeta } from "../queue/jobs.ts";
-import type { Storage } from "../store/storage.ts";
+import type { Storage } from "../storage.ts";
 import { cancelPausedRun } from "./cancel-run.ts";
+import { createEventRecorder, type RecordedEvent } from "./claim-event.ts";
 import type { TurnRequest } from "./classify-event.ts";
 import { createFollowUpLane } from "./follow-up-lane.ts";
-import { createEventRecorder, type RecordedEvent } from "./record-event.ts";
-import { recordedOf } from "./record-first-app.ts";
+import { recordedOf } from "./record-first.ts";
 import { registerReplayGuard } from "./replay-guard.ts";
 import type { SlackOutput } from "./slack-output.ts";
 

@@ -1,8 +1,8 @@
 import type { App, BlockAction, FeedbackButtonsAction } from "@slack/bolt";
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import type { Storage } from "../storage.ts";
 import type { IgnoredReason } from "../store/feedback-store.ts";
-import type { Storage } from "../store/storage.ts";
 import { FEEDBACK_ACTION_ID, parseFeedbackValue } from "./feedback-block.ts";
 import { checkFeedbackClick, type FeedbackCheckDeps } from "./feedback-click-check.ts";
 

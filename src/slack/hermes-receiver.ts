@@ -1,16 +1,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { App, Receiver, ReceiverEvent } from "@slack/bolt";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import {
   type HttpHandler,
   listenHttp,
   notFound,
   type RouteServer,
   serveRoutes,
-} from "../boot/route-server.ts";
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+} from "../http/route-server.ts";
 import { createHttpAck } from "./http-ack.ts";
-import { type IntakeEvents, isEventsApiCallback, processRecordFirst } from "./record-first-app.ts";
+import { type IntakeEvents, isEventsApiCallback, processRecordFirst } from "./record-first.ts";
 import { createRequestGuard, type GuardedBody, header, isEventsRequest } from "./request-guard.ts";
 
 /**

@@ -1,4 +1,4 @@
-import type { TraceEvent } from "../agent/trace.ts";
+import type { TraceEvent } from "../agent/run/trace.ts";
 
 /**
  * The progress line a turn's trace events become in the "working…" message. Stateful per turn: once

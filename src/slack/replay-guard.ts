@@ -1,8 +1,8 @@
 import { hash } from "node:crypto";
 import type { AnyMiddlewareArgs, App, Middleware } from "@slack/bolt";
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
-import type { Storage } from "../store/storage.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
+import type { Storage } from "../storage.ts";
 import { auditReplayedClick } from "./audit-replayed-click.ts";
 import { SIGNATURE_WINDOW_SECONDS } from "./verify-signature.ts";
 

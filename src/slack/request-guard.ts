@@ -1,6 +1,6 @@
 import { hash } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
 import { decidePayload } from "./payload-shape.ts";
 import { verifySlackSignature } from "./verify-signature.ts";
 

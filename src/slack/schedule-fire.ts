@@ -1,11 +1,11 @@
 import type { Config } from "../config.ts";
 import { resolveLevel } from "../policy/levels.ts";
+import type { TurnJobMeta } from "../queue/jobs.ts";
 import { turnJobId } from "../queue/jobs.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
-import type { TurnJobMeta } from "../queue/jobs.ts";
 import { scheduledPostHeader } from "../schedules/format-schedules.ts";
 import type { ScheduleFire } from "../schedules/scheduler.ts";
-import type { Storage } from "../store/storage.ts";
+import type { Storage } from "../storage.ts";
 import { sessionKey } from "./session-key.ts";
 import type { SlackOutput } from "./slack-output.ts";
 

@@ -1,5 +1,5 @@
 import { LogLevel, type Logger as SlackLogger } from "@slack/logger";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
 
 const LEVELS: Record<LogLevel, string> = {
   [LogLevel.DEBUG]: "debug",

@@ -1,8 +1,8 @@
 import { type App, type Receiver, SocketModeReceiver } from "@slack/bolt";
 import { LogLevel, type Logger as SlackLogger } from "@slack/logger";
-import { type HttpHandler, type RouteServer, startRouteServer } from "../boot/route-server.ts";
-import type { Logger } from "../logger.ts";
-import { type IntakeEvents, processRecordFirst } from "./record-first-app.ts";
+import type { Logger } from "../core/logger.ts";
+import { type HttpHandler, type RouteServer, startRouteServer } from "../http/route-server.ts";
+import { type IntakeEvents, processRecordFirst } from "./record-first.ts";
 
 export interface SocketModeIntakeOptions {
   appToken: string;

@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
 import { defuseFenceTags } from "../tools/memory/fence-memories.ts";
 
 /**

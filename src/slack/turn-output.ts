@@ -1,8 +1,8 @@
-import type { AgentRuntime } from "../agent/agent-runtime.ts";
-import type { TraceEvent } from "../agent/trace.ts";
-import type { Logger } from "../logger.ts";
+import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
+import type { TraceEvent } from "../agent/run/trace.ts";
+import type { Logger } from "../core/logger.ts";
 import type { TurnOutput } from "../queue/turn-output.ts";
-import type { Storage } from "../store/storage.ts";
+import type { Storage } from "../storage.ts";
 import { createAssistantStatus } from "./assistant/assistant-status.ts";
 import { postAnswer, showPause, showResult, updateCard } from "./deliver-result.ts";
 import { interruptedNotice } from "./interrupted-notice.ts";

@@ -1,6 +1,6 @@
 import type { WebClient } from "@slack/web-api";
-import { HermesError } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { HermesError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import type { SlackPort, SlackUser } from "../tools/slack-port.ts";
 import { createWorkspaceDirectory } from "./references/workspace-directory.ts";
 

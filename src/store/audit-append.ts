@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { HermesError } from "../errors.ts";
+import { HermesError } from "../core/errors.ts";
 import { type AuditRow, hashPieces } from "./audit-chain.ts";
 import type { Database } from "./db.ts";
 import { sql } from "./drizzle.ts";

@@ -1,4 +1,4 @@
-import { canonicalJson, type JsonValue, sha256Hex } from "./canonical-json.ts";
+import { canonicalJson, type JsonValue, sha256Hex } from "../core/canonical-json.ts";
 import { type SQL, sql } from "./drizzle.ts";
 import { type AuditAction, auditLog } from "./schema.ts";
 

@@ -1,5 +1,5 @@
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import type { AuditLog } from "./audit.ts";
 import type { AuditCheckpoint } from "./audit-checkpoint.ts";
 import { appendCheckpoint } from "./audit-checkpoint-file.ts";

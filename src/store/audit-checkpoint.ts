@@ -1,7 +1,7 @@
 import { z } from "zod";
+import { canonicalJson } from "../core/canonical-json.ts";
 import { utcIso } from "./audit-chain.ts";
 import type { AuditKey } from "./audit-key.ts";
-import { canonicalJson } from "./canonical-json.ts";
 import type { Database } from "./db.ts";
 import { desc, eq } from "./drizzle.ts";
 import { auditLog } from "./schema.ts";

@@ -1,4 +1,4 @@
-import { argsSha256 } from "../policy/args-hash.ts";
+import { argsSha256 } from "../core/args-hash.ts";
 import type { AuditLog } from "./audit.ts";
 import { type CheckpointInput, readCheckpointArg } from "./audit-checkpoint-file.ts";
 import type { AuditKey } from "./audit-key.ts";

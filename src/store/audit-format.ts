@@ -1,4 +1,4 @@
-import { type CsvColumn, toCsv } from "../csv.ts";
+import { type CsvColumn, toCsv } from "../core/csv.ts";
 import type { AuditRow } from "./audit-chain.ts";
 
 export type AuditFormat = "table" | "csv" | "json";

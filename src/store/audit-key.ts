@@ -1,9 +1,9 @@
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ARGS_MAC_PREFIX } from "../policy/args-hash.ts";
-import { HermesError } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { ARGS_MAC_PREFIX } from "../core/args-hash.ts";
+import { HermesError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 
 /** Where the embedded default keeps its generated key. */
 export const AUDIT_KEY_FILE = "audit.key";

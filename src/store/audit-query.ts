@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HermesError } from "../errors.ts";
+import { HermesError } from "../core/errors.ts";
 import { type AuditRow, auditRowColumns } from "./audit-chain.ts";
 import type { Database } from "./db.ts";
 import { and, desc, eq, gte, inArray, lt, or, type SQL, sql } from "./drizzle.ts";

@@ -1,4 +1,4 @@
-import type { ToolEvent, ToolEventSink } from "../agent/policy-hook.ts";
+import type { ToolEvent, ToolEventSink } from "../agent/run/policy-hook.ts";
 import type { AuditLog } from "./audit.ts";
 
 /** Longest `result_summary` kept; the full result lives in `results` when it was capped. */

@@ -1,4 +1,4 @@
-import { HermesError } from "../errors.ts";
+import { HermesError } from "../core/errors.ts";
 
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
 const RELATIVE = /^(\d+)\s*([smhdw])$/i;

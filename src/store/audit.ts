@@ -1,7 +1,9 @@
 import { randomBytes } from "node:crypto";
 import type pg from "pg";
 import { z } from "zod";
-import { HermesError, isHermesError } from "../errors.ts";
+import { ARGS_MAC_PREFIX } from "../core/args-hash.ts";
+import { storableString, toStorableJson } from "../core/canonical-json.ts";
+import { HermesError, isHermesError } from "../core/errors.ts";
 import { appendOnPool, appendRows } from "./audit-append.ts";
 import { type AuditRow, auditRowColumns, auditRowHash, GENESIS_HASH, utcIso } from "./audit-chain.ts";
 import {
@@ -11,10 +13,8 @@ import {
   signCheckpoint,
 } from "./audit-checkpoint.ts";
 import { createGroupCommit } from "./audit-group-commit.ts";
-import { ARGS_MAC_PREFIX } from "../policy/args-hash.ts";
 import { type AuditKey, createAuditKey } from "./audit-key.ts";
 import { type AuditPage, type AuditQuery, queryAudit } from "./audit-query.ts";
-import { storableString, toStorableJson } from "./canonical-json.ts";
 import type { Database, Transaction } from "./db.ts";
 import { asc, desc, gt } from "./drizzle.ts";
 import { AUDIT_ACTIONS, auditLog } from "./schema.ts";

@@ -1,4 +1,4 @@
-import type { BudgetScopeKind } from "../agent/token-budget.ts";
+import type { BudgetScopeKind } from "../agent/budget/token-budget.ts";
 import type { Database } from "./db.ts";
 import { asc, eq, isNotNull, sql } from "./drizzle.ts";
 import { channelBudgets, users } from "./schema.ts";

@@ -4,7 +4,7 @@ import type {
   ReserveOutcome,
   TokenBudget,
   TokenReservation,
-} from "../agent/token-budget.ts";
+} from "../agent/budget/token-budget.ts";
 import type { AuditEvent, AuditLog } from "./audit.ts";
 import {
   type DefaultBudgets,

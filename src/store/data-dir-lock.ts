@@ -13,7 +13,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { HermesError } from "../errors.ts";
+import { HermesError } from "../core/errors.ts";
 import { isProcessAlive, ownIdentity, type ProcessIdentity } from "./process-identity.ts";
 
 /** The embedded data's owner, named in `$HERMES_DATA_DIR/owner.lock` (mode 0600). */

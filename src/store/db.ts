@@ -4,7 +4,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import type { ExtractTablesWithRelations } from "drizzle-orm";
 import type { PgDatabase, PgQueryResultHKT, PgTransaction } from "drizzle-orm/pg-core";
 import pg from "pg";
-import type { Logger } from "../logger.ts";
+import type { Logger } from "../core/logger.ts";
 import { acquireDataDirLock, type DataDirLock, type LockRole } from "./data-dir-lock.ts";
 import { drizzleNodePg, loadPglite } from "./drizzle.ts";
 import { createStatementNames, preparingClient } from "./pg-prepared.ts";

@@ -1,5 +1,5 @@
-import { HermesError } from "../errors.ts";
-import { type JsonValue, storableJsonText, toStorableJson } from "./canonical-json.ts";
+import { type JsonValue, storableJsonText, toStorableJson } from "../core/canonical-json.ts";
+import { HermesError } from "../core/errors.ts";
 import { createClaimBatcher } from "./claim-batch.ts";
 import type { Database } from "./db.ts";
 import { and, asc, eq, inArray, isNotNull, lt, ne, sql } from "./drizzle.ts";

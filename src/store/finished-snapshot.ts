@@ -1,4 +1,4 @@
-import type { RunSnapshot } from "../agent/run-snapshot.ts";
+import type { RunSnapshot } from "../agent/run/snapshot.ts";
 import { type SQL, sql } from "./drizzle.ts";
 
 /**

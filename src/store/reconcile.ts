@@ -1,6 +1,6 @@
+import type { JsonValue } from "../core/canonical-json.ts";
 import type { AuditLog } from "./audit.ts";
 import { utcIso } from "./audit-chain.ts";
-import type { JsonValue } from "./canonical-json.ts";
 import type { Database } from "./db.ts";
 import { sql } from "./drizzle.ts";
 import type { AuditAction } from "./schema.ts";

@@ -1,6 +1,6 @@
 import { Redis } from "ioredis";
-import { HermesError } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { HermesError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import { createRedisSessionLock } from "./session-lock.ts";
 import { parseStoredMessages, type SessionStore, sessionTtlMs, storeClosedError } from "./session-store.ts";
 

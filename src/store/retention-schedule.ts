@@ -1,5 +1,5 @@
-import { errorMessage } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { errorMessage } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import type { Database } from "./db.ts";
 import { sweepRetention } from "./retention.ts";
 import { sweepStoredCalls } from "./retention-calls.ts";

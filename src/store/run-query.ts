@@ -1,4 +1,4 @@
-import type { JsonValue } from "./canonical-json.ts";
+import type { JsonValue } from "../core/canonical-json.ts";
 import type { Database } from "./db.ts";
 import { and, asc, desc, eq, gte, inArray, isNull, type SQL, sql } from "./drizzle.ts";
 import { type RunStatus, type RunStepKind, runFeedback, runSteps, runs } from "./schema.ts";

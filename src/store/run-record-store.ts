@@ -1,5 +1,5 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import type { DecidedApproval, RunRecordPort, RunRecordWrite } from "../agent/run-record-port.ts";
+import type { DecidedApproval, RunRecordPort, RunRecordWrite } from "../agent/record/record-port.ts";
 import { boundForRecord } from "./bound-for-record.ts";
 import type { Database } from "./db.ts";
 import { sql } from "./drizzle.ts";

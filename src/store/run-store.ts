@@ -1,6 +1,6 @@
-import type { RunSnapshot } from "../agent/run-snapshot.ts";
-import { HermesError } from "../errors.ts";
-import { storableJsonText } from "./canonical-json.ts";
+import type { RunSnapshot } from "../agent/run/snapshot.ts";
+import { storableJsonText } from "../core/canonical-json.ts";
+import { HermesError } from "../core/errors.ts";
 import type { Database, Transaction } from "./db.ts";
 import { and, asc, desc, eq, inArray, sql } from "./drizzle.ts";
 import { finishedSnapshot, finishedSnapshotSql } from "./finished-snapshot.ts";

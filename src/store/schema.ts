@@ -1,4 +1,4 @@
-import type { JsonValue } from "./canonical-json.ts";
+import type { JsonValue } from "../core/canonical-json.ts";
 import {
   bigint,
   boolean,

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
-import { HermesError } from "../errors.ts";
-import type { Logger } from "../logger.ts";
+import { HermesError } from "../core/errors.ts";
+import type { Logger } from "../core/logger.ts";
 import {
   lockLostError,
   lockWaitTimeoutError,

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { type ChatMessage, chatMessageSchema } from "../agent/messages.ts";
-import { HermesError } from "../errors.ts";
+import { type ChatMessage, chatMessageSchema } from "../agent/context/messages.ts";
+import { HermesError } from "../core/errors.ts";
 
 export interface LoadedSession {
   messages: ChatMessage[];

@@ -1,4 +1,4 @@
-import { HermesError, isHermesError } from "../errors.ts";
+import { HermesError, isHermesError } from "../core/errors.ts";
 
 type Method = (...args: unknown[]) => Promise<unknown>;
 

@@ -1,4 +1,4 @@
-import { MAX_JSON_DEPTH, textNestingDepth } from "../json/json-limits.ts";
+import { MAX_JSON_DEPTH, textNestingDepth } from "../core/json-limits.ts";
 
 /**
  * Makes model-written arguments fit the tool's JSON Schema without guessing: drops `null` where a

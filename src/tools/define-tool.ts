@@ -1,7 +1,7 @@
 import type { z } from "zod";
+import type { Logger } from "../core/logger.ts";
 import type { ApproversRule, PermissionLevel } from "../core/permission-levels.ts";
 import type { RunIdentity } from "../core/run-identity.ts";
-import type { Logger } from "../logger.ts";
 
 export interface ToolContext {
   run: RunIdentity;
@@ -31,7 +31,6 @@ export type ApprovalRule<A> = "never" | "always" | ApprovalFn<A>;
 type ApprovalFn<A> = {
   rule(args: A, run: RunIdentity, context: CallContext): boolean | string | Promise<boolean | string>;
 }["rule"];
-
 
 export interface ToolOptions<S extends z.ZodObject> {
   name: string;

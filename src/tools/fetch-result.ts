@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HermesError } from "../errors.ts";
+import { HermesError } from "../core/errors.ts";
 import { defineTool } from "./define-tool.ts";
 import type { ResultStore } from "./result-store.ts";
 

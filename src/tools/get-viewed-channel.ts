@@ -1,6 +1,6 @@
 import { z } from "zod";
+import type { RunIdentity } from "../core/run-identity.ts";
 import { defineTool } from "./define-tool.ts";
-import { type RunIdentity } from "../core/run-identity.ts";
 import { defuseFenceTags } from "./memory/fence-memories.ts";
 import type { SlackChannelInfo, SlackPort } from "./slack-port.ts";
 

@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto";
 import pLimit, { type LimitFunction } from "p-limit";
 import { z } from "zod";
-import { errorMessage, HermesError } from "../errors.ts";
-import { tooLongError } from "../json/json-limits.ts";
-import { type LenientParse, parseLenientJson } from "../json/lenient-json.ts";
-import type { Logger } from "../logger.ts";
+import { errorMessage, HermesError } from "../core/errors.ts";
+import { tooLongError } from "../core/json-limits.ts";
+import { type LenientParse, parseLenientJson } from "../core/lenient-json.ts";
+import type { Logger } from "../core/logger.ts";
 import { capResult, serializeResult } from "./cap-result.ts";
 import { type CoerceNotes, coerceArgs } from "./coerce-args.ts";
 import type { Tool, ToolContext } from "./define-tool.ts";

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { continueRun } from "../../src/agent/continue-run.ts";
-import { runTurn } from "../../src/agent/loop.ts";
-import { emptyUsage, type ToolCall } from "../../src/agent/messages.ts";
-import type { RunSnapshot } from "../../src/agent/run-snapshot.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { emptyUsage, type ToolCall } from "../../src/agent/context/messages.ts";
+import { continueRun } from "../../src/agent/run/continue-run.ts";
+import { runTurn } from "../../src/agent/run/loop.ts";
+import type { RunSnapshot } from "../../src/agent/run/snapshot.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import {
   type Execution,
   fixtureTools,

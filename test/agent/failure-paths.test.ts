@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { runTurn } from "../../src/agent/loop.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { runTurn } from "../../src/agent/run/loop.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { defineTool } from "../../src/tools/define-tool.ts";
 import { testModel, testRegistry, testRun, traceCollector } from "../helpers/runtime.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";

@@ -1,11 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { ToolSpec } from "../../src/agent/chat-model.ts";
-import { checkModel } from "../../src/agent/model-check/check-model.ts";
-import { modelCheckLines } from "../../src/agent/model-check/findings.ts";
-import { parserFor } from "../../src/agent/model-check/parser-hints.ts";
-import type { ModelCheckResult } from "../../src/agent/model-check/types.ts";
-import { verdictLine } from "../../src/agent/model-check/verdict.ts";
-import { DEFAULT_SYSTEM_PROMPT } from "../../src/agent/system-prompt.ts";
+import { DEFAULT_SYSTEM_PROMPT } from "../../src/agent/context/system-prompt.ts";
+import type { ToolSpec } from "../../src/agent/model/chat-model.ts";
+import { checkModel } from "../../src/agent/model/model-check/check-model.ts";
+import { modelCheckLines } from "../../src/agent/model/model-check/findings.ts";
+import { parserFor } from "../../src/agent/model/model-check/parser-hints.ts";
+import type { ModelCheckResult } from "../../src/agent/model/model-check/types.ts";
+import { verdictLine } from "../../src/agent/model/model-check/verdict.ts";
 import { offlineToolSpecs } from "../../src/boot/offline-tool-specs.ts";
 import { loadConfig } from "../../src/config.ts";
 import {

@@ -1,9 +1,9 @@
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { ChatModel } from "../../src/agent/chat-model.ts";
-import { limitModelCalls, modelCallLimit } from "../../src/agent/limit-model-calls.ts";
-import { createOpenAIModel } from "../../src/agent/openai-model.ts";
+import type { ChatModel } from "../../src/agent/model/chat-model.ts";
+import { limitModelCalls, modelCallLimit } from "../../src/agent/model/limit-model-calls.ts";
+import { createOpenAIModel } from "../../src/agent/model/openai-model.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";
 import { answer } from "../helpers/scripted-model.ts";
 

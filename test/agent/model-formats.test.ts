@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { runTurn } from "../../src/agent/loop.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { runTurn } from "../../src/agent/run/loop.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { defineTool, type Tool } from "../../src/tools/define-tool.ts";
 import { type Execution, fixtureTools, testModel, testRegistry, testRun } from "../helpers/runtime.ts";
 import { answer, type RecordedRequest, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";

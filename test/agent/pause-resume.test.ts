@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { resumeRun, runTurn } from "../../src/agent/loop.ts";
-import type { PolicyHook, ToolEvent } from "../../src/agent/policy-hook.ts";
-import type { RunSnapshot } from "../../src/agent/run-snapshot.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { resumeRun, runTurn } from "../../src/agent/run/loop.ts";
+import type { PolicyHook, ToolEvent } from "../../src/agent/run/policy-hook.ts";
+import type { RunSnapshot } from "../../src/agent/run/snapshot.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { defineTool } from "../../src/tools/define-tool.ts";
 import { testModel, testRegistry, testRun } from "../helpers/runtime.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";

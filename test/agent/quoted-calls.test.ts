@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { ToolSpec } from "../../src/agent/chat-model.ts";
-import { normalizeAssistantMessage } from "../../src/agent/normalize-response.ts";
-import { toolFormatContext } from "../../src/agent/tool-formats/context.ts";
+import type { ToolSpec } from "../../src/agent/model/chat-model.ts";
+import { normalizeAssistantMessage } from "../../src/agent/model/normalize-response.ts";
+import { toolFormatContext } from "../../src/agent/model/tool-formats/context.ts";
 
 /**
  * Call syntax a model only quotes is not a call: in code, inside another call's arguments, inside

@@ -1,9 +1,13 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { fitToBudget, lastUserIndex, SUMMARY_PREFIX } from "../../src/agent/context-budget.ts";
-import type { ChatMessage, ToolMessage } from "../../src/agent/messages.ts";
-import { INTERRUPTED_RESULT, isValidHistory, sanitizeHistory } from "../../src/agent/sanitize-history.ts";
-import { historyTokens } from "../../src/agent/token-count.ts";
+import { fitToBudget, lastUserIndex, SUMMARY_PREFIX } from "../../src/agent/context/context-budget.ts";
+import type { ChatMessage, ToolMessage } from "../../src/agent/context/messages.ts";
+import {
+  INTERRUPTED_RESULT,
+  isValidHistory,
+  sanitizeHistory,
+} from "../../src/agent/context/sanitize-history.ts";
+import { historyTokens } from "../../src/agent/context/token-count.ts";
 
 const id = fc.constantFrom("c1", "c2", "c3", "c4", "c5", "c6");
 const text = fc.string({ maxLength: 200 });

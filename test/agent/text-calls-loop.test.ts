@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { runTurn } from "../../src/agent/loop.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { runTurn } from "../../src/agent/run/loop.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import {
   type Execution,
   fixtureTools,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { guardBudget } from "../../src/agent/budget-guard.ts";
-import { runTurn } from "../../src/agent/loop.ts";
-import { tokenizerLoaded } from "../../src/agent/token-count.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { guardBudget } from "../../src/agent/budget/budget-guard.ts";
+import { tokenizerLoaded } from "../../src/agent/context/token-count.ts";
+import { runTurn } from "../../src/agent/run/loop.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
 import { createBudgetStore } from "../../src/store/budget-store.ts";
 import { openTestStore, type TestStore } from "../helpers/pg.ts";

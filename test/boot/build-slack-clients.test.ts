@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { prepareSlackTarget } from "../../src/boot/build-slack-clients.ts";
 import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 
 describe("the Slack target", () => {
   it("HTTP mode: the bot token and signing secret, at SLACK_API_URL when set; no sandbox", async () => {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { healthRoute, watchQueueWorker } from "../../src/boot/health-route.ts";
-import { type RouteServer, startRouteServer } from "../../src/boot/route-server.ts";
 import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
+import { type RouteServer, startRouteServer } from "../../src/http/route-server.ts";
 import type { McpServerStatus } from "../../src/mcp/mcp-tool-source.ts";
 import { createBullmqTurnQueue } from "../../src/queue/bullmq-turn-queue.ts";
 import { createMemoryTurnQueue } from "../../src/queue/memory-turn-queue.ts";

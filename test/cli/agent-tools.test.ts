@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { sql } from "../../src/store/drizzle.ts";
 import { PROCESS_TEST_TIMEOUT_MS, runProcess } from "../helpers/child-process.ts";

@@ -2,9 +2,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { z } from "zod";
+import type { PermissionLevel } from "../../src/core/permission-levels.ts";
 import { suggestedPromptsFor } from "../../src/slack/assistant/suggested-prompts.ts";
 import { helpText } from "../../src/slack/commands/help-text.ts";
-import type { PermissionLevel } from "../../src/core/permission-levels.ts";
 
 const REPO = join(import.meta.dirname, "..", "..");
 const PUBLIC = join(REPO, "src", "sandbox", "web", "public");

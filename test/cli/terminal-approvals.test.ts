@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { PendingCall } from "../../src/agent/run-snapshot.ts";
+import type { PendingCall } from "../../src/agent/run/snapshot.ts";
 import { decideInTerminal } from "../../src/cli/terminal-approvals.ts";
 
 const call = (callId: string, tool: string): PendingCall => ({

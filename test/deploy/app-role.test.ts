@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
 import { findAuditRoleRisk } from "../../src/store/audit-role-check.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";

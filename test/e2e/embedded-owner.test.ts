@@ -3,7 +3,7 @@ import { request } from "node:http";
 import { networkInterfaces, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createEventsSender } from "../../src/sandbox/events-sender.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import { createAuditLog } from "../../src/store/audit.ts";

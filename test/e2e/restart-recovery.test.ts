@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createApprovalStore } from "../../src/policy/approval-store.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { type AuditEvent, auditEventSchema, createAuditLog } from "../../src/store/audit.ts";

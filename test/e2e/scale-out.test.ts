@@ -1,15 +1,15 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createBullmqTurnQueue } from "../../src/queue/bullmq-turn-queue.ts";
 import type { TurnQueue } from "../../src/queue/turn-queue.ts";
 import { createEventsSender, type EventsSender } from "../../src/sandbox/events-sender.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
+import { createScheduleStore, type Schedule } from "../../src/schedules/schedule-store.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
-import { createScheduleStore, type Schedule } from "../../src/store/schedule-store.ts";
 import { type HermesCluster, type ReceiverMember, startHermesCluster } from "../helpers/hermes-cluster.ts";
 import { productionEnv, tempDir } from "../helpers/hermes-process.ts";
 import { createTestDatabase, type TestDatabase, testPool } from "../helpers/pg.ts";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type WebSocket, WebSocketServer } from "ws";
 import { type RunningHermes, startHermes } from "../../src/boot/start-hermes.ts";
 import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { appMentionEvent, eventCallback } from "../../src/sandbox/event-payloads.ts";
 import { postAsUser } from "../../src/sandbox/post-as-user.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";

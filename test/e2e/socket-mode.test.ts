@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { startHermes } from "../../src/boot/start-hermes.ts";
 import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import { createTestDatabase } from "../helpers/pg.ts";
 import { startSlackEmulator } from "../helpers/slack.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_STREAMED_CHARS } from "../../src/agent/streaming/stream-cap.ts";
+import { MAX_STREAMED_CHARS } from "../../src/agent/model/streaming/stream-cap.ts";
 import { redactSecrets } from "../../src/policy/redact.ts";
 import type { TestHermes } from "../helpers/hermes-harness.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";

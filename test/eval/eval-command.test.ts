@@ -3,10 +3,10 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { silentLogger } from "../../src/core/logger.ts";
 import { evalCommand } from "../../src/eval/eval-command.ts";
 import { createEvalEnvironment, type EvalEnvironment } from "../../src/eval/eval-environment.ts";
-import type { TargetResult } from "../../src/eval/run-eval.ts";
-import { silentLogger } from "../../src/logger.ts";
+import type { TargetResult } from "../../src/eval/evaluate-targets.ts";
 import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../helpers/scripted-model.ts";
 
 /**

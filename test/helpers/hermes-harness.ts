@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type RunningHermes, startHermes } from "../../src/boot/start-hermes.ts";
 import { loadConfig } from "../../src/config.ts";
-import { type Logger, silentLogger } from "../../src/logger.ts";
+import { type Logger, silentLogger } from "../../src/core/logger.ts";
 import { createEventsSender } from "../../src/sandbox/events-sender.ts";
 import type { SlackApiEmulator, SlackApiEmulatorOptions } from "../../src/sandbox/slack-api-server.ts";
 import { createTestDatabase, type TestDatabase } from "./pg.ts";

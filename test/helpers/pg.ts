@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";
 import { sql } from "../../src/store/drizzle.ts";
 import { migrate } from "../../src/store/migrate.ts";

@@ -1,6 +1,6 @@
 import { cp, mkdir, mkdtemp, rename, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";
 

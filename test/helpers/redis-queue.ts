@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from "node:timers/promises";
-import { createLogger, type Logger } from "../../src/logger.ts";
+import { createLogger, type Logger } from "../../src/core/logger.ts";
 import { type BullmqTurnQueueOptions, createBullmqTurnQueue } from "../../src/queue/bullmq-turn-queue.ts";
 import type { TurnJob } from "../../src/queue/jobs.ts";
 import type { TurnQueue } from "../../src/queue/turn-queue.ts";

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import type { ChatModel, ModelResponse } from "../../src/agent/chat-model.ts";
-import { emptyUsage } from "../../src/agent/messages.ts";
-import { createOpenAIModel } from "../../src/agent/openai-model.ts";
-import type { TraceEvent } from "../../src/agent/trace.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { emptyUsage } from "../../src/agent/context/messages.ts";
+import type { ChatModel, ModelResponse } from "../../src/agent/model/chat-model.ts";
+import { createOpenAIModel } from "../../src/agent/model/openai-model.ts";
+import type { TraceEvent } from "../../src/agent/run/trace.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { defineTool, type Tool } from "../../src/tools/define-tool.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
 import { createMemoryResultStore } from "../../src/tools/result-store.ts";

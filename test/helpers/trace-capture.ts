@@ -1,5 +1,5 @@
-import type { TraceEvent } from "../../src/agent/trace.ts";
-import { createLogger, type Logger } from "../../src/logger.ts";
+import type { TraceEvent } from "../../src/agent/run/trace.ts";
+import { createLogger, type Logger } from "../../src/core/logger.ts";
 import { redactForLog } from "../../src/policy/redact.ts";
 
 export interface CapturedLog {

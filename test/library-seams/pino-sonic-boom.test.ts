@@ -6,12 +6,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { installedVersion } from "./installed-version.ts";
 
 /**
- * What `src/logger.ts` relies on in pino and sonic-boom, against the installed versions. Its buffered
+ * What `src/core/logger.ts` relies on in pino and sonic-boom, against the installed versions. Its buffered
  * destination gathers lines as text and hands sonic-boom bytes in batches, replacing the stream's own
  * `write`, `flush`, `flushSync` and `end`: that works only while sonic-boom's periodic flush and pino's
  * exit flush call those methods on the stream itself (not on its class), and while a stream in
  * `contentMode: "buffer"` takes the batch's bytes whole. The line writer copies pino's line layout
- * (test/logger.test.ts compares it with pino's own lines).
+ * (test/core/logger.test.ts compares it with pino's own lines).
  */
 describe("pino and sonic-boom as the logger uses them", () => {
   const dirs: string[] = [];

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { installedVersion } from "./installed-version.ts";
 
 /**
- * What `src/http-fetch.ts` relies on in undici's request API, against the installed version: the
+ * What `src/http/http-fetch.ts` relies on in undici's request API, against the installed version: the
  * answer's shape, an abort's reason, and how a connection closed before any answer is reported
  * (a `SocketError` whose byte counts tell a kept-alive connection from a new one).
  */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { type McpToolSource, startMcpServers } from "../../src/mcp/mcp-tool-source.ts";
 import { DEMO } from "../../src/sandbox/seed-demo-workspace.ts";
 import type { ToolRegistry } from "../../src/tools/registry.ts";

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, realpath, rm, stat, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { type McpToolSource, startMcpServers } from "../../src/mcp/mcp-tool-source.ts";
 import type { Tool } from "../../src/tools/define-tool.ts";
 import type { ToolRegistry } from "../../src/tools/registry.ts";

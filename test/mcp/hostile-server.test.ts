@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { startMcpServers } from "../../src/mcp/mcp-tool-source.ts";
 import { testRegistry } from "../helpers/runtime.ts";
 import { call, FAST_BACKOFF, killPid, pidOf, run, serverConfig, waitFor } from "./mcp-harness.ts";

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { startMcpServers } from "../../src/mcp/mcp-tool-source.ts";
 import { MAX_MESSAGE_BYTES } from "../../src/mcp/result-limits.ts";
 import { startProcess } from "../helpers/child-process.ts";

@@ -1,6 +1,6 @@
 import { resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { type McpToolSource, startMcpServers } from "../../src/mcp/mcp-tool-source.ts";
 import type { Tool } from "../../src/tools/define-tool.ts";
 import { call, FAST_BACKOFF, killPid, pidOf, registryOf, serverConfig, waitFor } from "./mcp-harness.ts";

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HermesError } from "../../src/errors.ts";
+import { HermesError } from "../../src/core/errors.ts";
 import { loadMcpConfig, mcpSecretValues, parseMcpServers } from "../../src/mcp/mcp-config.ts";
 
 /** `${NAME}`, the file's secret reference (built, so it is not mistaken for a template placeholder). */

@@ -2,10 +2,10 @@
 import { createServer } from "node:net";
 import { resolve } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
+import type { RunIdentity } from "../../src/core/run-identity.ts";
 import { type McpServerConfig, parseMcpServers } from "../../src/mcp/mcp-config.ts";
 import type { McpToolSource } from "../../src/mcp/mcp-tool-source.ts";
-import type { RunIdentity } from "../../src/core/run-identity.ts";
 import type { ExecutionResult, ToolRegistry } from "../../src/tools/registry.ts";
 import { testRegistry } from "../helpers/runtime.ts";
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { argsSha256 } from "../../src/core/args-hash.ts";
 import { type ApprovalStore, createApprovalStore } from "../../src/policy/approval-store.ts";
-import { argsSha256 } from "../../src/policy/args-hash.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { createAuditKey } from "../../src/store/audit-key.ts";
 import { approvalInput, REQUESTER } from "../helpers/approvals.ts";

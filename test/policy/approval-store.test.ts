@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { argsSha256 } from "../../src/core/args-hash.ts";
 import { type ApprovalStore, createApprovalStore } from "../../src/policy/approval-store.ts";
-import { argsSha256 } from "../../src/policy/args-hash.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { approvalAuditRows, approvalInput, REQUESTER } from "../helpers/approvals.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";

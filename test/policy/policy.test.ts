@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import type { RunIdentity } from "../../src/core/run-identity.ts";
 import { createPolicy } from "../../src/policy/create-policy.ts";
 import { resolveLevel } from "../../src/policy/levels.ts";
 import { mayDecide } from "../../src/policy/may-decide.ts";
 import { allowedToolNames } from "../../src/policy/tool-access.ts";
 import { defineTool } from "../../src/tools/define-tool.ts";
-import { type RunIdentity } from "../../src/core/run-identity.ts";
 
 const noop = () => "ok";
 const tools = [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import type { TurnJob } from "../../src/queue/jobs.ts";
 import { inThreadOrder } from "../../src/queue/thread-order.ts";
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, describe, expect, it } from "vitest";
-import { isHermesError } from "../../src/errors.ts";
-import type { Logger } from "../../src/logger.ts";
+import { isHermesError } from "../../src/core/errors.ts";
+import type { Logger } from "../../src/core/logger.ts";
 import type { QueueJob, ResumeJob } from "../../src/queue/jobs.ts";
 import { createMemoryTurnQueue } from "../../src/queue/memory-turn-queue.ts";
 import type { JobContext, TurnQueue } from "../../src/queue/turn-queue.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { RunSnapshot } from "../../src/agent/run-snapshot.ts";
-import { silentLogger } from "../../src/logger.ts";
+import type { RunSnapshot } from "../../src/agent/run/snapshot.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import type { TurnJobMeta } from "../../src/queue/jobs.ts";
 import { failTurn, openTurn, startTurn, type Turn } from "../../src/queue/turn.ts";
 import type { StatusDisplay } from "../../src/queue/turn-output.ts";

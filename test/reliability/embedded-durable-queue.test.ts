@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createEventsSender } from "../../src/sandbox/events-sender.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import { openDatabase } from "../../src/store/db.ts";

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createBullmqTurnQueue } from "../../src/queue/bullmq-turn-queue.ts";
 import type { TurnQueue } from "../../src/queue/turn-queue.ts";
 import { createEventsSender, type EventsSender } from "../../src/sandbox/events-sender.ts";

@@ -1,5 +1,5 @@
 import pg from "pg";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createEventsSender } from "../../src/sandbox/events-sender.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
 import { openDatabase } from "../../src/store/db.ts";

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
 import { MIGRATIONS_FOLDER } from "../../src/store/migrate.ts";
 import { sweepStoredCalls } from "../../src/store/retention-calls.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emptyUsage } from "../../src/agent/messages.ts";
-import { type RunSnapshot, SNAPSHOT_VERSION } from "../../src/agent/run-snapshot.ts";
+import { emptyUsage } from "../../src/agent/context/messages.ts";
+import { type RunSnapshot, SNAPSHOT_VERSION } from "../../src/agent/run/snapshot.ts";
 import { sessionKey } from "../../src/slack/session-key.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { TEST_AUDIT_KEY, tempDir } from "../helpers/hermes-process.ts";

@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { WebClient } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { compareTs } from "../../src/sandbox/message-ts.ts";
 import { loadPersistedWorkspace } from "../../src/sandbox/persisted-workspace.ts";
 import { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";

@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { scheduledPostHeader } from "../../src/schedules/format-schedules.ts";
+import {
+  createScheduleStore,
+  type Schedule,
+  type ScheduleStore,
+} from "../../src/schedules/schedule-store.ts";
 import { createScheduler } from "../../src/schedules/scheduler.ts";
 import { type Database, openDatabase } from "../../src/store/db.ts";
-import { createScheduleStore, type Schedule, type ScheduleStore } from "../../src/store/schedule-store.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 import { type ManualClock, manualClock } from "./manual-clock.ts";

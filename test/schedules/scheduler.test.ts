@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { Cron } from "croner";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
+import { createScheduleStore, type ScheduleStore } from "../../src/schedules/schedule-store.ts";
 import { createScheduler, type ScheduleFire, type Scheduler } from "../../src/schedules/scheduler.ts";
 import { type Database, openDatabase } from "../../src/store/db.ts";
-import { createScheduleStore, type ScheduleStore } from "../../src/store/schedule-store.ts";
 import { waitFor } from "../helpers/hermes-harness.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startConfiguredAuditCheckpoints } from "../../src/boot/audit-checkpoints.ts";
 import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { DEMO } from "../../src/sandbox/seed-demo-workspace.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";

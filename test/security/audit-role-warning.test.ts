@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildStorage } from "../../src/boot/build-storage.ts";
 import { loadConfig } from "../../src/config.ts";
-import { createLogger, silentLogger } from "../../src/logger.ts";
+import { createLogger, silentLogger } from "../../src/core/logger.ts";
 import { findAuditRoleRisk, warnAboutAuditRole } from "../../src/store/audit-role-check.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { sql } from "../../src/store/drizzle.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { quoteOtherAuthors } from "../../src/agent/quote-other-authors.ts";
+import { quoteOtherAuthors } from "../../src/agent/context/quote-other-authors.ts";
 import { defuseFenceTags, fenceMemories } from "../../src/tools/memory/fence-memories.ts";
 
 /**

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { normalizeAssistantMessage } from "../../src/agent/normalize-response.ts";
-import { countTokens, preloadTokenizer } from "../../src/agent/token-count.ts";
-import { toolFormatContext } from "../../src/agent/tool-formats/context.ts";
-import { CALL_MARKERS } from "../../src/agent/tool-formats/index.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { countTokens, preloadTokenizer } from "../../src/agent/context/token-count.ts";
+import { normalizeAssistantMessage } from "../../src/agent/model/normalize-response.ts";
+import { toolFormatContext } from "../../src/agent/model/tool-formats/context.ts";
+import { CALL_MARKERS } from "../../src/agent/model/tool-formats/index.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { defineTool } from "../../src/tools/define-tool.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
 import { createMemoryResultStore } from "../../src/tools/result-store.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { normalizeForStorage, screeningView } from "../../src/policy/normalize-text.ts";
+import { normalizeForStorage, screeningView } from "../../src/core/normalize-text.ts";
 import { instructionLikeReason } from "../../src/tools/memory/instruction-like.ts";
 import { createMemoryTools } from "../../src/tools/memory/memory-tools.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";

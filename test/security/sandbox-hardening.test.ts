@@ -6,7 +6,7 @@ import { WebClient } from "@slack/web-api";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningHermes, startHermes } from "../../src/boot/start-hermes.ts";
 import { loadConfig } from "../../src/config.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { signSlackRequest } from "../../src/sandbox/slack-signature.ts";
 import { TEST_AUDIT_KEY } from "../helpers/hermes-harness.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";

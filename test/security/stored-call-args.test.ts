@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { argsSha256 } from "../../src/policy/args-hash.ts";
+import { argsSha256 } from "../../src/core/args-hash.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { SIGNING_SECRET, startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { execSql } from "../helpers/pg.ts";

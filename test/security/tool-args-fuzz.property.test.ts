@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { defineTool, type Tool } from "../../src/tools/define-tool.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";
 import { createMemoryResultStore } from "../../src/tools/result-store.ts";

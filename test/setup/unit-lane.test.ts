@@ -76,7 +76,7 @@ describe("the unit lane: files that start nothing, read from their imports", () 
     for (const file of [
       "test/store/migrate.test.ts",
       "test/e2e/slack-app.test.ts",
-      "test/http-fetch.test.ts",
+      "test/http/http-fetch.test.ts",
     ]) {
       expect(impure, file).toContain(file);
     }

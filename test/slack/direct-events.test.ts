@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createEventsSender, type EventsSender } from "../../src/sandbox/events-sender.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import { createSlackApp, type SlackAppHandle } from "../../src/slack/create-slack-app.ts";

@@ -33,7 +33,7 @@ describe("👍/👎 under answers, through the real Bolt app", () => {
     await model.start();
     t = await startTestHermes({
       model,
-      logger: (await import("../../src/logger.ts")).createLogger({ level: "info" }),
+      logger: (await import("../../src/core/logger.ts")).createLogger({ level: "info" }),
     });
   }, 180_000);
   afterAll(async () => {

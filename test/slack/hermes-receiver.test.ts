@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { signSlackRequest } from "../../src/sandbox/slack-signature.ts";
 import { createSlackApp, type SlackAppHandle } from "../../src/slack/create-slack-app.ts";
 

@@ -1,6 +1,6 @@
 import type { WebClient } from "@slack/web-api";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createProgressMessage } from "../../src/slack/progress-message.ts";
 
 /** Records chat.update calls (Slack itself is the one thing not run here). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TraceEvent } from "../../src/agent/trace.ts";
+import type { TraceEvent } from "../../src/agent/run/trace.ts";
 import { createProgressText } from "../../src/slack/progress-text.ts";
 
 const ev = (event: string, step: number, extra: Record<string, unknown> = {}) =>

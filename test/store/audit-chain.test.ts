@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isHermesError } from "../../src/errors.ts";
-import { argsSha256 } from "../../src/policy/args-hash.ts";
+import { argsSha256 } from "../../src/core/args-hash.ts";
+import { isHermesError } from "../../src/core/errors.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { AUDIT_LOCK_KEY } from "../../src/store/audit-append.ts";
 import { auditRowHash, GENESIS_HASH } from "../../src/store/audit-chain.ts";

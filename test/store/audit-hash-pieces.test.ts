@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { sha256Hex, toStorableJson } from "../../src/core/canonical-json.ts";
 import { type AuditRow, auditRowHash, hashPieces } from "../../src/store/audit-chain.ts";
-import { sha256Hex, toStorableJson } from "../../src/store/canonical-json.ts";
 import { AUDIT_ACTIONS } from "../../src/store/schema.ts";
 
 /** What `hermes_audit_append` (drizzle/0010) hashes, joined the way it joins the pieces. */

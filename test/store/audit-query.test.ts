@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isHermesError } from "../../src/errors.ts";
+import { isHermesError } from "../../src/core/errors.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import type { AuditRow } from "../../src/store/audit-chain.ts";
 import type { AuditQuery } from "../../src/store/audit-query.ts";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ToolEventSink } from "../../src/agent/policy-hook.ts";
-import { argsSha256 } from "../../src/policy/args-hash.ts";
+import type { ToolEventSink } from "../../src/agent/run/policy-hook.ts";
+import { argsSha256 } from "../../src/core/args-hash.ts";
 import { redact } from "../../src/policy/redact.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { createAuditKey } from "../../src/store/audit-key.ts";

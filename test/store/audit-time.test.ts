@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isHermesError } from "../../src/errors.ts";
+import { isHermesError } from "../../src/core/errors.ts";
 import { parseTimeBound } from "../../src/store/audit-time.ts";
 
 const now = new Date("2025-03-10T12:00:00.000Z");

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { type BudgetStore, createBudgetStore } from "../../src/store/budget-store.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isHermesError } from "../../src/errors.ts";
+import { isHermesError } from "../../src/core/errors.ts";
 import { createClaimBatcher } from "../../src/store/claim-batch.ts";
 import type { Database } from "../../src/store/db.ts";
 import { createEventDedupe, type EventDedupe } from "../../src/store/event-dedupe.ts";

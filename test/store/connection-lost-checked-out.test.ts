@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";
 import { sql } from "../../src/store/drizzle.ts";
 import { createTestDatabase, type TestDatabase } from "../helpers/pg.ts";

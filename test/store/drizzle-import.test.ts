@@ -48,7 +48,7 @@ describe("drizzle-orm is loaded once, through src/store/drizzle.ts", () => {
         "--import",
         `data:text/javascript,${encodeURIComponent(hook)}`,
         "-e",
-        'await import("./src/store/storage.ts"); await import("./src/store/migrate.ts");',
+        'await import("./src/storage.ts"); await import("./src/store/migrate.ts");',
         "--input-type=module",
       ],
       { cwd: ROOT, encoding: "utf8" },

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { openDatabase } from "../../src/store/db.ts";
 import { readMigrationFiles } from "../../src/store/drizzle.ts";
 import { MIGRATIONS_FOLDER, migrate } from "../../src/store/migrate.ts";

@@ -1,6 +1,6 @@
 import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { openDatabase, PG_IDLE_MS } from "../../src/store/db.ts";
 import { createStatementNames, preparingClient, type StatementNames } from "../../src/store/pg-prepared.ts";
 import { createTestDatabase, type TestDatabase, testPool } from "../helpers/pg.ts";

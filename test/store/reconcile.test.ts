@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emptyUsage } from "../../src/agent/messages.ts";
-import { SNAPSHOT_VERSION } from "../../src/agent/run-snapshot.ts";
-import { argsSha256 } from "../../src/policy/args-hash.ts";
+import { emptyUsage } from "../../src/agent/context/messages.ts";
+import { SNAPSHOT_VERSION } from "../../src/agent/run/snapshot.ts";
+import { argsSha256 } from "../../src/core/args-hash.ts";
 import { type AuditLog, createAuditLog } from "../../src/store/audit.ts";
 import { reconcileInterrupted } from "../../src/store/reconcile.ts";
 import { createRunStore } from "../../src/store/run-store.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRunRecorder } from "../../src/agent/run-recorder.ts";
-import type { TraceEvent } from "../../src/agent/trace.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { createRunRecorder } from "../../src/agent/record/recorder.ts";
+import type { TraceEvent } from "../../src/agent/run/trace.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createRedactor } from "../../src/policy/redact.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";
 import { migrate } from "../../src/store/migrate.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { emptyUsage } from "../../src/agent/messages.ts";
-import { type RunSnapshot, SNAPSHOT_VERSION } from "../../src/agent/run-snapshot.ts";
-import { isHermesError } from "../../src/errors.ts";
+import { emptyUsage } from "../../src/agent/context/messages.ts";
+import { type RunSnapshot, SNAPSHOT_VERSION } from "../../src/agent/run/snapshot.ts";
+import { isHermesError } from "../../src/core/errors.ts";
 import { createRunStore, type RunStore } from "../../src/store/run-store.ts";
 import { DRIVERS, openTestStore, type TestStore } from "../helpers/pg.ts";
 

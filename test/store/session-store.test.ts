@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ChatMessage } from "../../src/agent/messages.ts";
-import { isHermesError } from "../../src/errors.ts";
-import { silentLogger } from "../../src/logger.ts";
+import type { ChatMessage } from "../../src/agent/context/messages.ts";
+import { isHermesError } from "../../src/core/errors.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createMemorySessionStore } from "../../src/store/memory-session-store.ts";
 import { createRedisSessionStore } from "../../src/store/redis-session-store.ts";
 import type { SessionStore } from "../../src/store/session-store.ts";

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { isHermesError } from "../../src/errors.ts";
+import { isHermesError } from "../../src/core/errors.ts";
 import { createApprovalStore } from "../../src/policy/approval-store.ts";
 import { createAuditLog } from "../../src/store/audit.ts";
 import { createEventDedupe } from "../../src/store/event-dedupe.ts";
-import { createPgResultStore } from "../../src/store/pg-result-store.ts";
 import { createRunStore } from "../../src/store/run-store.ts";
 import { createUserStore } from "../../src/store/user-store.ts";
+import { createPgResultStore } from "../../src/tools/pg-result-store.ts";
 import { DRIVERS, openTestStore } from "../helpers/pg.ts";
 
 describe.each(DRIVERS)("stores fail closed when the database is gone, on %s", (kind) => {

@@ -1,9 +1,9 @@
 import { describe, expect, it, vi } from "vitest";
 import { z } from "zod";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
+import type { RunIdentity } from "../../src/core/run-identity.ts";
 import { capResult } from "../../src/tools/cap-result.ts";
 import { defineTool } from "../../src/tools/define-tool.ts";
-import { type RunIdentity } from "../../src/core/run-identity.ts";
 import { fetchResult } from "../../src/tools/fetch-result.ts";
 import { getCurrentTime } from "../../src/tools/get-current-time.ts";
 import { ToolRegistry } from "../../src/tools/registry.ts";

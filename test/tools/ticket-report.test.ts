@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { RunIdentity } from "../../src/core/run-identity.ts";
 import { DEMO } from "../../src/sandbox/seed-demo-workspace.ts";
 import { tickets } from "../../src/store/schema.ts";
-import type { RunIdentity } from "../../src/core/run-identity.ts";
 import { ticketReport } from "../../src/tools/reports/ticket-report.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../helpers/pg.ts";
 import { decodePng } from "./png-info.ts";

@@ -1,11 +1,11 @@
 /** Helpers for the built-in tool tests: a Slack workspace on the local Web API emulator, runs, calls. */
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
+import type { RunIdentity } from "../../src/core/run-identity.ts";
 import { DEMO } from "../../src/sandbox/seed-demo-workspace.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import type { NewUser } from "../../src/sandbox/workspace.ts";
 import type { SandboxFile } from "../../src/sandbox/workspace-types.ts";
 import { createWebSlackPort } from "../../src/slack/web-slack-port.ts";
-import type { RunIdentity } from "../../src/core/run-identity.ts";
 import type { Tool } from "../../src/tools/define-tool.ts";
 import type { ExecutionResult } from "../../src/tools/registry.ts";
 import type { SlackPort } from "../../src/tools/slack-port.ts";

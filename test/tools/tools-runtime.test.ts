@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { runTurn } from "../../src/agent/loop.ts";
-import type { ToolEvent } from "../../src/agent/policy-hook.ts";
-import { silentLogger } from "../../src/logger.ts";
+import { runTurn } from "../../src/agent/run/loop.ts";
+import type { ToolEvent } from "../../src/agent/run/policy-hook.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { createPolicy } from "../../src/policy/create-policy.ts";
 import { createTicketTools } from "../../src/tools/tickets/ticket-tools.ts";
 import { DRIVERS, openTestStore, type TestStore } from "../helpers/pg.ts";

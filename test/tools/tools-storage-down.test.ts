@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../src/logger.ts";
+import { silentLogger } from "../../src/core/logger.ts";
 import { type DatabaseHandle, openDatabase } from "../../src/store/db.ts";
 import { createMemoryTools } from "../../src/tools/memory/memory-tools.ts";
 import { ticketReport } from "../../src/tools/reports/ticket-report.ts";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Logger } from "../../logger.ts";
+import type { Logger } from "../../core/logger.ts";
 import { type AssistantThread, assistantThreadsOf } from "../assistant-threads.ts";
 import type { EventsSender } from "../events-sender.ts";
 import type { Delivery } from "../signed-delivery.ts";

@@ -1,5 +1,5 @@
 import type { z } from "zod";
-import type { Logger } from "../../logger.ts";
+import type { Logger } from "../../core/logger.ts";
 import type { EventsSender } from "../events-sender.ts";
 import { findButton } from "../interaction-payloads.ts";
 import type { Delivery } from "../signed-delivery.ts";

@@ -1,6 +1,6 @@
 import type { ServerResponse } from "node:http";
 import { z } from "zod";
-import type { Logger } from "../../logger.ts";
+import type { Logger } from "../../core/logger.ts";
 import type { RunFilter, RunQuery } from "../../store/run-query.ts";
 import { RUN_STATUSES } from "../../store/schema.ts";
 import { describeIssues } from "./api-inputs.ts";

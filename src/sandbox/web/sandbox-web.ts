@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { type Logger, silentLogger } from "../../logger.ts";
+import { type Logger, silentLogger } from "../../core/logger.ts";
 import type { RunQuery } from "../../store/run-query.ts";
 import { assistantThreadsOf } from "../assistant-threads.ts";
 import { avatarSvg } from "../avatar-svg.ts";

@@ -1,9 +1,9 @@
 import { Assistant } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
-import { errorMessage } from "../../errors.ts";
-import type { Logger } from "../../logger.ts";
+import { errorMessage } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
-import type { Storage } from "../../store/storage.ts";
+import type { Storage } from "../../storage.ts";
 import { type AccessDeps, accessSourcesOf } from "../access-deps.ts";
 import type { EventIntake } from "../event-listeners.ts";
 import { sessionKey } from "../session-key.ts";

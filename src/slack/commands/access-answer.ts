@@ -1,6 +1,6 @@
-import { type Access } from "../../agent/policy-hook.ts";
+import type { Access } from "../../agent/run/policy-hook.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
-import type { Storage } from "../../store/storage.ts";
+import type { Storage } from "../../storage.ts";
 import { type AccessDeps, accessSourcesOf } from "../access-deps.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import { toCardApproval } from "../deliver-result.ts";

@@ -1,6 +1,6 @@
-import { errorMessage } from "../../errors.ts";
-import type { Logger } from "../../logger.ts";
-import type { Storage } from "../../store/storage.ts";
+import { errorMessage } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
+import type { Storage } from "../../storage.ts";
 
 export const AUDIT_REFUSAL = "Only admins can query the audit log.";
 export const SCHEDULE_REFUSAL = "Only admins can manage schedules.";

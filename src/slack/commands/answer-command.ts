@@ -1,7 +1,7 @@
-import { errorMessage, isHermesError } from "../../errors.ts";
-import type { Logger } from "../../logger.ts";
+import { errorMessage, isHermesError } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
-import type { Storage } from "../../store/storage.ts";
+import type { Storage } from "../../storage.ts";
 import { accessSourcesOf } from "../access-deps.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import type { SlackOutput } from "../slack-output.ts";

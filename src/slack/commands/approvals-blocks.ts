@@ -1,8 +1,8 @@
+import type { Access } from "../../agent/run/policy-hook.ts";
 import { isApproversRule } from "../../policy/approval-record.ts";
 import type { Approval } from "../../policy/approval-store.ts";
 import { mayDecide } from "../../policy/may-decide.ts";
-import type { Access } from "../../agent/policy-hook.ts";
-import type { Storage } from "../../store/storage.ts";
+import type { Storage } from "../../storage.ts";
 import { MESSAGE_TEXT_BUDGET, type SlackMessagePayload } from "../answer-blocks.ts";
 import { approvalCard, type CardApproval, slackDate } from "../approval-card.ts";
 import { type Block, blocksTextLength, context, section } from "./block-builders.ts";

@@ -1,5 +1,5 @@
+import type { Storage } from "../../storage.ts";
 import { type AuditRead, recordAuditRead } from "../../store/audit-read.ts";
-import type { Storage } from "../../store/storage.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import { auditPageMessage } from "./audit-blocks.ts";
 import { type AuditPageState, toAuditQuery } from "./audit-page-state.ts";

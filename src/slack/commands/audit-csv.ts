@@ -1,8 +1,8 @@
+import type { Storage } from "../../storage.ts";
 import type { AuditRow } from "../../store/audit-chain.ts";
 import { auditRowsToCsv } from "../../store/audit-format.ts";
 import { MAX_AUDIT_PAGE } from "../../store/audit-query.ts";
 import { recordAuditRead } from "../../store/audit-read.ts";
-import type { Storage } from "../../store/storage.ts";
 import type { SlackOutput } from "../slack-output.ts";
 import { toAuditQuery } from "./audit-page-state.ts";
 import type { AuditFilters } from "./parse-audit-filters.ts";

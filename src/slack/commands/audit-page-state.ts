@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HermesError } from "../../errors.ts";
+import { HermesError } from "../../core/errors.ts";
 import { type AuditQuery, decodeAuditCursor } from "../../store/audit-query.ts";
 import { AUDIT_ACTIONS } from "../../store/schema.ts";
 import type { AuditFilters } from "./parse-audit-filters.ts";

@@ -1,9 +1,9 @@
-import type { Logger } from "../../logger.ts";
+import type { Logger } from "../../core/logger.ts";
+import { formatTokens } from "../../core/token-amount.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
+import type { Storage } from "../../storage.ts";
 import type { ScopeLimit } from "../../store/budget-limits.ts";
 import type { BudgetStore } from "../../store/budget-store.ts";
-import type { Storage } from "../../store/storage.ts";
-import { formatTokens } from "../../token-amount.ts";
 import { type AccessDeps, accessSourcesOf } from "../access-deps.ts";
 import type { SlackOutput } from "../slack-output.ts";
 import { COMMAND_AUDIT_TOOL, recordRefusal } from "./admin-refusal.ts";

@@ -1,7 +1,7 @@
 import type { RespondFn } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
-import { errorMessage } from "../../errors.ts";
-import type { Logger } from "../../logger.ts";
+import { errorMessage } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 
 export interface EphemeralReplyOptions {

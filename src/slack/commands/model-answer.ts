@@ -1,9 +1,9 @@
-import { checkModel } from "../../agent/model-check/check-model.ts";
-import { apiBase } from "../../agent/model-check/endpoints.ts";
-import { probeSpecs } from "../../agent/model-check/tool-call-probe.ts";
-import type { Logger } from "../../logger.ts";
+import { checkModel } from "../../agent/model/model-check/check-model.ts";
+import { apiBase } from "../../agent/model/model-check/endpoints.ts";
+import { probeSpecs } from "../../agent/model/model-check/tool-call-probe.ts";
+import type { Logger } from "../../core/logger.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
-import type { Storage } from "../../store/storage.ts";
+import type { Storage } from "../../storage.ts";
 import { accessSourcesOf } from "../access-deps.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import type { AccessServices } from "./access-answer.ts";

@@ -1,6 +1,6 @@
-import { modelCheckFindings } from "../../agent/model-check/findings.ts";
-import type { ModelCheckResult, VerdictStatus } from "../../agent/model-check/types.ts";
-import { verdictLine } from "../../agent/model-check/verdict.ts";
+import { modelCheckFindings } from "../../agent/model/model-check/findings.ts";
+import type { ModelCheckResult, VerdictStatus } from "../../agent/model/model-check/types.ts";
+import { verdictLine } from "../../agent/model/model-check/verdict.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
 import { escapeMrkdwn } from "../mrkdwn.ts";
 import { type Block, context, header, oneLine, section } from "./block-builders.ts";

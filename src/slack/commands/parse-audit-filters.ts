@@ -1,4 +1,4 @@
-import { errorMessage } from "../../errors.ts";
+import { errorMessage } from "../../core/errors.ts";
 import { parseTimeBound } from "../../store/audit-time.ts";
 import { AUDIT_ACTIONS, type AuditAction } from "../../store/schema.ts";
 import { parseReference } from "../../tools/references/parse-reference.ts";

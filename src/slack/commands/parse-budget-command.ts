@@ -1,9 +1,9 @@
-import type { BudgetScopeKind } from "../../agent/token-budget.ts";
-import { readTokenAmount } from "../../token-amount.ts";
+import type { BudgetScopeKind } from "../../agent/budget/token-budget.ts";
+import { readTokenAmount } from "../../core/token-amount.ts";
 import { parseChannelRef, parseUserRef } from "../../tools/slack-port.ts";
 
 /**
- * `/hermes budget`: show the limits, or set (a token amount, `src/token-amount.ts`; 0 = no limit) or clear (null) one scope's
+ * `/hermes budget`: show the limits, or set (a token amount, `src/core/token-amount.ts`; 0 = no limit) or clear (null) one scope's
  * limit, for a user or channel given as a mention or id (`set`) or by name (`set_named`: `@li.ming`,
  * `"Li Ming"`, `#general`, for the caller to look up as `/hermes runs user:` does).
  */

@@ -1,4 +1,4 @@
-import { errorMessage } from "../../errors.ts";
+import { errorMessage } from "../../core/errors.ts";
 import { parseTimeBound } from "../../store/audit-time.ts";
 import { RUN_STATUSES, type RunStatus } from "../../store/schema.ts";
 import { parseUserRef } from "../../tools/slack-port.ts";

@@ -1,4 +1,4 @@
-import { isHermesError } from "../../errors.ts";
+import { isHermesError } from "../../core/errors.ts";
 import {
   type Directory,
   type ReferenceKind,
@@ -6,7 +6,7 @@ import {
   resolveReference,
 } from "../../tools/references/resolve-reference.ts";
 
-/** As long as a tool call's look-up may take (src/agent/resolve-call-args.ts). */
+/** As long as a tool call's look-up may take (src/agent/run/resolve-call-args.ts). */
 const RESOLVE_TIMEOUT_MS = 20_000;
 const isTimeout = (err: unknown) => err instanceof DOMException && err.name === "TimeoutError";
 

@@ -1,8 +1,8 @@
-import { errorMessage, isHermesError } from "../../errors.ts";
-import type { Logger } from "../../logger.ts";
+import { errorMessage, isHermesError } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
 import { formatScheduleList } from "../../schedules/format-schedules.ts";
 import { parseScheduleCommand } from "../../schedules/parse-schedule-command.ts";
-import type { ScheduleStore } from "../../store/schedule-store.ts";
+import type { ScheduleStore } from "../../schedules/schedule-store.ts";
 import type { Directory } from "../../tools/references/resolve-reference.ts";
 import { resolveNamed } from "./resolve-named.ts";
 

@@ -1,5 +1,5 @@
+import type { Access } from "../../agent/run/policy-hook.ts";
 import type { McpToolSource } from "../../mcp/mcp-tool-source.ts";
-import type { Access } from "../../agent/policy-hook.ts";
 import type { Tool } from "../../tools/define-tool.ts";
 import { MESSAGE_TEXT_BUDGET, type SlackMessagePayload } from "../answer-blocks.ts";
 import { escapeMrkdwn } from "../mrkdwn.ts";

@@ -1,6 +1,6 @@
+import { formatTokens } from "../../core/token-amount.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
 import type { BudgetStore, ScopeUsage } from "../../store/budget-store.ts";
-import { formatTokens } from "../../token-amount.ts";
 import { type AccessDeps, accessSourcesOf } from "../access-deps.ts";
 import { BUDGETS_DISABLED, describeLimit } from "./budget-answer.ts";
 

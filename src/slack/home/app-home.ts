@@ -1,10 +1,10 @@
 import type { App, types } from "@slack/bolt";
-import { errorMessage } from "../../errors.ts";
-import type { Logger } from "../../logger.ts";
+import { errorMessage } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
+import type { ScheduleStore } from "../../schedules/schedule-store.ts";
+import type { Storage } from "../../storage.ts";
 import { recordAuditRead } from "../../store/audit-read.ts";
-import type { ScheduleStore } from "../../store/schedule-store.ts";
-import type { Storage } from "../../store/storage.ts";
 import { accessSourcesOf } from "../access-deps.ts";
 import type { AccessServices } from "../commands/access-answer.ts";
 import { decidableApprovals } from "../commands/approvals-blocks.ts";

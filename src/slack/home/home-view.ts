@@ -1,8 +1,8 @@
+import type { Access } from "../../agent/run/policy-hook.ts";
 import type { Approval } from "../../policy/approval-store.ts";
-import type { Access } from "../../agent/policy-hook.ts";
 import { formatScheduleList } from "../../schedules/format-schedules.ts";
+import type { Schedule } from "../../schedules/schedule-store.ts";
 import type { AuditRow } from "../../store/audit-chain.ts";
-import type { Schedule } from "../../store/schedule-store.ts";
 import type { Tool } from "../../tools/define-tool.ts";
 import { type CardApproval, slackDate } from "../approval-card.ts";
 import { approvalCardsBlocks } from "../commands/approvals-blocks.ts";

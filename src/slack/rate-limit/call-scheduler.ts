@@ -1,4 +1,4 @@
-import type { Logger } from "../../logger.ts";
+import type { Logger } from "../../core/logger.ts";
 import type { Pace } from "./tiers.ts";
 import { TokenBucket } from "./token-bucket.ts";
 

@@ -1,5 +1,5 @@
 import type { WebClient } from "@slack/web-api";
-import type { Logger } from "../../logger.ts";
+import type { Logger } from "../../core/logger.ts";
 import type { SlackChannel, SlackUser } from "../../tools/slack-port.ts";
 import { type CachedList, cachedList } from "./cached-list.ts";
 

@@ -1,7 +1,7 @@
 import type { WebClient } from "@slack/web-api";
-import type { TraceEvent } from "../../agent/trace.ts";
-import { errorMessage } from "../../errors.ts";
-import type { Logger } from "../../logger.ts";
+import type { TraceEvent } from "../../agent/run/trace.ts";
+import { errorMessage } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
 import { asPaced } from "../rate-limit/paced-web-client.ts";
 import { createStreamedText } from "./streamed-text.ts";
 import { type TaskUpdateChunk, taskChunkOf } from "./task-chunks.ts";

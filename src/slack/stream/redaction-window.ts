@@ -1,4 +1,4 @@
-import { screeningView } from "../../policy/normalize-text.ts";
+import { screeningView } from "../../core/normalize-text.ts";
 
 /**
  * How far, in characters of the redactor's screening view (escapes decoded, invisible characters

@@ -1,7 +1,7 @@
-import type { TurnResult } from "../../agent/runtime-types.ts";
-import type { TraceEvent } from "../../agent/trace.ts";
-import { errorMessage } from "../../errors.ts";
-import type { Logger } from "../../logger.ts";
+import type { TurnResult } from "../../agent/run/runtime-types.ts";
+import type { TraceEvent } from "../../agent/run/trace.ts";
+import { errorMessage } from "../../core/errors.ts";
+import type { Logger } from "../../core/logger.ts";
 import type { ProgressDisplay, ReplyTarget, StatusDisplay } from "../../queue/turn-output.ts";
 import { planAnswer } from "../answer-blocks.ts";
 import { statusOf } from "../assistant/assistant-status.ts";

@@ -1,4 +1,4 @@
-import type { TraceEvent } from "../../agent/trace.ts";
+import type { TraceEvent } from "../../agent/run/trace.ts";
 
 /** One step of a streamed message's task list (Slack's `task_update` chunk). */
 export interface TaskUpdateChunk {

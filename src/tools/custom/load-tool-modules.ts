@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { extname, isAbsolute, relative, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { errorMessage, HermesError } from "../../errors.ts";
+import { errorMessage, HermesError } from "../../core/errors.ts";
 import type { Tool } from "../define-tool.ts";
 import { checkTool, looksLikeTool } from "./check-tool.ts";
 import { assertUniqueToolNames, type NamedSource, namedSources } from "./tool-names.ts";

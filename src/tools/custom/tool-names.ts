@@ -1,4 +1,4 @@
-import { HermesError } from "../../errors.ts";
+import { HermesError } from "../../core/errors.ts";
 
 /** A tool name and where it came from (`built-in`, a module path, a YAML file and entry). */
 export interface NamedSource {

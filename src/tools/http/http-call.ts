@@ -1,4 +1,4 @@
-import { errorMessage, HermesError } from "../../errors.ts";
+import { errorMessage, HermesError } from "../../core/errors.ts";
 import { scrubSecrets } from "./header-secrets.ts";
 
 /** A response larger than this is cut while reading: the registry caps what the model sees anyway. */

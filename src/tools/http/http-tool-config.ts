@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { errorMessage, HermesError } from "../../errors.ts";
-import { parseYaml } from "../../yaml.ts";
+import { errorMessage, HermesError } from "../../core/errors.ts";
 import { LEVELS } from "../../core/permission-levels.ts";
+import { parseYaml } from "../../core/yaml.ts";
 
 export const HTTP_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 

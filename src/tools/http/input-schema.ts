@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { errorMessage } from "../../errors.ts";
+import { errorMessage } from "../../core/errors.ts";
 
 type JsonSchema = Record<string, unknown>;
 

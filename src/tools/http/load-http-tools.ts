@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
-import { errorMessage, HermesError } from "../../errors.ts";
+import { errorMessage, HermesError } from "../../core/errors.ts";
 import { assertUniqueToolNames, type NamedSource } from "../custom/tool-names.ts";
 import { defineTool, type Tool } from "../define-tool.ts";
 import { resolveHeaders } from "./header-secrets.ts";

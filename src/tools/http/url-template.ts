@@ -1,4 +1,4 @@
-import { HermesError } from "../../errors.ts";
+import { HermesError } from "../../core/errors.ts";
 
 /**
  * URL templates of HTTP tools: `https://api.internal/hosts/{host}?q={query}&limit={limit}`.

@@ -1,4 +1,4 @@
-import { type ScreeningOptions, screeningView } from "../../policy/normalize-text.ts";
+import { type ScreeningOptions, screeningView } from "../../core/normalize-text.ts";
 import { FOREIGN_PATTERNS } from "./instruction-patterns.ts";
 
 /**

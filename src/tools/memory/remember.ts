@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { HermesError } from "../../errors.ts";
-import { normalizeForStorage } from "../../policy/normalize-text.ts";
+import { HermesError } from "../../core/errors.ts";
+import { normalizeForStorage } from "../../core/normalize-text.ts";
+import type { RunIdentity } from "../../core/run-identity.ts";
 import type { Database } from "../../store/db.ts";
 import { and, eq, sql } from "../../store/drizzle.ts";
 import { memories } from "../../store/schema.ts";
 import { type CallContext, defineTool } from "../define-tool.ts";
-import { type RunIdentity } from "../../core/run-identity.ts";
 import { failClosed } from "../fail-closed.ts";
 import { instructionLikeReason } from "./instruction-like.ts";
 

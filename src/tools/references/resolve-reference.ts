@@ -1,4 +1,4 @@
-import { errorMessage, HermesError } from "../../errors.ts";
+import { errorMessage, HermesError } from "../../core/errors.ts";
 import type { SlackChannel, SlackPort, SlackUser } from "../slack-port.ts";
 import { closeMatches } from "./close-matches.ts";
 import { nameKey } from "./name-key.ts";

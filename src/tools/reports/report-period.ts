@@ -1,4 +1,4 @@
-import { HermesError } from "../../errors.ts";
+import { HermesError } from "../../core/errors.ts";
 
 const PERIOD = /^(\d{1,4})([hdw])$/;
 const HOUR_MS = 3_600_000;

@@ -1,4 +1,4 @@
-import { toCsv } from "../../csv.ts";
+import { toCsv } from "../../core/csv.ts";
 import type { GroupCount } from "./ticket-counts.ts";
 
 /** A short Markdown table for the model: one row per group and a total. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { errorMessage } from "../../errors.ts";
+import { errorMessage } from "../../core/errors.ts";
 import type { Database } from "../../store/db.ts";
 import { defineTool, type ToolContext } from "../define-tool.ts";
 import { failClosed } from "../fail-closed.ts";

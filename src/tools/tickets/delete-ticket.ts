@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { HermesError } from "../../errors.ts";
+import { HermesError } from "../../core/errors.ts";
 import { eq } from "../../store/drizzle.ts";
 import { tickets } from "../../store/schema.ts";
 import { defineTool } from "../define-tool.ts";

@@ -1,4 +1,4 @@
-import { HermesError } from "../../errors.ts";
+import { HermesError } from "../../core/errors.ts";
 import type { Database, Transaction } from "../../store/db.ts";
 import { eq } from "../../store/drizzle.ts";
 import { tickets } from "../../store/schema.ts";

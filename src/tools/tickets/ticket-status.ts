@@ -1,4 +1,4 @@
-import { HermesError } from "../../errors.ts";
+import { HermesError } from "../../core/errors.ts";
 import type { TicketStatus } from "../../store/schema.ts";
 
 /**

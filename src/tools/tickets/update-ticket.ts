@@ -1,6 +1,6 @@
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { z } from "zod";
-import { HermesError } from "../../errors.ts";
+import { HermesError } from "../../core/errors.ts";
 import { and, eq, isNull, type SQL, sql } from "../../store/drizzle.ts";
 import { type TicketComment, tickets } from "../../store/schema.ts";
 import { defineTool } from "../define-tool.ts";

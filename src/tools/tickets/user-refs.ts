@@ -1,4 +1,4 @@
-import { HermesError } from "../../errors.ts";
+import { HermesError } from "../../core/errors.ts";
 import { type Directory, resolveReference } from "../references/resolve-reference.ts";
 import type { SlackPort } from "../slack-port.ts";
 import { parseUserRef } from "../slack-port.ts";

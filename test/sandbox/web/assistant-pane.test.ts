@@ -5,7 +5,7 @@ import type { Browser, Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningHermes, startHermes } from "../../../src/boot/start-hermes.ts";
 import { loadConfig } from "../../../src/config.ts";
-import { silentLogger } from "../../../src/logger.ts";
+import { silentLogger } from "../../../src/core/logger.ts";
 import { assistantThreadsOf } from "../../../src/sandbox/assistant-threads.ts";
 import { launchChromium } from "../../helpers/chromium.ts";
 import { TEST_AUDIT_KEY, waitFor } from "../../helpers/hermes-harness.ts";

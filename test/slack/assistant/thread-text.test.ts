@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TraceEvent } from "../../../src/agent/trace.ts";
+import type { TraceEvent } from "../../../src/agent/run/trace.ts";
 import { createRedactor } from "../../../src/policy/redact.ts";
 import { statusOf } from "../../../src/slack/assistant/assistant-status.ts";
 import { threadTitle } from "../../../src/slack/assistant/thread-title.ts";

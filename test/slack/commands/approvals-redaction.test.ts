@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { silentLogger } from "../../../src/logger.ts";
+import { silentLogger } from "../../../src/core/logger.ts";
 import type { Approval } from "../../../src/policy/approval-store.ts";
 import { createRedactor } from "../../../src/policy/redact.ts";
 import { createSecretValues } from "../../../src/policy/secret-values.ts";

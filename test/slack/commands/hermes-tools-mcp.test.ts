@@ -2,7 +2,7 @@ import { mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { silentLogger } from "../../../src/logger.ts";
+import { silentLogger } from "../../../src/core/logger.ts";
 import { type McpToolSource, startMcpServers } from "../../../src/mcp/mcp-tool-source.ts";
 import { DEMO } from "../../../src/sandbox/seed-demo-workspace.ts";
 import { registerHermesCommand } from "../../../src/slack/commands/hermes-command.ts";

@@ -1,8 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { loadConfig } from "../../../src/config.ts";
+import {
+  formatTokens,
+  parseTokenAmount,
+  readTokenAmount,
+  shortTokens,
+} from "../../../src/core/token-amount.ts";
 import { parseBudgetCommand } from "../../../src/slack/commands/parse-budget-command.ts";
 import { parseHermesCommand } from "../../../src/slack/commands/parse-hermes-command.ts";
-import { formatTokens, parseTokenAmount, readTokenAmount, shortTokens } from "../../../src/token-amount.ts";
 
 describe("token amounts", () => {
   it("reads plain counts, underscores by threes, k and m (any case) with whole results; refuses anything else", () => {

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { resolveCallArgs } from "../../../src/agent/resolve-call-args.ts";
+import { resolveCallArgs } from "../../../src/agent/run/resolve-call-args.ts";
 import { DEMO } from "../../../src/sandbox/seed-demo-workspace.ts";
 import type { SlackApiEmulator } from "../../../src/sandbox/slack-api-server.ts";
 import { createWorkspaceDirectory } from "../../../src/slack/references/workspace-directory.ts";

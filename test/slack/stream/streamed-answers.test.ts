@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { TurnResult } from "../../../src/agent/runtime-types.ts";
-import type { TraceEvent } from "../../../src/agent/trace.ts";
-import { silentLogger } from "../../../src/logger.ts";
+import type { TurnResult } from "../../../src/agent/run/runtime-types.ts";
+import type { TraceEvent } from "../../../src/agent/run/trace.ts";
+import { silentLogger } from "../../../src/core/logger.ts";
 import { createRedactor } from "../../../src/policy/redact.ts";
 import { assistantThreadsOf } from "../../../src/sandbox/assistant-threads.ts";
 import { postAsUser } from "../../../src/sandbox/post-as-user.ts";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { TraceEvent } from "../../../src/agent/trace.ts";
+import type { TraceEvent } from "../../../src/agent/run/trace.ts";
 import { taskChunkOf } from "../../../src/slack/stream/task-chunks.ts";
 
 const event = (e: Partial<TraceEvent> & { event: TraceEvent["event"] }): TraceEvent => ({

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { isHermesError } from "../../../src/errors.ts";
+import { isHermesError } from "../../../src/core/errors.ts";
 import { DEMO } from "../../../src/sandbox/seed-demo-workspace.ts";
 import type { SlackApiEmulator } from "../../../src/sandbox/slack-api-server.ts";
 import { createWorkspaceDirectory } from "../../../src/slack/references/workspace-directory.ts";

@@ -135,7 +135,9 @@ export const LOG_BUFFER_BYTES = 32 * 1024;
  * batch is counted in UTF-16 units (`length`), never measured in bytes while it grows: sonic-boom's
  * own text mode measures its whole pending string on every write (`Buffer.byteLength` of a growing
  * concatenation, flattened each time), so a larger buffer cost more per line. Whatever flushes the
- * stream (the periodic flush, `logger.flush()`, exit) hands the batch over first.
+ * stream (the periodic flush, `logger.flush()`, exit) hands the batch over first. That sonic-boom
+ * and pino call these methods on the stream itself, and write buffers whole, is pinned against the
+ * installed versions by test/library-seams/pino-sonic-boom.test.ts.
  */
 export function bufferedDestination(dest: number | string): DestinationStream {
   const stream = pino.destination({

@@ -2,7 +2,7 @@ import { callCost, type ModelPrices } from "../../core/model-prices.ts";
 import type { ToolEvent } from "../run/policy-hook.ts";
 import type { TraceEvent } from "../run/trace.ts";
 import { type ChunkedMap, chunkedGet, chunkedSet, chunkedValues, emptyChunkedMap } from "./chunked-map.ts";
-import type { DecidedApproval, RunStepDraft, RunStepKindDraft } from "./record-port.ts";
+import type { DecidedApproval, RunStepDraft, RunStepKindDraft, RunTotalsDraft } from "./record-port.ts";
 
 /**
  * A run's record as a pure function of its events: `(state, event) => { state, writes }`. Time comes
@@ -19,18 +19,10 @@ export type RunRecordEvent =
   | { type: "fail"; reason: string; error: string; at: number };
 
 /** What one event adds to the run's totals (the writer adds them up until a write goes out). */
-export interface RunTotalsDelta {
-  modelCalls: number;
-  promptTokens: number;
-  completionTokens: number;
-  /** null = a model without a known price answered. */
-  costUsd: number | null;
-  /** Models answering for the first time in this run. */
-  models: string[];
-  modelMs: number;
-  toolMs: number;
-  final?: { modelCalls: number; promptTokens: number; completionTokens: number };
-}
+export type RunTotalsDelta = Pick<
+  RunTotalsDraft,
+  "modelCalls" | "promptTokens" | "completionTokens" | "costUsd" | "models" | "modelMs" | "toolMs"
+> & { final?: { modelCalls: number; promptTokens: number; completionTokens: number } };
 
 /** What the record changes by: a row (new, or again with the same `seq`), totals, the stop reason, a write asked for. */
 export type RunRecordChange =

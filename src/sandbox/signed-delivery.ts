@@ -29,7 +29,7 @@ export interface Delivery {
   message?: SandboxMessage;
 }
 
-/** Keep-alive node:http, as Hermes' own clients (`http-fetch.ts`): a delivery costs less CPU than undici's. */
+/** Keep-alive node:http: a delivery costs less CPU than a `fetch`. */
 const deliveryFetch = httpFetch();
 
 /** POSTs a body to the receiver with Slack's headers: content type, user agent, signature, retries. */

@@ -98,7 +98,7 @@ describe("the buffered log destination", () => {
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "hermes-log-"));
       const script = join(dir, "end-quietly.ts");
-      const logger = new URL("../src/core/logger.ts", import.meta.url).pathname;
+      const logger = new URL("../../src/core/logger.ts", import.meta.url).pathname;
       writeFileSync(
         script,
         `import { createLogger } from ${JSON.stringify(logger)};
@@ -126,7 +126,7 @@ for (let i = 0; i < 50; i++) log.info({ seq: i }, "line " + i);
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "hermes-log-"));
       const script = join(dir, "write-lines.ts");
-      const logger = new URL("../src/core/logger.ts", import.meta.url).pathname;
+      const logger = new URL("../../src/core/logger.ts", import.meta.url).pathname;
       // The production destination (stdout, buffered): lines of varied length with 2-, 3- and 4-byte
       // characters, about 8 buffers' worth, then an exit straight after the last one, so whatever
       // is still gathered must be written on the way out.
@@ -325,13 +325,13 @@ describe("readable lines in a terminal", () => {
     async () => {
       const dir = mkdtempSync(join(tmpdir(), "hermes-log-"));
       const script = join(dir, "start-like.ts");
-      const src = (f: string) => JSON.stringify(new URL(`../src/${f}`, import.meta.url).pathname);
+      const src = (f: string) => JSON.stringify(new URL(`../../src/${f}`, import.meta.url).pathname);
       // The choice main.ts makes: the configured format, else stdout's isTTY.
       writeFileSync(
         script,
         `import { createRequire } from "node:module";
 import { loadConfig } from ${src("config.ts")};
-import { createLogger, logFormat } from ${src("logger.ts")};
+import { createLogger, logFormat } from ${src("core/logger.ts")};
 const config = loadConfig(process.env);
 const log = createLogger({ format: logFormat(config.env.HERMES_LOG_FORMAT, process.stdout.isTTY) });
 log.child({ runId: "r1" }).info({ seq: 1 }, "hello");

@@ -44,7 +44,7 @@ export class BudgetUnavailableError extends HermesError {
  * `BudgetExceededError` when either has no room (`BudgetUnavailableError` when the budgets cannot be
  * read); after it the reservation is settled with the tokens the server reports (an estimate when it
  * reports none; nothing when the call failed). Wrap only a real model: command mode's own answers
- * (`command-model.ts`) cost nothing, so the guard goes around its fallback (`run-models.ts`).
+ * (`command-model.ts`) cost nothing, so the guard goes around its fallback (`model/models-for-run.ts`).
  */
 export function guardBudget(
   model: ChatModel,

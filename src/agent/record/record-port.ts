@@ -1,6 +1,6 @@
 /**
  * Where a run's record goes as it runs (`runs` record columns + `run_steps`): the recorder
- * (run-recorder.ts) builds these plain values from trace and tool events (run-record-reducer.ts) and
+ * (recorder.ts) builds these plain values from trace and tool events (record-reducer.ts) and
  * batches them into writes (run-record-writer.ts); the Postgres implementation
  * (store/run-record-store.ts) redacts and writes them. The agent never sees SQL.
  */

@@ -9,8 +9,8 @@ import { createRunRecordWriter, type Delay } from "./record-writer.ts";
 
 /**
  * Turns one run's trace and tool events into its record as it runs: the events go through a pure
- * reducer (run-record-reducer.ts) that keeps the rows, and its changes to the batch writer
- * (run-record-writer.ts), which sends them to the port at step boundaries — `flush()` at each
+ * reducer (record-reducer.ts) that keeps the rows, and its changes to the batch writer
+ * (record-writer.ts), which sends them to the port at step boundaries — `flush()` at each
  * checkpoint, the first tool start of a step (so a crash mid-tool shows which tool was running) and
  * the end — one write each, in order. The loop's hot path stays in memory; a write that fails is
  * logged and never fails the run.
@@ -21,7 +21,7 @@ export interface RunRecorder {
   /**
    * Writes what changed since the last write (not awaited by the loop), with the run's step count as
    * of this call: `step`, that of a checkpoint that has just landed (the run may be further along by
-   * then: a checkpoint lands behind it, see `agent/run-writes.ts`); without it, the latest event's.
+   * then: a checkpoint lands behind it, see `agent/run/checkpoint-writes.ts`); without it, the latest event's.
    */
   flush(o?: { step?: number }): void;
   /** The run broke outside the loop (the worker's catch): a note with the error, then a write. */

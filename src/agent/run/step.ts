@@ -267,7 +267,7 @@ async function runStepCalls(ctx: StepContext, response: ModelResponse): Promise<
 /**
  * After a step's calls have their results: count failures, pause for the calls that wait for a
  * person, report a tool that failed too often in a row; otherwise checkpoint the run (the next
- * step's model call need not wait for it, `run-writes.ts`; the run's end does) and go on.
+ * step's model call need not wait for it, `checkpoint-writes.ts`; the run's end does) and go on.
  */
 export function settleCalls(
   { state, tracer, writes, deps }: Pick<StepContext, "state" | "tracer" | "writes" | "deps">,

@@ -201,7 +201,7 @@ describe("the budget guard around a run (postgres)", () => {
     server.enqueue(toolCalls([{ name: "get_current_time" }]), answer("It is 10:00."));
     const { registry } = testRegistry(fixtureTools([]));
     let returned = false;
-    // Metered as a run's models are (run-models.ts): the settles are the run's to wait for.
+    // Metered as a run's models are (agent/model/models-for-run.ts): the settles are the run's to wait for.
     const models = meteredModels(
       { model: testModel(server), budget: slowSettles, logger: silentLogger() },
       { userId: "U0BESIDE", channelId: "C0BESIDE" },

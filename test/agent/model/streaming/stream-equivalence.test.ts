@@ -28,13 +28,13 @@ const read = (path: URL) =>
     .split("\n")
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as Fixture);
-const formatsDir = new URL("../../fixtures/model-formats/", import.meta.url);
+const formatsDir = new URL("../../../fixtures/model-formats/", import.meta.url);
 const fixtures: Fixture[] = [
   ...readdirSync(formatsDir)
     .filter((f) => f.endsWith(".jsonl"))
     .sort()
     .flatMap((f) => read(new URL(f, formatsDir))),
-  ...read(new URL("file:///work/shared/fixtures/model/tool_calls.jsonl")).map((f) => ({
+  ...read(new URL("../../../../../shared/fixtures/model/tool_calls.jsonl", import.meta.url)).map((f) => ({
     ...f,
     case: `shared/${f.case}`,
   })),

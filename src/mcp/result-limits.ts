@@ -5,8 +5,8 @@ import { z } from "zod";
  * The most bytes one message from an MCP server may have (a stdio line: stdio-transport.ts; an HTTP
  * JSON body or SSE event: size-limited-fetch.ts): past it the connection is dropped before the
  * message is joined or parsed, and the call fails saying so. 8 MiB: room for the largest image
- * Hermes uploads (5 MB, 6.7 MB as base64) with its envelope; parsing that much JSON holds the event
- * loop for tens of milliseconds at most.
+ * Hermes uploads (5 MB, 6.7 MB as base64) with its envelope. A stdio message over 1 MiB is parsed
+ * off the main thread (off-thread-parse.ts): one `JSON.parse` of that much holds a loop ~50–120 ms.
  */
 export const MAX_MESSAGE_BYTES = 8 * 1024 * 1024;
 
@@ -37,6 +37,18 @@ export const MAX_RENDERED_CHARS = 256 * 1024;
 export const OMITTED_BLOCKS = "hermes/omittedContentBlocks";
 
 /**
+ * Results whose blocks a transport already capped while parsing (a large message, parsed off the
+ * main thread: off-thread-parse.ts), with how many it left out. Kept by object, not in the result,
+ * so a server cannot claim it.
+ */
+const cappedOnParse = new WeakMap<object, number>();
+
+/** Records that `result`'s content was capped while its message was parsed, leaving out `omitted` blocks. */
+export function markCappedOnParse(result: object, omitted: number): void {
+  if (omitted > 0) cappedOnParse.set(result, omitted);
+}
+
+/**
  * The SDK's result schema behind a cap: a result with more than MAX_RESULT_BLOCKS content blocks
  * keeps only the first ones (and how many there were) before the schema reads it. Passed to
  * `client.callTool` as its result schema.
@@ -45,6 +57,8 @@ export const CappedCallToolResultSchema: typeof CallToolResultSchema = z.preproc
   if (typeof value !== "object" || value === null) return value;
   const { [OMITTED_BLOCKS]: _spoofed, ...result } = value as Record<string, unknown>;
   const content = result.content;
+  const capped = cappedOnParse.get(value) ?? 0;
+  if (capped > 0) return { ...result, [OMITTED_BLOCKS]: capped };
   if (!Array.isArray(content) || content.length <= MAX_RESULT_BLOCKS) return result;
   return {
     ...result,

@@ -3,8 +3,9 @@ import { PassThrough } from "node:stream";
 import { getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { deserializeMessage, serializeMessage } from "@modelcontextprotocol/sdk/shared/stdio.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { MessageTooLarge } from "./result-limits.ts";
+import { type JSONRPCMessage, JSONRPCMessageSchema } from "@modelcontextprotocol/sdk/types.js";
+import { OFF_THREAD_BYTES, parseOffThread } from "./off-thread-parse.ts";
+import { MessageTooLarge, markCappedOnParse } from "./result-limits.ts";
 
 export interface StdioServer {
   command: string;
@@ -21,7 +22,9 @@ export interface StdioServer {
  * line being read is kept as a list of the chunks received and joined once when it ends. The SDK's
  * reader copies everything received so far for every chunk (`Buffer.concat`), which for a message of
  * several megabytes holds the event loop for hundreds of milliseconds; here reading costs the message's
- * size once. A line over `maxMessageBytes` is never joined: the transport reports it and closes.
+ * size once. A line over `maxMessageBytes` is never joined: the transport reports it and closes. A
+ * line of OFF_THREAD_BYTES or more is joined and parsed on a worker thread (off-thread-parse.ts), and
+ * the messages after it wait for it, so they are still handed on in the order they were written.
  */
 export class LineStdioTransport implements Transport {
   onclose?: () => void;
@@ -33,6 +36,9 @@ export class LineStdioTransport implements Transport {
   private readonly server: StdioServer;
   private chunks: Buffer[] = [];
   private size = 0;
+  /** Messages handed on in order once any is parsed off the main thread: the tail of that queue. */
+  private queue: Promise<void> = Promise.resolve();
+  private queued = 0;
 
   constructor(server: StdioServer) {
     this.server = server;
@@ -93,19 +99,46 @@ export class LineStdioTransport implements Transport {
         this.size += piece.length;
       }
       if (end < 0) return;
-      const line = (this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.size))
-        .toString("utf8")
-        .replace(/\r$/, "");
+      const chunks = this.chunks;
+      const size = this.size;
       this.chunks = [];
       this.size = 0;
       from = end + 1;
+      if (size >= OFF_THREAD_BYTES) {
+        this.handOnInOrder(parseOffThread(chunks).then(checkedMessage));
+        continue;
+      }
+      const line = (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size))
+        .toString("utf8")
+        .replace(/\r$/, "");
       if (line.trim() === "") continue;
+      if (this.queued > 0) {
+        this.handOnInOrder(Promise.resolve(line).then(deserializeMessage));
+        continue;
+      }
       try {
         this.onmessage?.(deserializeMessage(line));
       } catch (error) {
         this.onerror?.(error instanceof Error ? error : new Error(String(error)));
       }
     }
+  }
+
+  /** Hands a message on after every message read before it (each is parsed as soon as it is read). */
+  private handOnInOrder(parsing: Promise<JSONRPCMessage>): void {
+    this.queued++;
+    const settled = parsing.then(
+      (message) => ({ message }),
+      (error: unknown) => ({ error: error instanceof Error ? error : new Error(String(error)) }),
+    );
+    this.queue = this.queue.then(async () => {
+      const parsed = await settled;
+      this.queued--;
+      // Closing (a message was too large, or the connection ended): what was still being parsed is dropped.
+      if (!this.process) return;
+      if ("error" in parsed) this.onerror?.(parsed.error);
+      else this.onmessage?.(parsed.message);
+    });
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -146,4 +179,13 @@ export class LineStdioTransport implements Transport {
       if (signal === "SIGTERM") await wait();
     }
   }
+}
+
+/** A message parsed off the main thread, checked as the SDK checks one (`deserializeMessage`). */
+function checkedMessage(parsed: { message: unknown; omitted: number }): JSONRPCMessage {
+  const message = JSONRPCMessageSchema.parse(parsed.message);
+  if ("result" in message && typeof message.result === "object" && message.result !== null) {
+    markCappedOnParse(message.result, parsed.omitted);
+  }
+  return message;
 }

@@ -5,6 +5,7 @@ import type { McpConnection } from "../../src/mcp/mcp-connection.ts";
 import { buildMcpTools } from "../../src/mcp/mcp-tools.ts";
 import { inputSchemaFromJson } from "../../src/tools/http/input-schema.ts";
 import { testRegistry } from "../helpers/runtime.ts";
+import { threadCpuMs } from "../security/adversarial-strings.ts";
 import { serverConfig } from "./mcp-harness.ts";
 
 /** A connection that only lists: buildMcpTools reads `config` and `tools`. */
@@ -25,13 +26,13 @@ describe("buildMcpTools against a hostile server", () => {
       ]),
     );
     const { registry } = testRegistry(built.tools);
-    const started = performance.now();
+    const started = threadCpuMs();
     const prepared = registry.prepare({
       id: "c1",
       name: "mcp_hostile_match",
       arguments: JSON.stringify({ s: `${"a".repeat(30)}b` }),
     });
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(threadCpuMs() - started).toBeLessThan(1_000);
     expect(prepared.ok).toBe(true);
   });
 
@@ -77,11 +78,11 @@ describe("buildMcpTools against a hostile server", () => {
         properties: { a: { $ref: `#/$defs/d${i + 1}` }, b: { $ref: `#/$defs/d${i + 1}` } },
       };
     }
-    const started = performance.now();
+    const started = threadCpuMs();
     const built = buildMcpTools(
       listing([tool("chain", { properties: { x: { $ref: "#/$defs/d0" } }, $defs }), tool("fine", {})]),
     );
-    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(threadCpuMs() - started).toBeLessThan(1_000);
     expect(built.tools.map((t) => t.name)).toEqual(["mcp_hostile_fine"]);
     expect(built.skipped).toEqual([
       { tool: "chain", why: expect.stringMatching(/\$refs expand to more than/) },

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bareToolName, resolveToolName } from "../../src/tools/tool-names.ts";
 import { type Execution, fixtureTools, testRegistry } from "../helpers/runtime.ts";
+import { threadCpuMs } from "../security/adversarial-strings.ts";
 
 const call = (name: string, args = "{}") => ({ id: "call_1", name, arguments: args });
 
@@ -41,10 +42,10 @@ describe("tool names as models write them", () => {
   });
 
   it("stays linear on a hostile name", () => {
-    const started = performance.now();
+    const started = threadCpuMs();
     bareToolName(`${"a.".repeat(200_000)}<|${":".repeat(100_000)}`);
     resolveToolName("x".repeat(500_000), ["create_ticket"]);
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(threadCpuMs() - started).toBeLessThan(2000);
   });
 });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { reasoningField, splitReasoning } from "../../../src/agent/model/reasoning.ts";
+import { threadCpuMs } from "../../security/adversarial-strings.ts";
 
 describe("reasoning is taken out of the answer", () => {
   it("removes a <think> block and keeps it as reasoning", () => {
@@ -43,9 +44,9 @@ describe("reasoning is taken out of the answer", () => {
 
   it("stays linear on hostile input", () => {
     splitReasoning("<think>t</think>a <thinking>".repeat(50_000));
-    const started = performance.now();
+    const started = threadCpuMs();
     splitReasoning("<think>".repeat(100_000));
     splitReasoning(`${"</think>".repeat(100_000)}<think>`);
-    expect(performance.now() - started).toBeLessThan(2000);
+    expect(threadCpuMs() - started).toBeLessThan(2000);
   });
 });

@@ -4,6 +4,7 @@ import type {
   ToolFormat,
   ToolFormatContext,
 } from "../../../../src/agent/model/tool-formats/types.ts";
+import { threadCpuMs } from "../../../security/adversarial-strings.ts";
 
 /** The tools offered in these tests: bare formats claim only calls to these names. */
 export const TOOL_NAMES = ["get_weather", "create_ticket", "search_tickets", "get_current_time"];
@@ -25,12 +26,13 @@ export function args(value: string | Record<string, unknown>): unknown {
 
 /**
  * Runs a format over hostile text and checks it returns well inside the bound (2 s is a hang
- * detector for a loaded CI machine, not a performance budget: the real cost is milliseconds).
+ * detector, not a performance budget: the real cost is milliseconds). Counted in this thread's CPU
+ * time, which a super-linear parse burns and a busy machine's descheduling does not.
  */
 export function survives(format: ToolFormat, text: string): FormatMatch | undefined {
-  const started = performance.now();
+  const started = threadCpuMs();
   const result = format.detect(text) ? format.parse(text, ctx) : undefined;
-  expect(performance.now() - started).toBeLessThan(2000);
+  expect(threadCpuMs() - started).toBeLessThan(2000);
   return result;
 }
 

@@ -151,7 +151,12 @@ export interface WorkspaceOptions {
   bot?: SandboxBot;
   /** Milliseconds since the epoch; tests pin it. */
   now?: () => number;
+  /** How long a streamed message takes appends (Slack ends it after about 5 minutes); tests shorten it. */
+  streamMaxAgeMs?: number;
 }
+
+/** Slack ends a streaming message after about five minutes: later appends and stops are refused. */
+export const STREAM_MAX_AGE_MS = 5 * 60_000;
 
 export interface NewMessage {
   channel: string;

@@ -26,6 +26,7 @@ import {
   type SandboxTeam,
   type SandboxUser,
   type SandboxView,
+  STREAM_MAX_AGE_MS,
   type WorkspaceEvent,
   type WorkspaceListener,
   type WorkspaceOptions,
@@ -33,7 +34,7 @@ import {
 
 export type { NewChannel, NewUser } from "./workspace-records.ts";
 export type { MessagePatch, NewMessage, SandboxBot, WorkspaceOptions } from "./workspace-types.ts";
-export { DEFAULT_BOT, DEFAULT_TEAM } from "./workspace-types.ts";
+export { DEFAULT_BOT, DEFAULT_TEAM, STREAM_MAX_AGE_MS } from "./workspace-types.ts";
 
 /**
  * The state of one offline Slack workspace: people, channels, messages with threads, ephemerals,
@@ -45,6 +46,11 @@ export class Workspace {
   readonly bot: SandboxBot;
   readonly now: () => number;
   readonly nextTs: TsClock;
+  /**
+   * Age after which a streamed message no longer takes appends or a stop
+   * (`message_not_in_streaming_state`); settable so a test can cross it in milliseconds.
+   */
+  streamMaxAgeMs: number;
   private recorder: WorkspaceRecorder | undefined;
   private readonly feedbackChoices = new FeedbackChoices();
   private readonly users = new Map<string, SandboxUser>();
@@ -64,6 +70,7 @@ export class Workspace {
     this.bot = options.bot ?? DEFAULT_BOT;
     this.now = options.now ?? Date.now;
     this.nextTs = createTsClock(this.now);
+    this.streamMaxAgeMs = options.streamMaxAgeMs ?? STREAM_MAX_AGE_MS;
   }
 
   /**

@@ -13,9 +13,10 @@ const DISPLAY_MODES = new Set(["timeline", "plan"]);
 /**
  * `chat.startStream` / `chat.appendStream` / `chat.stopStream`: a bot message that grows while it is
  * written (Markdown text, task cards, a plan title), then is finalized with blocks at its bottom. In
- * channels the recipient (user and team) is required; once stopped, the message no longer takes
- * appends (`message_not_in_streaming_state`). The message is stored as it grows: history, replies and
- * the page see every append.
+ * channels the recipient (user and team) is required; once stopped, or older than the workspace's
+ * `streamMaxAgeMs` (Slack ends a stream after about five minutes), the message no longer takes appends
+ * or a stop (`message_not_in_streaming_state`) and keeps what it showed. The message is stored as it
+ * grows: history, replies and the page see every append.
  */
 export const chatStreamMethods: Record<string, MethodHandler> = {
   "chat.startStream": (ctx) => {
@@ -95,6 +96,11 @@ function streamingMessage(ctx: MethodContext): {
   if (!message) throw new SlackApiError("message_not_found");
   if (!isOwnMessage(ctx, message)) throw new SlackApiError("cant_update_message");
   if (message.stream?.state !== "streaming") throw new SlackApiError("message_not_in_streaming_state");
+  // Its ts is when the stream started (the workspace's clock makes both).
+  if (ctx.workspace.now() - Number(message.ts) * 1000 > ctx.workspace.streamMaxAgeMs) {
+    ctx.workspace.updateMessage(channel.id, message.ts, { stream: { ...message.stream, state: "stopped" } });
+    throw new SlackApiError("message_not_in_streaming_state");
+  }
   return { channel: channel.id, message, stream: structuredClone(message.stream) };
 }
 

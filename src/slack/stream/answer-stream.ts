@@ -35,6 +35,15 @@ const APPEND_TEXT_MAX = 10_000;
 /** Appends that failed in a row before the stream stops growing (the final answer still replaces it). */
 const MAX_FAILED_APPENDS = 3;
 
+/** Slack's answer to an append or stop once it has ended a stream (after about five minutes). */
+const ENDED_BY_SLACK = "message_not_in_streaming_state";
+
+const slackErrorOf = (err: unknown): unknown => (err as { data?: { error?: unknown } }).data?.error;
+
+/** The answer text a call's chunks carry. */
+const textOf = (chunks: Chunk[]): string =>
+  chunks.map((c) => (c.type === "markdown_text" ? c.text : "")).join("");
+
 /**
  * One answer streamed into its thread with chat.startStream / appendStream / stopStream: the tool
  * calls as task cards, the answer text as it is written. Only for a model that streams (chosen per
@@ -43,11 +52,22 @@ const MAX_FAILED_APPENDS = 3;
  * never outruns Slack's rate tier. A start that fails for any reason (`unknown_method`, a missing
  * recipient, a rate limit, any error) makes the stream unavailable: the caller shows progress the
  * usual way, and the answer is posted as usual. Nothing here ever fails the turn.
+ *
+ * Slack ends a streaming message after about five minutes (`message_not_in_streaming_state`): the
+ * chunks it refused, and those queued after them, start a new streamed message in the same thread at
+ * once, and the stream goes on there. The earlier messages keep what they showed; `earlierText` is
+ * the answer text they hold, so the final answer replaces only the last message with the rest. When
+ * the new message cannot start, the stream stops growing and the answer is posted as usual from the
+ * last message.
  */
 export function createAnswerStream(o: AnswerStreamOptions) {
   const min = o.minIntervalMs ?? 1000;
-  let state: "idle" | "starting" | "open" | "unavailable" | "broken" = "idle";
+  // "ended": Slack ended the last message and no new one could start (it still takes the answer).
+  let state: "idle" | "starting" | "open" | "unavailable" | "broken" | "ended" = "idle";
   let ts: string | undefined;
+  // The answer text shown in the current message, and in the ones Slack ended before it.
+  let shown = "";
+  let earlier = "";
   let queue: Chunk[] = [];
   const text = createStreamedText(o.redactSecrets);
   let started: Promise<void> | undefined;
@@ -86,9 +106,8 @@ export function createAnswerStream(o: AnswerStreamOptions) {
   // `stream`) never opens a stream: its turn keeps the post-and-update path.
   let modelStreams = false;
 
-  const start = async () => {
-    const chunks = queue;
-    queue = [];
+  /** Starts a streamed message in the thread with `chunks`; returns its ts. */
+  const startMessage = async (chunks: Chunk[]): Promise<string> => {
     const args: Record<string, unknown> = {
       channel: o.channel,
       thread_ts: o.threadTs,
@@ -96,16 +115,23 @@ export function createAnswerStream(o: AnswerStreamOptions) {
       task_display_mode: "timeline",
       ...(chunks.length > 0 ? { chunks } : {}),
     };
+    const paced = asPaced(o.client);
+    const res = paced
+      ? await paced.callOnce("chat.startStream", args, { maxWaitMs: o.startWaitMs ?? 2000 })
+      : await o.client.apiCall("chat.startStream", args);
+    const got = (res as { ts?: unknown }).ts;
+    if (typeof got !== "string" || !got) throw new Error("chat.startStream answered without a ts");
+    last = Date.now();
+    return got;
+  };
+
+  const start = async () => {
+    const chunks = queue;
+    queue = [];
     try {
-      const paced = asPaced(o.client);
-      const res = paced
-        ? await paced.callOnce("chat.startStream", args, { maxWaitMs: o.startWaitMs ?? 2000 })
-        : await o.client.apiCall("chat.startStream", args);
-      const got = (res as { ts?: unknown }).ts;
-      ts = typeof got === "string" ? got : undefined;
-      if (!ts) throw new Error("chat.startStream answered without a ts");
+      ts = await startMessage(chunks);
+      shown = textOf(chunks);
       state = "open";
-      last = Date.now();
       o.onStarted(ts);
       schedule();
     } catch (err) {
@@ -116,6 +142,29 @@ export function createAnswerStream(o: AnswerStreamOptions) {
         "answer not streamed: chat.startStream failed",
       );
       if (latest) o.onUnavailable?.(latest);
+    }
+  };
+
+  /**
+   * Slack ended the current message: `chunks` (not shown yet) start the next one. False when it could
+   * not start: the stream then stops growing, and the ended message takes the answer.
+   */
+  const rollOver = async (chunks: Chunk[]): Promise<boolean> => {
+    try {
+      const next = await startMessage(chunks);
+      o.logger.info({ channel: o.channel, ended: ts, ts: next }, "answer stream continued in a new message");
+      earlier += shown;
+      shown = textOf(chunks);
+      ts = next;
+      state = "open";
+      return true;
+    } catch (err) {
+      state = "ended";
+      o.logger.info(
+        { err: errorMessage(err), channel: o.channel },
+        "answer stream ended by Slack and not continued: the answer is posted as usual",
+      );
+      return false;
     }
   };
 
@@ -139,8 +188,15 @@ export function createAnswerStream(o: AnswerStreamOptions) {
       .then(
         () => {
           failures = 0;
+          shown += textOf(chunks);
         },
-        (err: unknown) => {
+        async (err: unknown) => {
+          if (slackErrorOf(err) === ENDED_BY_SLACK) {
+            const rest = [...chunks, ...queue];
+            queue = [];
+            if (!(await rollOver(rest))) queue = rest;
+            return;
+          }
           failures++;
           // Kept for the next append (text in order): nothing written is lost to one failure.
           queue = [...chunks, ...queue];
@@ -191,12 +247,17 @@ export function createAnswerStream(o: AnswerStreamOptions) {
     },
     /** The streamed message, once started (undefined while not streaming). */
     get ts(): string | undefined {
-      return state === "open" || state === "broken" ? ts : undefined;
+      return state === "open" || state === "broken" || state === "ended" ? ts : undefined;
+    },
+    /** The answer text shown in the messages Slack ended before the last one ("" without a rollover). */
+    get earlierText(): string {
+      return earlier;
     },
     /**
      * Ends the stream: waits for a start or an append under way, sends the task cards still queued
-     * (not the text: the final answer replaces it), then stops it with `blocks` at its bottom. Returns
-     * the message's ts, or undefined when nothing was streamed.
+     * (not the text: the final answer replaces it), then stops it with `blocks` at its bottom. Cards
+     * refused because Slack ended the message go into a new one. Returns the last message's ts, or
+     * undefined when nothing was streamed.
      */
     async stop(blocks: unknown[] | undefined): Promise<string | undefined> {
       await started;
@@ -204,20 +265,33 @@ export function createAnswerStream(o: AnswerStreamOptions) {
       if (timer) clearTimeout(timer);
       timer = undefined;
       await inFlight;
-      if (!ts || (state !== "open" && state !== "broken")) return undefined;
-      const chunks = queue.filter((c) => c.type === "task_update");
+      if (!ts) return undefined;
+      if (state === "ended") return ts;
+      if (state !== "open" && state !== "broken") return undefined;
+      const cards = queue.filter((c) => c.type === "task_update");
       queue = [];
-      const stopArgs = { channel: o.channel, ts, ...(chunks.length > 0 ? { chunks } : {}) };
-      const withBlocks = blocks && blocks.length > 0 ? { ...stopArgs, blocks } : undefined;
-      for (const args of withBlocks ? [withBlocks, stopArgs] : [stopArgs]) {
-        try {
-          await o.client.apiCall("chat.stopStream", args);
-          break;
-        } catch (err) {
-          // Blocks a workspace refuses must not leave the message streaming: stopped without them.
-          o.logger.warn({ err: errorMessage(err), channel: o.channel }, "could not stop the answer stream");
+      const stopArgs = (chunks: Chunk[]) => ({
+        channel: o.channel,
+        ts,
+        ...(chunks.length > 0 ? { chunks } : {}),
+      });
+      const stopWith = async (chunks: Chunk[]): Promise<"stopped" | "ended"> => {
+        const withBlocks = blocks && blocks.length > 0 ? { ...stopArgs(chunks), blocks } : undefined;
+        for (const args of withBlocks ? [withBlocks, stopArgs(chunks)] : [stopArgs(chunks)]) {
+          try {
+            await o.client.apiCall("chat.stopStream", args);
+            return "stopped";
+          } catch (err) {
+            if (slackErrorOf(err) === ENDED_BY_SLACK) return "ended";
+            // Blocks a workspace refuses must not leave the message streaming: stopped without them.
+            o.logger.warn({ err: errorMessage(err), channel: o.channel }, "could not stop the answer stream");
+          }
         }
-      }
+        return "stopped";
+      };
+      // Already ended by Slack: the cards it refused start the next message, which takes the stop.
+      if ((await stopWith(cards)) === "ended" && cards.length > 0 && (await rollOver(cards)))
+        await stopWith([]);
       return ts;
     },
   };

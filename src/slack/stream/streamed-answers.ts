@@ -25,6 +25,11 @@ export type StreamingSetting = "auto" | "off" | { minIntervalMs?: number };
  * it. The working message is removed once the stream is up; the streamed message then takes its
  * place as the one the final answer replaces, so the final message is exactly what the
  * post-and-update path would have posted (same mrkdwn conversion, limits, file fallback).
+ *
+ * When Slack ended a stream and it went on in new messages (see `answer-stream.ts`), the earlier
+ * messages keep the answer text they showed and the last one is replaced by the rest of the answer,
+ * with the feedback buttons: the thread reads the whole answer once, in order. An answer that does
+ * not go on from what was shown (a retried model call) goes whole into the last message.
  */
 export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSetting = "auto") {
   const options = typeof setting === "object" ? setting : {};
@@ -33,15 +38,24 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
   const key = (t: { channel: string; threadTs: string; placeholderTs?: string | undefined }) =>
     `${t.channel} ${t.threadTs} ${t.placeholderTs ?? "-"}`;
 
-  /** The target with the streamed message in place of the working message (which is gone). */
-  async function settle(target: ReplyTarget, blocks?: unknown[]): Promise<ReplyTarget> {
+  /**
+   * The target with the last streamed message in place of the working message (which is gone), and
+   * the answer text earlier streamed messages of the turn show.
+   */
+  async function settleStream(
+    target: ReplyTarget,
+    blocks?: unknown[],
+  ): Promise<{ target: ReplyTarget; earlierText: string }> {
     const k = key(target);
     const stream = streams.get(k);
-    if (!stream) return target;
+    if (!stream) return { target, earlierText: "" };
     streams.delete(k);
     const ts = await stream.stop(blocks);
-    return ts ? { ...target, placeholderTs: ts } : target;
+    return ts
+      ? { target: { ...target, placeholderTs: ts }, earlierText: stream.earlierText }
+      : { target, earlierText: "" };
   }
+  const settle = async (target: ReplyTarget) => (await settleStream(target)).target;
 
   /**
    * A turn's stream, taken in by its first event: a job waiting for its thread's lock (made before it
@@ -130,9 +144,12 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
       const markdown = resultMarkdown(result);
       const rated = ratedBy(result);
       const feedback = rated.feedbackRunId ? [feedbackBlock(rated.feedbackRunId)] : [];
-      const settled = await settle(target, feedback);
+      const { target: settled, earlierText } = await settleStream(target, feedback);
       if (settled === target) return false;
-      const plan = planAnswer(s.redactor.redactSecrets(markdown));
+      const redacted = s.redactor.redactSecrets(markdown);
+      const tail = earlierText && redacted.startsWith(earlierText) ? redacted.slice(earlierText.length) : "";
+      const rest = /\S/.test(tail) ? tail : redacted;
+      const plan = planAnswer(rest);
       const only = plan.kind === "messages" && plan.messages.length === 1 ? plan.messages[0] : undefined;
       if (only && settled.placeholderTs) {
         try {
@@ -152,7 +169,7 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
         }
       }
       // Longer than one message, a file, or an update that failed: the usual path, from the streamed message.
-      await postAnswer(s, markdown, settled, rated);
+      await postAnswer(s, rest, settled, rated);
       return true;
     },
 

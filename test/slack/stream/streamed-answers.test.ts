@@ -450,3 +450,97 @@ describe("an assistant thread: the status line and the stream side by side", () 
     expect(a.line()).toBe("");
   });
 });
+
+describe("a stream Slack ends (message_not_in_streaming_state, after about five minutes)", () => {
+  /** Ends a streamed message as Slack does: it keeps what it shows and takes no more appends. */
+  const endStream = (channel: string, ts: string) => {
+    const stream = emulator.workspace.getMessage(channel, ts)?.stream;
+    if (!stream) throw new Error(`no stream at ${ts}`);
+    emulator.workspace.updateMessage(channel, ts, { stream: { ...stream, state: "stopped" } });
+  };
+  const startedTs = (n: number) => () => {
+    const ok = emulator.callsTo("chat.startStream").filter((c) => c.response?.ok);
+    const ts = ok[n - 1]?.response?.ts;
+    return typeof ts === "string" ? ts : undefined;
+  };
+  const words = (text: string) => text.split(/\s+/).filter(Boolean).join(" ");
+
+  it("the text and cards refused go into a new message, at once and at the stop; the last one takes the rest of the answer and the buttons", async () => {
+    const t = await turnIn(DEMO.dmUser);
+    const progress = t.streamed.progress(
+      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      t.display,
+    );
+    const full =
+      "Three tickets are open: the VPN in Berlin, the mail relay and the printer on the third floor.";
+    progress.show(streamedCalls);
+    progress.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_r" }));
+    const first = await waitFor(startedTs(1));
+    progress.show(event({ event: "tool.end", tool: "search_tickets", callId: "call_r", ok: true }));
+    progress.show(event({ event: "model.text", step: 2, delta: "Three tickets are open: " }));
+    await waitFor(() => emulator.workspace.getMessage(DEMO.dmUser, first)?.text.includes("open:"));
+    endStream(DEMO.dmUser, first);
+    progress.show(event({ event: "model.text", step: 2, delta: "the VPN in Berlin, " }));
+    const second = await waitFor(startedTs(2), 15_000, "a second streamed message");
+    await waitFor(() => emulator.workspace.getMessage(DEMO.dmUser, second)?.text.includes("Berlin"));
+    endStream(DEMO.dmUser, second);
+    // A card of the next step, then the end: refused by the ended message, it starts a third one.
+    progress.show(event({ event: "tool.start", tool: "check_printer", callId: "call_s" }));
+    await progress.close();
+    await t.finish(result(full));
+    const third = await waitFor(startedTs(3), 15_000, "a third streamed message");
+
+    await waitFor(() => emulator.workspace.getMessage(DEMO.dmUser, t.target.placeholderTs) === undefined);
+    const replies = emulator.workspace.replies(DEMO.dmUser, t.q.ts)!.filter((m) => m.user === DEMO.bot);
+    expect(replies.map((m) => m.ts)).toEqual([first, second, third]);
+    const [one, two, last] = replies;
+    // The earlier messages keep what they showed; the last is the rest, as the usual path shows it.
+    expect(one!.text.trim()).toBe("Three tickets are open:");
+    expect(one!.stream).toMatchObject({ tasks: [{ id: "call_r", status: "complete" }] });
+    const shownBefore = one!.text + two!.text;
+    expect(full.startsWith(shownBefore)).toBe(true);
+    const plan = planAnswer(full.slice(shownBefore.length));
+    if (plan.kind !== "messages") throw new Error("one message expected");
+    expect(last!.text).toBe(plan.messages[0]!.text);
+    expect(last!.blocks).toEqual([...plan.messages[0]!.blocks, feedbackBlock(runId)]);
+    expect(last!.stream).toMatchObject({
+      state: "stopped",
+      tasks: [{ id: "call_s", status: "in_progress" }],
+    });
+    expect(words(replies.map((m) => m.text).join(" "))).toBe(words(full));
+    expect(replies.filter((m) => JSON.stringify(m.blocks ?? []).includes("hermes.feedback."))).toHaveLength(
+      1,
+    );
+  });
+
+  it("a new message that cannot start: the stream stops growing and the ended message becomes the whole answer", async () => {
+    const t = await turnIn(DEMO.dmUser);
+    const progress = t.streamed.progress(
+      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      t.display,
+    );
+    const full = "Two tickets are open: the VPN in Berlin and the mail relay.";
+    progress.show(streamedCalls);
+    progress.show(event({ event: "tool.start", tool: "search_tickets", callId: "call_u" }));
+    const first = await waitFor(startedTs(1));
+    progress.show(event({ event: "model.text", step: 2, delta: "Two tickets are open: " }));
+    await waitFor(() => emulator.workspace.getMessage(DEMO.dmUser, first)?.text.includes("open:"));
+    endStream(DEMO.dmUser, first);
+    emulator.faults.fail("chat.startStream", "internal_error");
+    progress.show(event({ event: "model.text", step: 2, delta: "the VPN in Berlin " }));
+    await waitFor(() =>
+      emulator.callsTo("chat.startStream").some((c) => c.response?.error === "internal_error"),
+    );
+    await progress.close();
+    await t.finish(result(full));
+
+    await waitFor(() => emulator.workspace.getMessage(DEMO.dmUser, t.target.placeholderTs) === undefined);
+    const replies = emulator.workspace.replies(DEMO.dmUser, t.q.ts)!.filter((m) => m.user === DEMO.bot);
+    expect(replies.map((m) => m.ts)).toEqual([first]);
+    const plan = planAnswer(full);
+    if (plan.kind !== "messages") throw new Error("one message expected");
+    const final = emulator.workspace.getMessage(DEMO.dmUser, first)!;
+    expect(final.text).toBe(plan.messages[0]!.text);
+    expect(final.blocks).toEqual([...plan.messages[0]!.blocks, feedbackBlock(runId)]);
+  });
+});

@@ -24,6 +24,8 @@ export function redactingSlackPort(port: SlackPort, redactor: Redactor): SlackPo
     getUser: (userId, options) => port.getUser(userId, options),
     listUsers: (read) => port.listUsers(read),
     listChannels: (read) => port.listChannels(read),
+    userById: (userId) => port.userById(userId),
+    channelById: (channelId) => port.channelById(channelId),
     getChannel: (channelId) => port.getChannel(channelId),
   };
 }

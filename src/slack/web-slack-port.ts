@@ -1,18 +1,20 @@
 import type { WebClient } from "@slack/web-api";
 import { HermesError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
-import type { SlackPort, SlackUser } from "../tools/slack-port.ts";
+import type { SlackChannelInfo, SlackPort, SlackUser } from "../tools/slack-port.ts";
+import { type CachedByIdOptions, cachedById } from "./references/cached-by-id.ts";
 import { createWorkspaceDirectory } from "./references/workspace-directory.ts";
 
 /**
  * `SlackPort` over the Web API. User look-ups are cached briefly (they are asked per turn) unless
  * asked `fresh`; membership never is: it decides where a message may go, and a member removed a
  * moment ago must not still be able to approve a post to the channel. The user and channel lists
- * (for names → ids) are cached for `directoryTtlMs`.
+ * (for names → ids) are cached for `directoryTtlMs`; an id someone wrote is checked on its own
+ * (`userById`, `channelById`) and cached per id as `idCache` says.
  */
 export function createWebSlackPort(
   client: WebClient,
-  options: { cacheMs?: number; directoryTtlMs?: number; logger?: Logger } = {},
+  options: { cacheMs?: number; directoryTtlMs?: number; idCache?: CachedByIdOptions; logger?: Logger } = {},
 ): SlackPort {
   const cacheMs = options.cacheMs ?? 60_000;
   const users = new Map<string, { at: number; user: SlackUser | undefined }>();
@@ -20,6 +22,48 @@ export function createWebSlackPort(
     ttlMs: options.directoryTtlMs ?? 60_000,
     ...(options.logger ? { logger: options.logger } : {}),
   });
+
+  /** `users.info`; undefined when Slack says there is no such user. */
+  async function fetchUser(userId: string): Promise<SlackUser | undefined> {
+    try {
+      const u = (await client.users.info({ user: userId })).user;
+      if (!u?.id) return undefined;
+      return {
+        id: u.id,
+        name: u.name ?? u.id,
+        realName: u.real_name ?? u.profile?.real_name,
+        ...(u.profile?.display_name ? { displayName: u.profile.display_name } : {}),
+        tz: u.tz,
+        isBot: Boolean(u.is_bot),
+        deleted: Boolean(u.deleted),
+      };
+    } catch (err) {
+      if (slackError(err) === "user_not_found") return undefined;
+      throw err;
+    }
+  }
+
+  /** `conversations.info`; undefined when Slack does not show the channel to the bot. */
+  async function fetchChannel(channelId: string): Promise<SlackChannelInfo | undefined> {
+    try {
+      const c = (await client.conversations.info({ channel: channelId })).channel;
+      if (!c?.id) return undefined;
+      return {
+        id: c.id,
+        name: c.name ?? "",
+        isPrivate: Boolean(c.is_private),
+        topic: c.topic?.value ?? "",
+        purpose: c.purpose?.value ?? "",
+      };
+    } catch (err) {
+      if (slackError(err) === "channel_not_found") return undefined;
+      throw err;
+    }
+  }
+
+  // Ids people and models write are checked one call each, never by listing a big workspace.
+  const userById = cachedById(fetchUser, options.idCache);
+  const channelById = cachedById(fetchChannel, options.idCache);
 
   async function dmChannel(userId: string): Promise<string> {
     const r = await client.conversations.open({ users: userId });
@@ -68,46 +112,24 @@ export function createWebSlackPort(
     async getUser(userId, lookup = {}) {
       const hit = users.get(userId);
       if (hit && !lookup.fresh && Date.now() - hit.at < cacheMs) return hit.user;
-      let user: SlackUser | undefined;
-      try {
-        const r = await client.users.info({ user: userId });
-        const u = r.user;
-        user = u?.id
-          ? {
-              id: u.id,
-              name: u.name ?? u.id,
-              realName: u.real_name ?? u.profile?.real_name,
-              ...(u.profile?.display_name ? { displayName: u.profile.display_name } : {}),
-              tz: u.tz,
-              isBot: Boolean(u.is_bot),
-              deleted: Boolean(u.deleted),
-            }
-          : undefined;
-      } catch (err) {
-        if ((err as { data?: { error?: string } }).data?.error !== "user_not_found") throw err;
-      }
+      const user = await fetchUser(userId);
       users.set(userId, { at: Date.now(), user });
       return user;
     },
 
-    async getChannel(channelId) {
-      try {
-        const c = (await client.conversations.info({ channel: channelId })).channel;
-        if (!c?.id) return undefined;
-        return {
-          id: c.id,
-          name: c.name ?? "",
-          isPrivate: Boolean(c.is_private),
-          topic: c.topic?.value ?? "",
-          purpose: c.purpose?.value ?? "",
-        };
-      } catch (err) {
-        if ((err as { data?: { error?: string } }).data?.error === "channel_not_found") return undefined;
-        throw err;
-      }
-    },
-
+    getChannel: fetchChannel,
+    userById,
+    channelById,
     listUsers: directory.listUsers,
     listChannels: directory.listChannels,
   };
+}
+
+/** The `error` of a Slack Web API error (`user_not_found`, `ratelimited`, …), if it is one. */
+function slackError(err: unknown): string | undefined {
+  if (typeof err !== "object" || err === null || !("data" in err)) return undefined;
+  const data = err.data;
+  return typeof data === "object" && data !== null && "error" in data && typeof data.error === "string"
+    ? data.error
+    : undefined;
 }

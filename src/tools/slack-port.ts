@@ -55,6 +55,17 @@ export interface SlackPort {
   /** The channels names can refer to (`conversations.list`, every page, archived ones left out); cached likewise. */
   listChannels(read?: { fresh?: boolean }): Promise<SlackChannel[]>;
   /**
+   * The user behind an id a person or model wrote (`users.info`, one call, never a list), deactivated
+   * ones included; undefined when Slack says no such user. Cached per id for minutes (an unknown id
+   * more briefly); never used to decide a permission: `getUser` with `fresh` is.
+   */
+  userById(userId: string): Promise<SlackUser | undefined>;
+  /**
+   * The channel behind an id a person or model wrote (`conversations.info`), cached likewise;
+   * undefined when Slack does not show it to the bot (unknown, or private without the bot).
+   */
+  channelById(channelId: string): Promise<SlackChannel | undefined>;
+  /**
    * One channel's name, topic and purpose (`conversations.info`, asked each time); undefined when
    * Slack does not show it to the bot (unknown, or private without the bot). Says nothing about
    * whether the requester may see it: ask `isMember`.

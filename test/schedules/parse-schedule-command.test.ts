@@ -12,6 +12,10 @@ const directory: Directory = {
     { id: "C0OPS1234", name: "ops", isPrivate: false },
     { id: "C0ENG9876", name: "eng-alerts", isPrivate: false },
   ],
+  userById: async (id) =>
+    id === "U0USER1" ? { id, name: "li.ming", isBot: false, deleted: false } : undefined,
+  channelById: async (id) =>
+    ["C0OPS1234", "C0ENG9876"].includes(id) ? { id, name: id, isPrivate: false } : undefined,
 };
 const resolveChannel = async (written: string) => {
   const named = await resolveNamed(directory, written, "channel", "/hermes schedule add …");

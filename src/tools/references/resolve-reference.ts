@@ -5,7 +5,7 @@ import { nameKey } from "./name-key.ts";
 import { type ParsedReference, parseReference } from "./parse-reference.ts";
 import { untilAborted } from "./until-aborted.ts";
 
-export type Directory = Pick<SlackPort, "listUsers" | "listChannels">;
+export type Directory = Pick<SlackPort, "listUsers" | "listChannels" | "userById" | "channelById">;
 /** What the argument may name: a person, a channel, or either (a message's destination). */
 export type ReferenceKind = "user" | "channel" | "recipient";
 export type Resolved = { type: "user" | "channel"; id: string };
@@ -15,7 +15,8 @@ const MAX_REFERENCE = 200;
 
 /**
  * Turns what a person or model wrote into a Slack id, as Slack's own client does: `<@U…>` and
- * `<#C…|name>` are taken as they are; raw ids are checked against the directory; `#name`, `@name`
+ * `<#C…|name>` are taken as they are; a raw id (`U…`, `C…`) is checked with one `users.info` or
+ * `conversations.info` (cached per id, never by listing the workspace); `#name`, `@name`
  * and display or real names ("Li Ming", "li.ming", "李明", any case or width) are looked up in the
  * workspace (`users.list` / `conversations.list`, cached). An unknown or ambiguous name is refused
  * with a sentence naming up to three close matches. Whether the target may be used is not decided
@@ -75,6 +76,10 @@ async function lookUp(
   const wantsChannel = kind !== "user" && ref.kind !== "user_name";
   if (ref.kind === "channel_name" && kind === "user") throw wrongKind(written, "user");
   if (ref.kind === "user_name" && kind === "channel") throw wrongKind(written, "channel");
+  if (ref.kind === "raw_id") {
+    const known = await knownId(directory, ref.id, wantsUser, wantsChannel, signal);
+    if (known) return known;
+  }
   const lists = (read: { fresh?: boolean }) =>
     untilAborted(
       Promise.all([
@@ -98,6 +103,26 @@ async function lookUp(
 
 const NONE: never[] = [];
 
+/**
+ * An id Slack knows wins; an id-shaped word Slack does not know ("CEO") is then looked up as a
+ * name. One `users.info` or `conversations.info` says which, so an id resolves even while the
+ * workspace lists are slow or rate-limited.
+ */
+async function knownId(
+  directory: Directory,
+  id: string,
+  wantsUser: boolean,
+  wantsChannel: boolean,
+  signal: AbortSignal | undefined,
+): Promise<Resolved | undefined> {
+  if (/^[UW]/.test(id)) {
+    if (!wantsUser) return undefined;
+    return (await untilAborted(directory.userById(id), signal)) ? { type: "user", id } : undefined;
+  }
+  if (!wantsChannel) return undefined;
+  return (await untilAborted(directory.channelById(id), signal)) ? { type: "channel", id } : undefined;
+}
+
 const isTimeout = (err: unknown) => err instanceof DOMException && err.name === "TimeoutError";
 
 /** The id the name stands for, a refusal when it is ambiguous, or undefined when nothing matches. */
@@ -111,11 +136,6 @@ function match(
   const wantsUser = kind !== "channel" && ref.kind !== "channel_name";
   const wantsChannel = kind !== "user" && ref.kind !== "user_name";
   const people = users.filter((u) => !u.deleted);
-  if (ref.kind === "raw_id") {
-    // An id Slack knows wins; an id-shaped word that is someone's name ("CEO") is then a name.
-    if (wantsUser && users.some((u) => u.id === ref.id)) return { type: "user", id: ref.id };
-    if (wantsChannel && channels.some((c) => c.id === ref.id)) return { type: "channel", id: ref.id };
-  }
   const name = ref.name;
   const key = nameKey(name);
   // A handle is unique in Slack: written exactly, it wins over display and real names that share its key.

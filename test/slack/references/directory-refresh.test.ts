@@ -5,6 +5,7 @@ import { resolveCallArgs } from "../../../src/agent/run/resolve-call-args.ts";
 import { DEMO } from "../../../src/sandbox/seed-demo-workspace.ts";
 import type { SlackApiEmulator } from "../../../src/sandbox/slack-api-server.ts";
 import { createWorkspaceDirectory } from "../../../src/slack/references/workspace-directory.ts";
+import { createWebSlackPort } from "../../../src/slack/web-slack-port.ts";
 import { resolveReference } from "../../../src/tools/references/resolve-reference.ts";
 import { sendMessage } from "../../../src/tools/send-message.ts";
 import type { SlackPort } from "../../../src/tools/slack-port.ts";
@@ -90,7 +91,8 @@ afterAll(() => proxy?.stop());
 
 function directory() {
   const client = sandboxWebClient(emulator, { slackApiUrl: proxy.url });
-  return createWorkspaceDirectory(client, { ttlMs: 60_000, now: () => now });
+  const { userById, channelById } = createWebSlackPort(client);
+  return { ...createWorkspaceDirectory(client, { ttlMs: 60_000, now: () => now }), userById, channelById };
 }
 
 describe("the directory refreshes behind the look-ups (stale-while-revalidate)", () => {

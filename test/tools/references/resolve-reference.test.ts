@@ -200,7 +200,12 @@ describe("suggestions stay cheap", () => {
       isBot: false,
       deleted: false,
     }));
-    const directory = { listUsers: async () => users, listChannels: async () => [] };
+    const directory = {
+      listUsers: async () => users,
+      listChannels: async () => [],
+      userById: async () => undefined,
+      channelById: async () => undefined,
+    };
     const started = performance.now();
     await expect(resolveReference(directory, `@${"z".repeat(60)}`, "user")).rejects.toThrow(/No one named/);
     await expect(resolveReference(directory, "@person.9999", "user")).rejects.toThrow(/Did you mean/);

@@ -17,7 +17,6 @@ export function createWebSlackPort(
   options: { cacheMs?: number; directoryTtlMs?: number; idCache?: CachedByIdOptions; logger?: Logger } = {},
 ): SlackPort {
   const cacheMs = options.cacheMs ?? 60_000;
-  const users = new Map<string, { at: number; user: SlackUser | undefined }>();
   const directory = createWorkspaceDirectory(client, {
     ttlMs: options.directoryTtlMs ?? 60_000,
     ...(options.logger ? { logger: options.logger } : {}),
@@ -63,6 +62,8 @@ export function createWebSlackPort(
 
   // Ids people and models write are checked one call each, never by listing a big workspace.
   const userById = cachedById(fetchUser, options.idCache);
+  // The requester's profile, asked each turn: kept briefly, a `fresh` read asks Slack again.
+  const requester = cachedById(fetchUser, { ttlMs: cacheMs, absentTtlMs: cacheMs });
   const channelById = cachedById(fetchChannel, options.idCache);
 
   async function dmChannel(userId: string): Promise<string> {
@@ -109,13 +110,7 @@ export function createWebSlackPort(
       return false;
     },
 
-    async getUser(userId, lookup = {}) {
-      const hit = users.get(userId);
-      if (hit && !lookup.fresh && Date.now() - hit.at < cacheMs) return hit.user;
-      const user = await fetchUser(userId);
-      users.set(userId, { at: Date.now(), user });
-      return user;
-    },
+    getUser: requester,
 
     getChannel: fetchChannel,
     userById,

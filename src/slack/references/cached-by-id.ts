@@ -12,12 +12,13 @@ export interface CachedByIdOptions {
  * One Slack object by its id (`users.info`, `conversations.info`), cached per id: an id checked once
  * is not asked again for minutes, and a burst of look-ups of one id shares one request. `fetch`
  * answers undefined when Slack says the id does not exist; that answer is kept for `absentTtlMs`.
- * A failed request (rate limit, network) is not kept: the next look-up asks again.
+ * A failed request (rate limit, network) is not kept: the next look-up asks again. A `fresh` read
+ * skips what is kept (but still shares a request already in flight) and keeps its answer.
  */
 export function cachedById<T>(
   fetch: (id: string) => Promise<T | undefined>,
   options: CachedByIdOptions = {},
-): (id: string) => Promise<T | undefined> {
+): (id: string, read?: { fresh?: boolean }) => Promise<T | undefined> {
   const ttlMs = options.ttlMs ?? 10 * 60_000;
   const absentTtlMs = options.absentTtlMs ?? 60_000;
   const maxEntries = options.maxEntries ?? 5_000;
@@ -34,8 +35,8 @@ export function cachedById<T>(
     }
   }
 
-  return (id) => {
-    const hit = answers.get(id);
+  return (id, read = {}) => {
+    const hit = read.fresh ? undefined : answers.get(id);
     if (hit && now() - hit.at < (hit.value === undefined ? absentTtlMs : ttlMs))
       return Promise.resolve(hit.value);
     const pending = inFlight.get(id);

@@ -2,23 +2,15 @@ import { mkdirSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LogLevel, WebClient } from "@slack/web-api";
 import type { ChatModel } from "../agent/model/chat-model.ts";
 import { buildTools } from "../boot/build-tools.ts";
+import { openOfflineWorkspace } from "../boot/offline-workspace.ts";
 import { seedDemoTickets } from "../boot/seed-demo-tickets.ts";
 import type { Config } from "../config.ts";
 import { type Logger, silentLogger } from "../core/logger.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
 import { DEMO } from "../sandbox/seed-demo-workspace.ts";
-import { SlackApiEmulator } from "../sandbox/slack-api-server.ts";
-import { createWebSlackPort } from "../slack/web-slack-port.ts";
-import { createAuditLog } from "../store/audit.ts";
 import { resolveAuditKey } from "../store/audit-key.ts";
-import { createAuditSink } from "../store/audit-sink.ts";
-import { openDatabase } from "../store/db.ts";
-import { migrate } from "../store/migrate.ts";
-import { createUserStore } from "../store/user-store.ts";
-import { createPgResultStore } from "../tools/pg-result-store.ts";
 
 /** The bot token between the tools and the in-process Slack; it opens nothing else. */
 const BOT_TOKEN = "xoxb-agent-cli";
@@ -48,31 +40,20 @@ export async function openAgentWorkspace(o: AgentWorkspaceOptions) {
   if (kept) mkdirSync(dataDir, { recursive: true });
   // The workspace's own messages stay out of the trace, which holds the turn alone; failures throw.
   const quiet = silentLogger();
-  const emulator = new SlackApiEmulator({ logger: quiet, tokens: [BOT_TOKEN] });
   const removeTemp = () => (kept ? Promise.resolve() : rm(dataDir, { recursive: true, force: true }));
-  let handle: Awaited<ReturnType<typeof openDatabase>> | undefined;
+  let workspace: Awaited<ReturnType<typeof openOfflineWorkspace>> | undefined;
   try {
-    const key = resolveAuditKey({ configured: undefined, databaseUrl: undefined, dataDir, logger: quiet });
-    // A data dir a running `npm start` owns is refused with a sentence naming it.
-    handle = await openDatabase({
+    workspace = await openOfflineWorkspace({
       dataDir,
       logger: quiet,
+      botToken: BOT_TOKEN,
+      redact: o.redact,
+      // A data dir a running `npm start` owns is refused with a sentence naming it.
       owner: { role: "cli", command: "npm run agent" },
+      auditKey: resolveAuditKey({ configured: undefined, databaseUrl: undefined, dataDir, logger: quiet }),
     });
-    await migrate(handle);
-    await seedDemoTickets(handle.db);
-    await emulator.start();
-    const db = handle.db;
-    const users = createUserStore({ db });
-    const results = createPgResultStore({ db });
-    const auditSink = createAuditSink({ audit: createAuditLog({ db, key }), redact: o.redact });
-    const slack = createWebSlackPort(
-      new WebClient(BOT_TOKEN, {
-        slackApiUrl: emulator.url,
-        retryConfig: { retries: 0 },
-        logLevel: LogLevel.ERROR,
-      }),
-    );
+    const { db, users, results, auditSink, slack } = workspace;
+    await seedDemoTickets(db);
     const admins = [...new Set([...o.config.env.HERMES_ADMINS, DEMO.admin])];
     const config: Config = {
       ...o.config,
@@ -89,7 +70,7 @@ export async function openAgentWorkspace(o: AgentWorkspaceOptions) {
       auditSink,
       rawEnv: o.rawEnv,
     });
-    const opened = handle;
+    const opened = workspace;
     return {
       dataDir,
       kept,
@@ -102,7 +83,6 @@ export async function openAgentWorkspace(o: AgentWorkspaceOptions) {
         resolveAccess({ users, config, registry: built.registry, guards: built.guards }, userId),
       async close() {
         try {
-          await emulator.stop();
           await opened.close();
         } finally {
           await removeTemp();
@@ -110,8 +90,7 @@ export async function openAgentWorkspace(o: AgentWorkspaceOptions) {
       },
     };
   } catch (err) {
-    await emulator.stop().catch(() => undefined);
-    await handle?.close().catch(() => undefined);
+    await workspace?.close().catch(() => undefined);
     await removeTemp();
     throw err;
   }

@@ -1,24 +1,16 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { LogLevel, WebClient } from "@slack/web-api";
 import type { ChatModel } from "../agent/model/chat-model.ts";
 import type { ToolEvent, ToolEventSink } from "../agent/run/policy-hook.ts";
 import { buildTools } from "../boot/build-tools.ts";
+import { openOfflineWorkspace } from "../boot/offline-workspace.ts";
 import { seedDemoTickets } from "../boot/seed-demo-tickets.ts";
 import { loadConfig } from "../config.ts";
 import type { Logger } from "../core/logger.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { DEMO } from "../sandbox/seed-demo-workspace.ts";
-import { SlackApiEmulator } from "../sandbox/slack-api-server.ts";
-import { createWebSlackPort } from "../slack/web-slack-port.ts";
-import { createAuditLog } from "../store/audit.ts";
-import { createAuditSink } from "../store/audit-sink.ts";
-import { openDatabase } from "../store/db.ts";
 import { sql } from "../store/drizzle.ts";
-import { migrate } from "../store/migrate.ts";
-import { createUserStore } from "../store/user-store.ts";
-import { createPgResultStore } from "../tools/pg-result-store.ts";
 
 /** The tables a scenario may change; emptied (ids restarted) before each run. The audit log only grows. */
 const SCENARIO_TABLES = ["tickets", "memories", "results", "approvals", "runs", "users"];
@@ -34,23 +26,10 @@ export const REQUESTERS = { viewer: DEMO.user, user: DEMO.user, admin: DEMO.admi
  */
 export async function createEvalEnvironment(logger: Logger) {
   const dataDir = await mkdtemp(join(tmpdir(), "hermes-eval-"));
-  const emulator = new SlackApiEmulator({ logger });
   try {
-    const handle = await openDatabase({ dataDir, logger });
-    await migrate(handle);
-    await emulator.start();
-    const db = handle.db;
-    const users = createUserStore({ db });
-    const results = createPgResultStore({ db });
     const { redact } = createRedactor();
-    const auditSink = createAuditSink({ audit: createAuditLog({ db }), redact });
-    const slack = createWebSlackPort(
-      new WebClient("xoxb-test", {
-        slackApiUrl: emulator.url,
-        retryConfig: { retries: 0 },
-        logLevel: LogLevel.ERROR,
-      }),
-    );
+    const workspace = await openOfflineWorkspace({ dataDir, logger, botToken: "xoxb-test", redact });
+    const { db, users, results, auditSink, slack } = workspace;
     // Built-ins only: HERMES_TOOLS, HTTP and MCP tools of this machine are not part of a scenario.
     const config = loadConfig({ HERMES_DATA_DIR: dataDir });
     let listener: ((e: ToolEvent) => void) | undefined;
@@ -88,15 +67,13 @@ export async function createEvalEnvironment(logger: Logger) {
       },
       async close() {
         try {
-          await emulator.stop();
-          await handle.close();
+          await workspace.close();
         } finally {
           await rm(dataDir, { recursive: true, force: true });
         }
       },
     };
   } catch (err) {
-    await emulator.stop().catch(() => undefined);
     await rm(dataDir, { recursive: true, force: true });
     throw err;
   }

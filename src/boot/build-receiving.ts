@@ -6,14 +6,15 @@ import type { HermesParts } from "./hermes-parts.ts";
 
 /** Bolt, the listeners and the admin surfaces: loaded only by processes that take Slack requests. */
 async function loadReceiving() {
-  const [app, events, actions, admin, assistant] = await Promise.all([
+  const [app, events, actions, admin, assistant, directory] = await Promise.all([
     import("../slack/create-slack-app.ts"),
     import("../slack/event-listeners.ts"),
     import("../slack/action-listeners.ts"),
     import("./admin-surfaces.ts"),
     import("../slack/assistant/create-assistant.ts"),
+    import("../slack/references/directory-events.ts"),
   ]);
-  return { ...app, ...events, ...actions, ...admin, ...assistant };
+  return { ...app, ...events, ...actions, ...admin, ...assistant, ...directory };
 }
 
 /**
@@ -45,5 +46,7 @@ export async function buildReceiving(
     onSchedulesChanged: () => o.scheduler.reload(),
   });
   receiving.registerActionListeners(slackApp.app, parts, { refreshHome: admin.refreshHome });
+  if (parts.slack.directory)
+    receiving.registerDirectoryEvents(slackApp.app, parts.slack.directory, parts.logger);
   return slackApp;
 }

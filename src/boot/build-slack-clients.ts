@@ -80,8 +80,9 @@ export async function buildSlackClients(
     retryConfig: { retries: 0 },
   });
   const bot = target.bot ?? (await authTest(client));
-  const slack = redactingSlackPort(createWebSlackPort(client, { logger }), redactor);
-  return { client, progressClient, slack, redactor, bot };
+  const port = createWebSlackPort(client, { logger });
+  const slack = redactingSlackPort(port, redactor);
+  return { client, progressClient, slack, directory: port.directory, redactor, bot };
 }
 
 async function authTest(client: WebClient): Promise<BotIdentity> {

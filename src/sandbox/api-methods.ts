@@ -5,6 +5,7 @@ import { chatMethods } from "./methods/chat.ts";
 import { chatStreamMethods } from "./methods/chat-stream.ts";
 import { conversationsMethods } from "./methods/conversations.ts";
 import { filesMethods } from "./methods/files.ts";
+import { usergroupsMethods } from "./methods/usergroups.ts";
 import { usersMethods } from "./methods/users.ts";
 import { viewsMethods } from "./methods/views.ts";
 
@@ -15,6 +16,7 @@ export const API_METHODS: Readonly<Record<string, MethodHandler>> = {
   ...chatStreamMethods,
   ...conversationsMethods,
   ...usersMethods,
+  ...usergroupsMethods,
   ...viewsMethods,
   ...filesMethods,
   ...assistantMethods,
@@ -28,6 +30,7 @@ export const SANDBOX_SCOPES = [
   "im:read",
   "im:write",
   "users:read",
+  "usergroups:read",
   "commands",
   "channels:history",
   "groups:history",

@@ -306,6 +306,14 @@ export function createEventsSender(options: EventsSenderOptions) {
       return sendEvent(event, delivery);
     },
 
+    /**
+     * Any other event exactly as given (a directory change: `user_change`, `channel_rename`, … from
+     * `directory-event-payloads.ts`), in its `event_callback` envelope.
+     */
+    event(event: Record<string, unknown>, delivery: DeliveryOptions = {}): Promise<Delivery> {
+      return sendEvent(event, delivery);
+    },
+
     /** The `url_verification` handshake Slack sends when the request URL is set. */
     urlVerification(challenge = randomBytes(16).toString("hex"), delivery: DeliveryOptions = {}) {
       const payload = { token: app.verificationToken, challenge, type: "url_verification" };

@@ -9,7 +9,7 @@ export interface Page<T> {
 
 /** Cursor pagination as Slack does it: an opaque base64 cursor, `limit` items per page. */
 export function paginate<T>(
-  items: T[],
+  items: readonly T[],
   {
     limit,
     cursor,

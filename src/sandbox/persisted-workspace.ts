@@ -2,7 +2,7 @@ import { existsSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "../core/logger.ts";
 import { assistantThreadsOf } from "./assistant-threads.ts";
-import { seedDemoWorkspace } from "./seed-demo-workspace.ts";
+import { seedDemoUserGroups, seedDemoWorkspace } from "./seed-demo-workspace.ts";
 import { Workspace } from "./workspace.ts";
 import { readKeptFileBytes, readKeptWorkspace, WorkspaceJournal } from "./workspace-journal.ts";
 import type { WorkspaceChange, WorkspaceState } from "./workspace-state.ts";
@@ -48,6 +48,7 @@ export function loadPersistedWorkspace(o: {
     workspace = new Workspace();
     workspace.importState(kept.state, (id) => readKeptFileBytes(dir, id));
     assistantThreadsOf(workspace).restore(kept.state.assistantThreads);
+    seedDemoUserGroups(workspace);
     generation = kept.generation;
     logger.info(
       { dir, messages: kept.state.messages.length, changes: kept.changes, tornTail: kept.tornTail },

@@ -29,6 +29,8 @@ const TIERS: Record<string, TierNumber> = {
   "users.info": 4,
   "users.list": 2,
   "conversations.list": 2,
+  "usergroups.list": 2,
+  "usergroups.users.list": 2,
   "auth.test": 4,
   "files.getUploadURLExternal": 4,
   "files.completeUploadExternal": 4,

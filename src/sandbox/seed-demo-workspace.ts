@@ -14,11 +14,14 @@ export const DEMO = {
   dmAdmin: "D0ADMIN",
   dmUser: "D0USER1",
   dmWangLei: "D0WANGLEI",
+  /** The `@netops` user group: Wang Lei and Zhang Wei. */
+  netops: "S0NETOPS",
 } as const;
 
 /**
  * A workspace with the Hermes bot, an admin (Zhang Wei) and two members (Li Ming, Wang Lei), in
- * #general and #ops with the bot, and a DM between each person and the bot.
+ * #general and #ops with the bot, a DM between each person and the bot, and the user group
+ * `@netops` (Wang Lei and Zhang Wei).
  */
 export function seedDemoWorkspace(options: WorkspaceOptions = {}): Workspace {
   const workspace = new Workspace(options);
@@ -36,5 +39,18 @@ export function seedDemoWorkspace(options: WorkspaceOptions = {}): Workspace {
   workspace.addChannel({ id: DEMO.general, name: "general", members: everyone });
   workspace.addChannel({ id: DEMO.ops, name: "ops", members: everyone });
   for (const user of [DEMO.admin, DEMO.user, DEMO.wangLei]) workspace.openDm(user);
+  seedDemoUserGroups(workspace);
   return workspace;
+}
+
+/** The demo's user group `@netops`; user groups are not kept across a restart, so a restored workspace gets it again. */
+export function seedDemoUserGroups(workspace: Workspace): void {
+  if (workspace.userGroups.get(DEMO.netops)) return;
+  workspace.userGroups.add({
+    id: DEMO.netops,
+    handle: "netops",
+    name: "Network Operations",
+    users: [DEMO.wangLei, DEMO.admin],
+    createdBy: DEMO.admin,
+  });
 }

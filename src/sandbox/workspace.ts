@@ -1,5 +1,6 @@
 import { FeedbackChoices } from "./feedback-choices.ts";
 import { compareTs, createTsClock, type TsClock } from "./message-ts.ts";
+import { SandboxUserGroups } from "./user-groups.ts";
 import {
   attachReply,
   buildChannel,
@@ -64,6 +65,8 @@ export class Workspace {
   private readonly files = new Map<string, SandboxFile>();
   private readonly views = new Map<string, SandboxView>();
   private readonly listeners = new Set<WorkspaceListener>();
+  /** The user groups (`@netops`); not kept across a restart. */
+  readonly userGroups: SandboxUserGroups;
 
   constructor(options: WorkspaceOptions = {}) {
     this.team = options.team ?? DEFAULT_TEAM;
@@ -71,6 +74,7 @@ export class Workspace {
     this.now = options.now ?? Date.now;
     this.nextTs = createTsClock(this.now);
     this.streamMaxAgeMs = options.streamMaxAgeMs ?? STREAM_MAX_AGE_MS;
+    this.userGroups = new SandboxUserGroups(this.team.id, () => this.seconds());
   }
 
   /**
@@ -145,6 +149,20 @@ export class Workspace {
     return structuredClone(channel);
   }
 
+  /** Adds many people and channels at once (a large workspace's seed), returning no copies. */
+  addMany(input: { users?: NewUser[]; channels?: NewChannel[] }): void {
+    for (const u of input.users ?? []) {
+      const user = buildUser(u, this.team);
+      this.users.set(user.id, user);
+      this.recorder?.({ kind: "user", user });
+    }
+    for (const c of input.channels ?? []) {
+      const channel = buildChannel(c, this.seconds());
+      this.channels.set(channel.id, channel);
+      this.recorder?.({ kind: "channel", channel });
+    }
+  }
+
   /** The bot's DM with `userId` (`U0USER1` → `D0USER1`), created on first use. */
   openDm(userId: string): SandboxChannel {
     const existing = [...this.channels.values()].find((c) => c.is_im && c.user === userId);
@@ -170,6 +188,38 @@ export class Workspace {
       channel.members = channel.members.filter((id) => id !== userId);
       this.recorder?.({ kind: "channel", channel });
     }
+  }
+
+  /** A person's name or profile changes (what Slack then tells apps with `user_change`). */
+  updateUser(id: string, patch: Partial<Omit<NewUser, "id">>): SandboxUser | undefined {
+    const user = this.users.get(id);
+    if (!user) return undefined;
+    const changed = buildUser({ ...fromRecord(user), ...patch, id }, this.team);
+    this.users.set(id, changed);
+    this.recorder?.({ kind: "user", user: changed });
+    return structuredClone(changed);
+  }
+
+  /** A channel gets a new name (what Slack then tells apps with `channel_rename`). */
+  renameChannel(id: string, name: string): SandboxChannel | undefined {
+    const channel = this.channels.get(id);
+    if (!channel || channel.is_im) return undefined;
+    channel.name = name;
+    this.recorder?.({ kind: "channel", channel });
+    return structuredClone(channel);
+  }
+
+  /**
+   * Every person, as stored (not copies: read them, never change them): `users.list` pages through
+   * 20,000 people without copying them all for every page.
+   */
+  userRecords(): readonly SandboxUser[] {
+    return [...this.users.values()];
+  }
+
+  /** Every channel and DM, as stored (not copies), for listing. */
+  channelRecords(): readonly SandboxChannel[] {
+    return [...this.channels.values()];
   }
 
   getUser(id: string): SandboxUser | undefined {
@@ -420,4 +470,19 @@ function indexed(byChannel: Map<string, Map<string, SandboxMessage>>, channel: s
 
 function copy<T>(value: T | undefined): T | undefined {
   return value === undefined ? undefined : structuredClone(value);
+}
+
+/** The `NewUser` a stored person was built from (so a patch keeps the rest). */
+function fromRecord(user: SandboxUser): NewUser {
+  return {
+    id: user.id,
+    name: user.name,
+    realName: user.real_name,
+    displayName: user.profile.display_name,
+    tz: user.tz,
+    isAdmin: user.is_admin,
+    isBot: user.is_bot,
+    ...(user.profile.bot_id ? { botId: user.profile.bot_id } : {}),
+    deleted: user.deleted,
+  };
 }

@@ -1,6 +1,7 @@
 import type { WebClient } from "@slack/web-api";
 import type { Redactor } from "../policy/redact.ts";
 import type { SlackPort } from "../tools/slack-port.ts";
+import type { WorkspaceDirectory } from "./references/workspace-directory.ts";
 
 /** Who the bot is in its workspace (`auth.test`). */
 export interface BotIdentity {
@@ -23,6 +24,8 @@ export interface SlackOutput {
    */
   progressClient: WebClient;
   slack: SlackPort;
+  /** The workspace directory behind `slack`'s name look-ups, kept fresh by Slack's events (`registerDirectoryEvents`). */
+  directory?: WorkspaceDirectory;
   /** Redaction with the process's secret values: credentials leave answers and cards (`redactSecrets`). */
   redactor: Redactor;
   bot: BotIdentity;

@@ -3,22 +3,33 @@ import { HermesError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { SlackChannelInfo, SlackPort, SlackUser } from "../tools/slack-port.ts";
 import { type CachedByIdOptions, cachedById } from "./references/cached-by-id.ts";
-import { createWorkspaceDirectory } from "./references/workspace-directory.ts";
+import { userRecord } from "./references/directory-records.ts";
+import {
+  createWorkspaceDirectory,
+  type WorkspaceDirectory,
+  type WorkspaceDirectoryOptions,
+} from "./references/workspace-directory.ts";
 
 /**
  * `SlackPort` over the Web API. User look-ups are cached briefly (they are asked per turn) unless
  * asked `fresh`; membership never is: it decides where a message may go, and a member removed a
- * moment ago must not still be able to approve a post to the channel. The user and channel lists
- * (for names → ids) are cached for `directoryTtlMs`; an id someone wrote is checked on its own
- * (`userById`, `channelById`) and cached per id as `idCache` says.
+ * moment ago must not still be able to approve a post to the channel. The people, channels and
+ * user groups names can refer to come from the workspace directory (`directory`: loaded page by page
+ * in the background, kept fresh by events; `registerDirectoryEvents` feeds it); an id someone wrote
+ * is checked on its own (`userById`, `channelById`) and cached per id as `idCache` says.
  */
 export function createWebSlackPort(
   client: WebClient,
-  options: { cacheMs?: number; directoryTtlMs?: number; idCache?: CachedByIdOptions; logger?: Logger } = {},
-): SlackPort {
+  options: {
+    cacheMs?: number;
+    directory?: WorkspaceDirectoryOptions;
+    idCache?: CachedByIdOptions;
+    logger?: Logger;
+  } = {},
+): SlackPort & { directory: WorkspaceDirectory } {
   const cacheMs = options.cacheMs ?? 60_000;
   const directory = createWorkspaceDirectory(client, {
-    ttlMs: options.directoryTtlMs ?? 60_000,
+    ...options.directory,
     ...(options.logger ? { logger: options.logger } : {}),
   });
 
@@ -26,16 +37,7 @@ export function createWebSlackPort(
   async function fetchUser(userId: string): Promise<SlackUser | undefined> {
     try {
       const u = (await client.users.info({ user: userId })).user;
-      if (!u?.id) return undefined;
-      return {
-        id: u.id,
-        name: u.name ?? u.id,
-        realName: u.real_name ?? u.profile?.real_name,
-        ...(u.profile?.display_name ? { displayName: u.profile.display_name } : {}),
-        tz: u.tz,
-        isBot: Boolean(u.is_bot),
-        deleted: Boolean(u.deleted),
-      };
+      return u ? userRecord(u) : undefined;
     } catch (err) {
       if (slackError(err) === "user_not_found") return undefined;
       throw err;
@@ -115,8 +117,11 @@ export function createWebSlackPort(
     getChannel: fetchChannel,
     userById,
     channelById,
-    listUsers: directory.listUsers,
-    listChannels: directory.listChannels,
+    loadedUsers: () => directory.users.read(),
+    loadedChannels: () => directory.channels.read(),
+    loadedUserGroups: () => directory.userGroups.read(),
+    directoryLoads: () => directory.loads(),
+    directory,
   };
 }
 

@@ -26,6 +26,23 @@ export interface SlackChannelInfo extends SlackChannel {
   purpose: string;
 }
 
+/** A Slack user group (`@netops`): mentioned as `<!subteam^S…>`, it notifies every member. */
+export interface SlackUserGroup {
+  id: string;
+  /** What people write after `@`: `netops`. */
+  handle: string;
+  name: string;
+}
+
+/** One list of the workspace directory as far as it has loaded. */
+export interface LoadedList<T> {
+  items: readonly T[];
+  /** Every page is in (and kept fresh since): a name missing from `items` is not in the workspace. */
+  complete: boolean;
+  /** While not complete: Slack's answer to the last page, when it failed (it is asked again later). */
+  failure?: string;
+}
+
 export interface SlackPort {
   /** Posts as the bot. `channel` is a channel id or a user id (then the DM with that user). Unfurling is off. */
   postMessage(input: {
@@ -47,13 +64,21 @@ export interface SlackPort {
   /** A user's profile; may be cached briefly unless `fresh` (a permission check asks fresh). */
   getUser(userId: string, options?: { fresh?: boolean }): Promise<SlackUser | undefined>;
   /**
-   * Everyone in the workspace (`users.list`, every page), for turning a name into an id. Cached for a
-   * short while, one fetch shared by concurrent callers; never used to decide a permission. A stale
-   * list is served while one refresh runs; `fresh` (after a miss) waits for that refresh instead.
+   * The people the workspace directory has loaded so far (`users.list`, page by page in the
+   * background at Slack's tier-2 pace, then kept fresh by events), deactivated ones included. Never
+   * waits for Slack: the first read starts the loading. For turning names into ids; never used to
+   * decide a permission.
    */
-  listUsers(read?: { fresh?: boolean }): Promise<SlackUser[]>;
-  /** The channels names can refer to (`conversations.list`, every page, archived ones left out); cached likewise. */
-  listChannels(read?: { fresh?: boolean }): Promise<SlackChannel[]>;
+  loadedUsers(): LoadedList<SlackUser>;
+  /** The channels names can refer to (`conversations.list`, archived ones left out), loaded likewise. */
+  loadedChannels(): LoadedList<SlackChannel>;
+  /** The workspace's user groups (`usergroups.list`, one call), loaded likewise; disabled ones left out. */
+  loadedUserGroups(): LoadedList<SlackUserGroup>;
+  /**
+   * Settles the next time the directory loads more: a page, the end of a list, or a failed page
+   * (then `failure` says why). Starts nothing by itself; pair it with a read of the lists.
+   */
+  directoryLoads(): Promise<void>;
   /**
    * The user behind an id a person or model wrote (`users.info`, one call, never a list), deactivated
    * ones included; undefined when Slack says no such user. Cached per id for minutes (an unknown id
@@ -82,6 +107,12 @@ export function parseUserRef(ref: string): string | undefined {
 /** `C…`, `G…`, `<#C…>` or `<#C…|name>` → the channel id; undefined for anything else. */
 export function parseChannelRef(ref: string): string | undefined {
   const m = /^\s*(?:<#([CG][A-Z0-9]+)(?:\|[^>]*)?>|#?([CG][A-Z0-9]{2,}))\s*$/.exec(ref);
+  return m ? (m[1] ?? m[2]) : undefined;
+}
+
+/** `S…` or `<!subteam^S…>` / `<!subteam^S…|@handle>` → the user group id; undefined for anything else. */
+export function parseGroupRef(ref: string): string | undefined {
+  const m = /^\s*(?:<!subteam\^(S[A-Z0-9]+)(?:\|[^>]*)?>|@?(S[A-Z0-9]{2,}))\s*$/.exec(ref);
   return m ? (m[1] ?? m[2]) : undefined;
 }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { SANDBOX_SCOPES } from "../../src/sandbox/api-methods.ts";
 import { suggestedPromptsFor } from "../../src/slack/assistant/suggested-prompts.ts";
+import { DIRECTORY_EVENTS } from "../../src/slack/references/directory-events.ts";
 
 interface Manifest {
   features: {
@@ -23,13 +24,14 @@ describe("manifest.yml", () => {
     expect(manifest.oauth_config.scopes.bot).toContain("assistant:write");
   });
 
-  it("subscribes to the events Hermes handles, the assistant threads' included", () => {
+  it("subscribes to the events Hermes handles, the assistant threads' and the directory's included", () => {
     expect(manifest.settings.event_subscriptions.bot_events).toEqual([
       "app_mention",
       "message.im",
       "app_home_opened",
       "assistant_thread_started",
       "assistant_thread_context_changed",
+      ...Object.keys(DIRECTORY_EVENTS),
     ]);
   });
 

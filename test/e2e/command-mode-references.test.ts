@@ -151,7 +151,7 @@ describe("channel and person names in command mode, end to end through Bolt", ()
     const ts = await ask("run send_message to=#general text=please mode=loud");
     const answer = await reply(ts, "the refusal", (text) => text.startsWith("I did not run"));
     expect(answer.text).toBe(
-      'I did not run `send_message`: `send_message` has no argument `mode`: its arguments are `to`, `text`. If `mode=` is part of the value of `text`, put that value in quotes: `text="…"`.\nTry: `run send_message to=#general text=hello`',
+      'I did not run `send_message`: `send_message` has no argument `mode`: its arguments are `to`, `text`, `in_channel`. If `mode=` is part of the value of `text`, put that value in quotes: `text="…"`.\nTry: `run send_message to=#general text=hello`',
     );
     const unclosed = await ask('run send_message to=#general text="hello everyone');
     const second = await reply(unclosed, "the refusal", (text) => text.startsWith("I did not run"));

@@ -5,13 +5,19 @@ import type { Directory } from "../../src/tools/references/resolve-reference.ts"
 
 // The one workspace look-up every /hermes subcommand uses, over a small directory.
 const directory: Directory = {
-  listUsers: async () => [
-    { id: "U0USER1", name: "li.ming", realName: "Li Ming", isBot: false, deleted: false },
-  ],
-  listChannels: async () => [
-    { id: "C0OPS1234", name: "ops", isPrivate: false },
-    { id: "C0ENG9876", name: "eng-alerts", isPrivate: false },
-  ],
+  loadedUsers: () => ({
+    items: [{ id: "U0USER1", name: "li.ming", realName: "Li Ming", isBot: false, deleted: false }],
+    complete: true,
+  }),
+  loadedChannels: () => ({
+    items: [
+      { id: "C0OPS1234", name: "ops", isPrivate: false },
+      { id: "C0ENG9876", name: "eng-alerts", isPrivate: false },
+    ],
+    complete: true,
+  }),
+  loadedUserGroups: () => ({ items: [], complete: true }),
+  directoryLoads: () => new Promise<void>(() => undefined),
   userById: async (id) =>
     id === "U0USER1" ? { id, name: "li.ming", isBot: false, deleted: false } : undefined,
   channelById: async (id) =>

@@ -54,7 +54,7 @@ export const conversationsMethods: Record<string, MethodHandler> = {
         .filter(Boolean),
     );
     const bot = ctx.workspace.bot.userId;
-    const listed = ctx.workspace.listChannels().filter((c) => {
+    const listed = ctx.workspace.channelRecords().filter((c) => {
       if (c.is_im) return types.has("im") && c.members.includes(bot);
       if (c.is_private) return types.has("private_channel") && c.members.includes(bot);
       return types.has("public_channel");

@@ -16,7 +16,7 @@ export const usersMethods: Record<string, MethodHandler> = {
   "users.list": (ctx) => {
     const limit = integerArg(ctx.args, "limit");
     const cursor = stringArg(ctx.args, "cursor");
-    const page = paginate(ctx.workspace.listUsers(), {
+    const page = paginate(ctx.workspace.userRecords(), {
       ...(limit !== undefined ? { limit } : {}),
       ...(cursor ? { cursor } : {}),
     });

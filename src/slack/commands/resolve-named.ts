@@ -1,6 +1,6 @@
-import { isHermesError } from "../../core/errors.ts";
 import {
   type Directory,
+  isLookupRefusal,
   type ReferenceKind,
   type Resolved,
   resolveReference,
@@ -8,15 +8,14 @@ import {
 
 /** As long as a tool call's look-up may take (src/agent/run/resolve-call-args.ts). */
 const RESOLVE_TIMEOUT_MS = 20_000;
-const isTimeout = (err: unknown) => err instanceof DOMException && err.name === "TimeoutError";
 
 /**
  * A person or channel a command was given in any form a person types or Slack sends (`#ops`, `ops`,
  * `<#C…|ops>`, `<#C…>`, `C…`, `@li.ming`, `<@U…>`, `<@U…|li.ming>`, `U…`, `"Li Ming"`, `李明`) →
  * its id, looked up in the workspace as the tools do (`resolveReference`). An unknown or ambiguous
  * name is the look-up's sentence naming close matches, followed by `example` (how the command is
- * written); so is a look-up that takes longer than `RESOLVE_TIMEOUT_MS` (the directory still
- * loading). Any other failure to reach Slack is thrown (the command's failure path logs it).
+ * written); so is a look-up that takes longer than `RESOLVE_TIMEOUT_MS` or finds the directory still
+ * loading. Any other failure to reach Slack is thrown (the command's failure path logs it).
  */
 export async function resolveNamed(
   directory: Directory,
@@ -28,8 +27,7 @@ export async function resolveNamed(
     const signal = AbortSignal.timeout(RESOLVE_TIMEOUT_MS);
     return { ok: true, resolved: await resolveReference(directory, written, kind, { signal }) };
   } catch (err) {
-    if (isHermesError(err, "bad_request") || (isHermesError(err) && isTimeout(err.cause)))
-      return { ok: false, error: `${err.message} For example: \`${example}\`.` };
+    if (isLookupRefusal(err)) return { ok: false, error: `${err.message} For example: \`${example}\`.` };
     throw err;
   }
 }

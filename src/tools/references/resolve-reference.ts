@@ -1,41 +1,82 @@
-import { errorMessage, HermesError } from "../../core/errors.ts";
-import type { SlackChannel, SlackPort, SlackUser } from "../slack-port.ts";
-import { closeMatches } from "./close-matches.ts";
-import { nameKey } from "./name-key.ts";
-import { type ParsedReference, parseReference } from "./parse-reference.ts";
+import { errorMessage, HermesError, isHermesError } from "../../core/errors.ts";
+import type { LoadedList, SlackPort } from "../slack-port.ts";
+import {
+  findHits,
+  hitCount,
+  type NameReference,
+  type ReferenceKind,
+  type Wants,
+  wantsOf,
+} from "./match-reference.ts";
+import { idType, parseReference } from "./parse-reference.ts";
+import {
+  ambiguous,
+  DirectoryNotLoaded,
+  idCheckTooSlow,
+  loadingLists,
+  noun,
+  stillLoading,
+  unknown,
+  wrongKind,
+} from "./reference-sentences.ts";
 import { untilAborted } from "./until-aborted.ts";
 
-export type Directory = Pick<SlackPort, "listUsers" | "listChannels" | "userById" | "channelById">;
-/** What the argument may name: a person, a channel, or either (a message's destination). */
-export type ReferenceKind = "user" | "channel" | "recipient";
+export type { ReferenceKind } from "./match-reference.ts";
+export type Directory = Pick<
+  SlackPort,
+  "loadedUsers" | "loadedChannels" | "loadedUserGroups" | "directoryLoads" | "userById" | "channelById"
+>;
 export type Resolved = { type: "user" | "channel"; id: string };
+/** What a reference that may be a user group resolves to. */
+export type ResolvedOrGroup = Resolved | { type: "group"; id: string };
+
+export interface ResolveOptions {
+  /** Stops the look-up: a timeout is refused with a sentence, a cancelled run's reason is thrown as it is. */
+  signal?: AbortSignal;
+  /** A Slack user group (`@netops`, `<!subteam^S…>`, `S…`) is a valid answer where a person is. */
+  groups?: boolean;
+}
 
 /** Longer than any Slack name or reference: refused before any look-up. */
 const MAX_REFERENCE = 200;
+const COMPLETE: LoadedList<never> = { items: [], complete: true };
 
 /**
- * Turns what a person or model wrote into a Slack id, as Slack's own client does: `<@U…>` and
- * `<#C…|name>` are taken as they are; a raw id (`U…`, `C…`) is checked with one `users.info` or
- * `conversations.info` (cached per id, never by listing the workspace); `#name`, `@name`
- * and display or real names ("Li Ming", "li.ming", "李明", any case or width) are looked up in the
- * workspace (`users.list` / `conversations.list`, cached). An unknown or ambiguous name is refused
- * with a sentence naming up to three close matches. Whether the target may be used is not decided
- * here: policy does that with the resolved id.
+ * Turns what a person or model wrote into a Slack id, as Slack's own client does: `<@U…>`,
+ * `<#C…|name>` and `<!subteam^S…>` are taken as they are; a raw id (`U…`, `W…`, `C…`, `G…`, `D…`) is
+ * checked with one `users.info` or `conversations.info` (cached per id, never by listing the
+ * workspace), a raw `S…` in the user groups; `#name`, `@name` and display or real names ("Li Ming",
+ * "li.ming", "李明", any case or width) are looked up in the workspace directory. An unknown or
+ * ambiguous name is refused with a sentence naming up to three close matches. Whether the target
+ * may be used is not decided here: policy does that with the resolved id.
+ *
+ * The directory loads page by page in the background: a name found in what is loaded is answered at
+ * once; a name not found while a list it may be in is still loading waits for more pages until
+ * `signal` stops it (then a sentence says the list is still loading and how much is in), and is
+ * refused as unknown only once every list it may be in is complete. A list stalled on a failed
+ * page is said so at once.
  *
  * A private channel the bot is in is listed too, but the requester may not be: its name is never
- * offered as a suggestion or in an ambiguity list, and a name finds it only when written exactly
- * (`#exec-layoffs`, not `#exec-layoff` or `exec layoffs`).
- *
- * A name missing from a stale list waits for that list's one refresh and is looked up again once.
- * `signal` (the run's, with a timeout) stops the wait: a timeout is refused with a sentence, a
- * cancelled run's abort reason is thrown as it is.
+ * offered as a suggestion or in an ambiguity list, and a name finds it only when written exactly.
  */
 export async function resolveReference(
   directory: Directory,
   written: string,
   kind: ReferenceKind,
-  { signal }: { signal?: AbortSignal } = {},
-): Promise<Resolved> {
+  options: ResolveOptions & { groups: true },
+): Promise<ResolvedOrGroup>;
+export async function resolveReference(
+  directory: Directory,
+  written: string,
+  kind: ReferenceKind,
+  options?: ResolveOptions & { groups?: false },
+): Promise<Resolved>;
+export async function resolveReference(
+  directory: Directory,
+  written: string,
+  kind: ReferenceKind,
+  { signal, groups = false }: ResolveOptions = {},
+): Promise<ResolvedOrGroup> {
   if (written.length > MAX_REFERENCE) {
     throw new HermesError(
       "bad_request",
@@ -43,20 +84,13 @@ export async function resolveReference(
     );
   }
   const ref = parseReference(written);
-  if (ref.kind === "user" || ref.kind === "channel")
-    return expect(kind, { type: ref.kind, id: ref.id }, written);
+  if (ref.kind === "user" || ref.kind === "channel" || ref.kind === "group")
+    return expect(kind, groups, { type: ref.kind, id: ref.id }, written.trim());
   try {
-    return await lookUp(directory, ref, kind, written, signal);
+    return await lookUp(directory, ref, kind, groups, written.trim(), signal);
   } catch (err) {
     if (err instanceof HermesError) throw err;
-    if (signal?.aborted && err === signal.reason) {
-      if (!isTimeout(err)) throw err;
-      throw new HermesError(
-        "tool_failed",
-        `Looking up "${written.trim()}" in Slack took too long (its member and channel lists are still loading), so nothing was done. Try again in a minute, or give the id (U… for a person, C… for a channel).`,
-        { cause: err },
-      );
-    }
+    if (signal?.aborted && err === signal.reason) throw err; // a cancelled run
     throw new HermesError(
       "tool_failed",
       `Could not look up "${written.trim()}" in Slack just now (${errorMessage(err)}), so nothing was done. Try again, or give the id (U… for a person, C… for a channel).`,
@@ -65,201 +99,112 @@ export async function resolveReference(
   }
 }
 
-async function lookUp(
-  directory: Directory,
-  ref: Exclude<ParsedReference, { kind: "user" | "channel" }>,
-  kind: ReferenceKind,
-  written: string,
-  signal: AbortSignal | undefined,
-): Promise<Resolved> {
-  const wantsUser = kind !== "channel" && ref.kind !== "channel_name";
-  const wantsChannel = kind !== "user" && ref.kind !== "user_name";
-  if (ref.kind === "channel_name" && kind === "user") throw wrongKind(written, "user");
-  if (ref.kind === "user_name" && kind === "channel") throw wrongKind(written, "channel");
-  if (ref.kind === "raw_id") {
-    const known = await knownId(directory, ref.id, wantsUser, wantsChannel, signal);
-    if (known) return known;
-  }
-  const lists = (read: { fresh?: boolean }) =>
-    untilAborted(
-      Promise.all([
-        wantsUser ? directory.listUsers(read) : Promise.resolve(NONE),
-        wantsChannel ? directory.listChannels(read) : Promise.resolve(NONE),
-      ]),
-      signal,
-    );
-  const [users, channels] = await lists({});
-  const found = match(ref, kind, written, users, channels);
-  if (found) return found;
-  // A miss: a stale list may be missing a new person or channel. Its one refresh is waited for and
-  // the name looked up once more; a list still within its time is not fetched again.
-  const [freshUsers, freshChannels] = await lists({ fresh: true });
-  if (freshUsers !== users || freshChannels !== channels) {
-    const again = match(ref, kind, written, freshUsers, freshChannels);
-    if (again) return again;
-  }
-  throw unknown(ref, kind, nameKey(ref.name), keyedPeople(freshUsers), freshChannels);
+/** A look-up's answer a person can act on (unknown, ambiguous, still loading, too slow), not a Slack failure. */
+export function isLookupRefusal(err: unknown): err is HermesError {
+  return (
+    isHermesError(err, "bad_request") ||
+    (isHermesError(err) && (isTimeout(err.cause) || err.cause instanceof DirectoryNotLoaded))
+  );
 }
 
-const NONE: never[] = [];
+async function lookUp(
+  directory: Directory,
+  ref: NameReference | Extract<ReturnType<typeof parseReference>, { kind: "raw_id" }>,
+  kind: ReferenceKind,
+  groups: boolean,
+  written: string,
+  signal: AbortSignal | undefined,
+): Promise<ResolvedOrGroup> {
+  if (ref.kind === "channel_name" && kind === "user") throw wrongKind(written, "user");
+  if (ref.kind === "user_name" && kind === "channel") throw wrongKind(written, "channel");
+  const wants = wantsOf(ref, kind, groups);
+  if (ref.kind === "raw_id" && idType(ref.id) !== "group") {
+    const known = await knownId(directory, ref.id, wants, written, signal);
+    if (known) return known;
+  }
+  const rawGroup = ref.kind === "raw_id" && idType(ref.id) === "group";
+  for (;;) {
+    const lists = {
+      user: wants.user ? directory.loadedUsers() : COMPLETE,
+      channel: wants.channel ? directory.loadedChannels() : COMPLETE,
+      // A raw `S…` is looked up in the groups even where a group is not wanted, to say what it is.
+      group: wants.group || rawGroup ? directory.loadedUserGroups() : COMPLETE,
+    };
+    const items = { users: lists.user.items, channels: lists.channel.items, groups: lists.group.items };
+    if (rawGroup) {
+      const group = items.groups.find((g) => g.id === ref.id);
+      if (group) return expect(kind, groups, { type: "group", id: group.id }, written);
+    }
+    const hits = findHits(ref, wants, items);
+    const count = hitCount(hits);
+    if (count > 1) throw ambiguous(ref.name, hits);
+    if (count === 1) {
+      const [user] = hits.users;
+      const [group] = hits.groups;
+      if (user) return { type: "user", id: user.id };
+      if (group) return { type: "group", id: group.id };
+      return { type: "channel", id: hits.channels[0]!.id };
+    }
+    const pending = (["user", "channel", "group"] as const)
+      .map((what) => ({ what, list: lists[what] as LoadedList<unknown> }))
+      .filter(({ list }) => !list.complete);
+    if (!pending.length) {
+      // Unknown: a raw id Slack does not list (a private channel, a user in another workspace) is
+      // passed on as an id, and policy or the tool says what is wrong with it.
+      if (ref.kind === "raw_id" && (!rawGroup || groups))
+        return expect(kind, groups, { type: idType(ref.id), id: ref.id }, written);
+      throw unknown(ref, wants, items);
+    }
+    const loading = loadingLists(pending);
+    if (loading.failure) throw stillLoading(written, loading);
+    try {
+      await untilAborted(directory.directoryLoads(), signal);
+    } catch (err) {
+      if (signal?.aborted && err === signal.reason && isTimeout(err))
+        throw stillLoading(written, loading, err);
+      throw err;
+    }
+  }
+}
 
 /**
  * An id Slack knows wins; an id-shaped word Slack does not know ("CEO") is then looked up as a
  * name. One `users.info` or `conversations.info` says which, so an id resolves even while the
- * workspace lists are slow or rate-limited.
+ * workspace lists are loading or rate-limited.
  */
 async function knownId(
   directory: Directory,
   id: string,
-  wantsUser: boolean,
-  wantsChannel: boolean,
+  wants: Wants,
+  written: string,
   signal: AbortSignal | undefined,
-): Promise<Resolved | undefined> {
-  if (/^[UW]/.test(id)) {
-    if (!wantsUser) return undefined;
-    return (await untilAborted(directory.userById(id), signal)) ? { type: "user", id } : undefined;
+): Promise<ResolvedOrGroup | undefined> {
+  const type = idType(id);
+  if ((type === "user" && !wants.user) || (type === "channel" && !wants.channel)) return undefined;
+  try {
+    const found =
+      type === "user"
+        ? await untilAborted(directory.userById(id), signal)
+        : await untilAborted(directory.channelById(id), signal);
+    return found ? { type: type === "user" ? "user" : "channel", id } : undefined;
+  } catch (err) {
+    if (signal?.aborted && err === signal.reason && isTimeout(err)) throw idCheckTooSlow(written, err);
+    throw err;
   }
-  if (!wantsChannel) return undefined;
-  return (await untilAborted(directory.channelById(id), signal)) ? { type: "channel", id } : undefined;
 }
 
 const isTimeout = (err: unknown) => err instanceof DOMException && err.name === "TimeoutError";
 
-/** The id the name stands for, a refusal when it is ambiguous, or undefined when nothing matches. */
-function match(
-  ref: Exclude<ParsedReference, { kind: "user" | "channel" }>,
+function expect(
   kind: ReferenceKind,
+  groups: boolean,
+  resolved: ResolvedOrGroup,
   written: string,
-  users: SlackUser[],
-  channels: SlackChannel[],
-): Resolved | undefined {
-  const wantsUser = kind !== "channel" && ref.kind !== "channel_name";
-  const wantsChannel = kind !== "user" && ref.kind !== "user_name";
-  const people = users.filter((u) => !u.deleted);
-  const name = ref.name;
-  const key = nameKey(name);
-  // A handle is unique in Slack: written exactly, it wins over display and real names that share its key.
-  const handle = name.normalize("NFKC").toLowerCase();
-  const byHandle = wantsUser ? people.filter((u) => u.name.toLowerCase() === handle) : [];
-  const keyed = wantsUser ? keyedPeople(users) : [];
-  const userHits =
-    byHandle.length === 1 ? byHandle : keyed.filter((k) => k.keys.includes(key)).map((k) => k.user);
-  const channelHits = wantsChannel
-    ? channels.filter((c) => (c.isPrivate ? c.name === handle : nameKey(c.name) === key))
-    : [];
-  if (userHits.length + channelHits.length === 1) {
-    return userHits[0] ? { type: "user", id: userHits[0].id } : { type: "channel", id: channelHits[0]!.id };
+): ResolvedOrGroup {
+  if (resolved.type === "group") {
+    if (!groups || kind === "channel") throw wrongKind(written, kind, "group");
+    return resolved;
   }
-  if (userHits.length + channelHits.length > 1) throw ambiguous(name, userHits, channelHits);
-  // Unknown: a raw id Slack does not list (a private channel, a user in another workspace) is passed
-  // on as an id, and policy or the tool says what is wrong with it.
-  if (ref.kind === "raw_id") {
-    const type = /^[UW]/.test(ref.id) ? "user" : "channel";
-    return expect(kind, { type, id: ref.id }, written);
-  }
-  return undefined;
-}
-
-function expect(kind: ReferenceKind, resolved: Resolved, written: string): Resolved {
-  if (kind !== "recipient" && resolved.type !== kind) throw wrongKind(written.trim(), kind);
+  if (kind !== "recipient" && resolved.type !== kind) throw wrongKind(written, kind);
   return resolved;
-}
-
-/**
- * Active people with their name keys. Memoized per list: the directory hands out the same cached
- * list for a minute, so a burst of look-ups normalizes a big workspace's names once, not per call.
- */
-const keyedLists = new WeakMap<readonly SlackUser[], Array<{ user: SlackUser; keys: string[] }>>();
-function keyedPeople(users: readonly SlackUser[]): Array<{ user: SlackUser; keys: string[] }> {
-  let keyed = keyedLists.get(users);
-  if (!keyed) {
-    keyed = users.filter((u) => !u.deleted).map((user) => ({ user, keys: userKeys(user) }));
-    keyedLists.set(users, keyed);
-  }
-  return keyed;
-}
-
-function userKeys(u: SlackUser): string[] {
-  return [u.name, u.displayName, u.realName].filter((n): n is string => Boolean(n)).map(nameKey);
-}
-
-const person = (u: SlackUser) => {
-  const full = u.realName || u.displayName;
-  return full && full.toLowerCase() !== u.name.toLowerCase() ? `@${u.name} (${full})` : `@${u.name}`;
-};
-const channelName = (c: SlackChannel) => `#${c.name}`;
-
-function noun(kind: ReferenceKind): string {
-  return kind === "user" ? "person" : kind === "channel" ? "channel" : "person or channel";
-}
-
-function wrongKind(written: string, kind: ReferenceKind): HermesError {
-  return new HermesError(
-    "bad_request",
-    kind === "user"
-      ? `${written} is a channel; this needs a person, e.g. @li.ming or their name.`
-      : `${written} is a person; this needs a channel, e.g. #general.`,
-  );
-}
-
-function ambiguous(name: string, users: SlackUser[], channels: SlackChannel[]): HermesError {
-  // A private channel is matched only by its exact name, so it is not named here: "a channel" is
-  // all a person who wrote that name learns.
-  const unnamed = channels.filter((c) => c.isPrivate).length;
-  const options = [
-    ...users.map(person),
-    ...channels.filter((c) => !c.isPrivate).map(channelName),
-    ...(unnamed ? [unnamed === 1 ? "a channel" : `${unnamed} channels`] : []),
-  ];
-  const shown =
-    options.slice(0, 3).join(", ") + (options.length > 3 ? ` and ${options.length - 3} more` : "");
-  const how =
-    channels.length && users.length
-      ? "Write @ before a person's name or # before a channel's."
-      : channels.length
-        ? "Give the channel's id, or pick it from the # menu."
-        : "Give their @handle, or pick them from the @ menu.";
-  return new HermesError("bad_request", `"${name}" could mean ${shown}. ${how}`);
-}
-
-function unknown(
-  ref: Exclude<ParsedReference, { kind: "user" | "channel" }>,
-  kind: ReferenceKind,
-  key: string,
-  users: Array<{ user: SlackUser; keys: string[] }>,
-  channels: SlackChannel[],
-): HermesError {
-  const wantsUser = kind !== "channel" && ref.kind !== "channel_name";
-  const wantsChannel = kind !== "user" && ref.kind !== "user_name";
-  const candidates = [
-    ...(wantsUser
-      ? users.flatMap(({ user, keys }) => keys.map((k) => ({ key: k, item: person(user) })))
-      : []),
-    // Never a private channel: the requester may not be in it, and its name is not theirs to learn.
-    ...(wantsChannel
-      ? channels.filter((c) => !c.isPrivate).map((c) => ({ key: nameKey(c.name), item: channelName(c) }))
-      : []),
-  ];
-  const near = closeMatches(key, candidates);
-  const what =
-    ref.kind === "channel_name"
-      ? `No channel named #${ref.name}.`
-      : ref.kind === "user_name"
-        ? `No one named @${ref.name} is in this workspace.`
-        : wantsUser && wantsChannel
-          ? `No person or channel is named "${ref.name}".`
-          : wantsUser
-            ? `No one named "${ref.name}" is in this workspace.`
-            : `No channel named #${ref.name}.`;
-  const hint = near.length
-    ? ` Did you mean ${orList(near)}?`
-    : wantsChannel && !wantsUser
-      ? " Check the spelling, or pick the channel from the # menu."
-      : " Check the spelling, or pick them from the @ menu.";
-  return new HermesError("bad_request", `${what}${hint}`);
-}
-
-function orList(items: string[]): string {
-  if (items.length <= 1) return items.join("");
-  return `${items.slice(0, -1).join(", ")} or ${items.at(-1)}`;
 }

@@ -5,9 +5,9 @@ import { failClosed } from "../fail-closed.ts";
 import type { TicketToolsOptions } from "./ticket-deps.ts";
 import { ticketDescription, ticketPriority, ticketTitle, userRef } from "./ticket-fields.ts";
 import { ticketSummary } from "./ticket-view.ts";
-import { resolveAssignee, resolveUserFields, USER_REF_HINT } from "./user-refs.ts";
+import { ASSIGNEE_REF_HINT, resolveAssignee, resolveUserFields } from "./user-refs.ts";
 
-/** Opens a ticket as the requester. An assignee must be a live Slack user. */
+/** Opens a ticket as the requester. An assignee must be a live Slack user or an enabled user group. */
 export const createTicket = ({ db, slack }: Pick<TicketToolsOptions, "db" | "slack">) =>
   defineTool({
     name: "create_ticket",
@@ -18,10 +18,10 @@ export const createTicket = ({ db, slack }: Pick<TicketToolsOptions, "db" | "sla
       title: ticketTitle.describe("one line saying what is wrong or needed"),
       description: ticketDescription.describe("details, steps, context").optional(),
       priority: ticketPriority.describe("default medium").optional(),
-      assignee: userRef.describe(`who should handle it: ${USER_REF_HINT}`).optional(),
+      assignee: userRef.describe(`who should handle it: ${ASSIGNEE_REF_HINT}`).optional(),
     }),
     examples: [{ title: "VPN down on floor 3", priority: "high", assignee: "<@U012AB3CD>" }],
-    resolveArgs: (args, _run, signal) => resolveUserFields(slack, args, ["assignee"], signal),
+    resolveArgs: (args, _run, signal) => resolveUserFields(slack, args, ["assignee"], signal, ["assignee"]),
     execute: failClosed("ticket database", async ({ title, description, priority, assignee }, ctx) => {
       const assigneeId = assignee ? await resolveAssignee(slack, assignee, ctx.run.userId) : null;
       const [row] = await db

@@ -6,7 +6,13 @@ import { failClosed } from "../fail-closed.ts";
 import type { TicketToolsOptions } from "./ticket-deps.ts";
 import { ticketStatus, userRef } from "./ticket-fields.ts";
 import { ticketSummary } from "./ticket-view.ts";
-import { isNoUserRef, parseUserFilter, resolveUserFields, USER_REF_HINT } from "./user-refs.ts";
+import {
+  ASSIGNEE_REF_HINT,
+  isNoUserRef,
+  parseUserFilter,
+  resolveUserFields,
+  USER_REF_HINT,
+} from "./user-refs.ts";
 
 /** `\`, `%` and `_` are LIKE's own characters (backslash is Postgres' default escape). */
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -38,12 +44,13 @@ export const searchTickets = ({ db, slack }: Pick<TicketToolsOptions, "db" | "sl
         .describe("words that must all appear, e.g. 'vpn' or '打印机'")
         .optional(),
       status: ticketStatus.optional(),
-      assignee: userRef.describe(`${USER_REF_HINT}, or "none" for unassigned tickets`).optional(),
+      assignee: userRef.describe(`${ASSIGNEE_REF_HINT}; or "none" for unassigned tickets`).optional(),
       created_by: userRef.describe(USER_REF_HINT).optional(),
       limit: z.number().int().min(1).max(50).describe("default 10, at most 50").optional(),
     }),
     examples: [{ query: "printer", status: "open" }, { assignee: "me" }],
-    resolveArgs: (args, _run, signal) => resolveUserFields(slack, args, ["assignee", "created_by"], signal),
+    resolveArgs: (args, _run, signal) =>
+      resolveUserFields(slack, args, ["assignee", "created_by"], signal, ["assignee"]),
     execute: failClosed(
       "ticket database",
       async ({ query, status, assignee, created_by, limit = 10 }, ctx) => {

@@ -1,4 +1,5 @@
 import type { tickets } from "../../store/schema.ts";
+import { showAssignee } from "./user-refs.ts";
 
 export type TicketRow = typeof tickets.$inferSelect;
 
@@ -9,7 +10,7 @@ export function ticketSummary(t: TicketRow) {
     title: t.title,
     status: t.status,
     priority: t.priority,
-    assignee: t.assignee,
+    assignee: showAssignee(t.assignee),
     created_by: t.createdBy,
     created_at: iso(t.createdAt),
   };

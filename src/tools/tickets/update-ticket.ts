@@ -11,7 +11,13 @@ import type { TicketToolsOptions } from "./ticket-deps.ts";
 import { ticketId, ticketPriority, ticketStatus, userRef } from "./ticket-fields.ts";
 import { assertTransition } from "./ticket-status.ts";
 import { ticketSummary } from "./ticket-view.ts";
-import { isNoUserRef, resolveAssignee, resolveUserFields, USER_REF_HINT } from "./user-refs.ts";
+import {
+  ASSIGNEE_REF_HINT,
+  isNoUserRef,
+  resolveAssignee,
+  resolveUserFields,
+  showAssignee,
+} from "./user-refs.ts";
 
 /**
  * Changes status, priority or assignee, and/or adds a comment. The requester must be the ticket's
@@ -29,11 +35,11 @@ export const updateTicket = ({ db, slack, isAdmin }: TicketToolsOptions) =>
       id: ticketId,
       status: ticketStatus.optional(),
       priority: ticketPriority.optional(),
-      assignee: userRef.describe(`${USER_REF_HINT}, or "none" to unassign`).optional(),
+      assignee: userRef.describe(`${ASSIGNEE_REF_HINT}; or "none" to unassign`).optional(),
       comment: z.string().trim().min(1).max(2000).describe("a note added to the ticket's history").optional(),
     }),
     examples: [{ id: 42, status: "closed", comment: "Replaced the toner." }],
-    resolveArgs: (args, _run, signal) => resolveUserFields(slack, args, ["assignee"], signal),
+    resolveArgs: (args, _run, signal) => resolveUserFields(slack, args, ["assignee"], signal, ["assignee"]),
     execute: failClosed("ticket database", async ({ id, status, priority, assignee, comment }, ctx) => {
       const me = ctx.run.userId;
       if (!status && !priority && assignee === undefined && !comment) {
@@ -65,7 +71,9 @@ export const updateTicket = ({ db, slack, isAdmin }: TicketToolsOptions) =>
         const next = isNoUserRef(assignee) ? null : await resolveAssignee(slack, assignee, me);
         if (next !== ticket.assignee) {
           set.assignee = next;
-          changes.push(`assignee ${ticket.assignee ?? "none"} → ${next ?? "none"}`);
+          changes.push(
+            `assignee ${showAssignee(ticket.assignee) ?? "none"} → ${showAssignee(next) ?? "none"}`,
+          );
         }
       }
       if (comment) {

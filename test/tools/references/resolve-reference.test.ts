@@ -6,6 +6,7 @@ import { createWorkspaceDirectory } from "../../../src/slack/references/workspac
 import { createWebSlackPort } from "../../../src/slack/web-slack-port.ts";
 import { resolveReference } from "../../../src/tools/references/resolve-reference.ts";
 import type { SlackPort } from "../../../src/tools/slack-port.ts";
+import { waitFor } from "../../helpers/hermes-harness.ts";
 import { sandboxWebClient, startSlackEmulator } from "../../helpers/slack.ts";
 
 /** Past one page (200) of users.list and conversations.list, so every look-up follows a cursor. */
@@ -139,29 +140,32 @@ describe("names, mentions and ids resolve to Slack ids over the Web API", () => 
       DEMO.ops,
       DEMO.ops,
     ]);
-    // 236 people and 214 channels at 200 a page: two pages each, fetched once for all nine.
+    // 236 people and 214 channels at 200 a page: two pages each, fetched once for all nine (the
+    // channels' second page loads behind the look-ups that found theirs on the first).
+    await waitFor(
+      () => slack.loadedUsers().complete && slack.loadedChannels().complete,
+      10_000,
+      "both lists",
+    );
     expect(emulator.callsTo("users.list")).toHaveLength(2);
     expect(emulator.callsTo("conversations.list")).toHaveLength(2);
     await resolveReference(slack, "@zhao.min", "user");
     expect(emulator.callsTo("users.list")).toHaveLength(2);
   });
 
-  it("the lists are fetched again once their time is up, and a failed first fetch is not kept", async () => {
-    let now = 1_000_000;
-    const directory = createWorkspaceDirectory(sandboxWebClient(emulator), { ttlMs: 60_000, now: () => now });
+  it("a failed page is asked again from its cursor; a complete list is never fetched again per look-up", async () => {
+    const directory = createWorkspaceDirectory(sandboxWebClient(emulator), { retryMs: 20 });
     emulator.faults.fail("users.list", "internal_error");
-    await expect(directory.listUsers()).rejects.toThrow(/internal_error/);
-    const first = await directory.listUsers();
-    expect(first.some((u) => u.id === "U0ZHAOMIN" && u.displayName === "赵敏")).toBe(true);
-    now += 59_000;
-    expect(await directory.listUsers()).toBe(first);
+    expect(directory.users.read()).toMatchObject({ complete: false, items: [] });
+    await waitFor(() => directory.users.read().complete, 10_000, "the list after one failed page");
+    const first = directory.users.read();
+    expect(first.items.some((u) => u.id === "U0ZHAOMIN" && u.displayName === "赵敏")).toBe(true);
     expect(emulator.callsTo("users.list")).toHaveLength(3); // the failure, then two pages
-    now += 2_000;
-    // Stale: served as it is while one refresh (two pages) runs; a fresh read waits for it.
-    expect(await directory.listUsers()).toBe(first);
-    const refreshed = await directory.listUsers({ fresh: true });
-    expect(refreshed).not.toBe(first);
-    expect(emulator.callsTo("users.list")).toHaveLength(5);
+    expect(directory.users.read().items).toBe(first.items); // the same array until something changes
+    const port = { ...slack, loadedUsers: () => directory.users.read() };
+    for (const name of ["@zhao.min", "Li Ming", "@wang.lei"]) await resolveReference(port, name, "user");
+    expect(emulator.callsTo("users.list")).toHaveLength(3);
+    directory.stop();
   });
 });
 
@@ -201,8 +205,10 @@ describe("suggestions stay cheap", () => {
       deleted: false,
     }));
     const directory = {
-      listUsers: async () => users,
-      listChannels: async () => [],
+      loadedUsers: () => ({ items: users, complete: true }),
+      loadedChannels: () => ({ items: [], complete: true }),
+      loadedUserGroups: () => ({ items: [], complete: true }),
+      directoryLoads: () => new Promise<void>(() => undefined),
       userById: async () => undefined,
       channelById: async () => undefined,
     };

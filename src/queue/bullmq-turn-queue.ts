@@ -13,6 +13,7 @@ import {
   DEFAULT_STOP_TIMEOUT_MS,
   type JobHandler,
   queueStoppedError,
+  RELEASED_PER_SLOT,
   settlesWithin,
   shutdownAbortReason,
   type TurnQueue,
@@ -82,6 +83,9 @@ export function createBullmqTurnQueue(options: BullmqTurnQueueOptions): TurnQueu
   let workerClient: Redis | undefined;
   // One controller per running job: shutdown aborts them all, a lost lock aborts its own.
   const controllers = new Map<string, AbortController>();
+  // Jobs released from the worker's concurrency (`JobContext.release`): it runs `base + released`.
+  let base = 1;
+  let released = 0;
   let paused = false;
   let stopping = false;
   let stopped: Promise<void> | undefined;
@@ -98,6 +102,11 @@ export function createBullmqTurnQueue(options: BullmqTurnQueueOptions): TurnQueu
     if (paused || stopping) await handBack(job, token);
     const controller = new AbortController();
     controllers.set(bullId, controller);
+    let isReleased = false;
+    const setReleased = (by: 1 | -1) => {
+      released += by;
+      if (worker) worker.concurrency = base + released;
+    };
     try {
       const outcome = await runJob({
         data: job.data,
@@ -106,12 +115,18 @@ export function createBullmqTurnQueue(options: BullmqTurnQueueOptions): TurnQueu
         signal: controller.signal,
         handler,
         logger,
+        release: () => {
+          if (isReleased || released >= base * RELEASED_PER_SLOT) return;
+          isReleased = true;
+          setReleased(1);
+        },
       });
       if (outcome.kind !== "failed") return;
       if (outcome.aborted && stopping) await handBack(job, token);
       throw outcome.error; // BullMQ retries it if its job has attempts left, else moves it to failed
     } finally {
       controllers.delete(bullId);
+      if (isReleased) setReleased(-1);
     }
   }
 
@@ -165,6 +180,7 @@ export function createBullmqTurnQueue(options: BullmqTurnQueueOptions): TurnQueu
       if (stopping) throw queueStoppedError();
       if (worker) throw new HermesError("bad_request", "This queue already has a handler.");
       const concurrency = checkConcurrency(processOptions.concurrency);
+      base = concurrency;
       paused = false;
       workerClient =
         typeof options.redis === "string"

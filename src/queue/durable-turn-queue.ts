@@ -23,7 +23,7 @@ export interface DurableTurnQueue extends TurnQueue {
 /**
  * The in-memory queue of the embedded default, made durable for turns: a turn job is written to its
  * event's row before it is queued (if that write fails, the enqueue fails and the user is told; a job
- * its event's claim stored already only adds its meta, beside the enqueue: `keptByClaim`), and the
+ * its event's claim stored already needs no write, or only its meta, beside the enqueue: `keptByClaim`), and the
  * row is cleared when the turn finishes. After a crash the next start picks the unfinished ones
  * up again; the worker then continues each turn from its last checkpoint, so none runs twice.
  * Resume jobs need nothing here: their state is in Postgres already.
@@ -45,6 +45,8 @@ export function createDurableTurnQueue(o: {
         await pending.keepPending(job.eventId, job);
         return queue.enqueue(job, options);
       }
+      // The claim stored this very job: nothing to write.
+      if (options.keptByClaim === "whole") return queue.enqueue(job, options);
       // The claim stored the job: only its meta is new, so that write runs beside the enqueue, off
       // the turn's path. Either order is safe: the write changes a row only while its event is unfinished.
       const meta = pending
@@ -52,7 +54,7 @@ export function createDurableTurnQueue(o: {
         .catch((err: unknown) =>
           logger.warn(
             { sessionKey: job.sessionKey, eventId: job.eventId, err: errorMessage(err) },
-            "could not keep the turn's working message with its event; a recovery would post a new one",
+            "could not keep the turn's meta with its event; a recovery would run it as the claim stored it",
           ),
         );
       try {

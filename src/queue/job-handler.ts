@@ -1,6 +1,6 @@
-import type { Logger } from "../core/logger.ts";
 import type { QueueJob } from "./jobs.ts";
 import { handleResumeJob } from "./resume-worker.ts";
+import type { JobContext } from "./turn-queue.ts";
 import { handleTurnJob } from "./turn-worker.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
 
@@ -8,7 +8,7 @@ import type { WorkerDeps } from "./worker-deps.ts";
 export async function handleJob(
   s: WorkerDeps,
   job: QueueJob,
-  ctx: { signal: AbortSignal; logger: Logger },
+  ctx: Pick<JobContext, "signal" | "logger"> & Partial<Pick<JobContext, "release">>,
 ): Promise<void> {
   switch (job.type) {
     case "turn":

@@ -16,6 +16,8 @@ export interface RunJobOptions {
   signal: AbortSignal;
   handler: JobHandler;
   logger: Logger;
+  /** See `JobContext.release`; the queue counts the job out of its concurrency. */
+  release?: () => void;
 }
 
 /**
@@ -31,6 +33,7 @@ export async function runJob({
   signal,
   handler,
   logger,
+  release = () => undefined,
 }: RunJobOptions): Promise<JobOutcome> {
   const parsed = parseQueueJob(data);
   if (!parsed.ok) {
@@ -45,7 +48,7 @@ export async function runJob({
   const jobLogger = logger.child({ jobId, ...jobLogFields(job), attempt });
   const started = Date.now();
   try {
-    await handler(job, { signal, logger: jobLogger, jobId, attempt });
+    await handler(job, { signal, logger: jobLogger, jobId, attempt, release });
     jobLogger.debug({ durationMs: Date.now() - started }, "queue job done");
     return { kind: "completed" };
   } catch (thrown) {

@@ -12,6 +12,7 @@ import {
   DEFAULT_STOP_TIMEOUT_MS,
   type JobHandler,
   queueStoppedError,
+  RELEASED_PER_SLOT,
   retryDelayMs,
   settlesWithin,
   shutdownAbortReason,
@@ -36,10 +37,13 @@ interface Running {
   entry: Entry;
   controller: AbortController;
   done: Promise<void>;
+  /** Its handler said it only waits on Slack now (`JobContext.release`): not counted as running. */
+  released: boolean;
 }
 
 /**
- * The queue of the embedded single-process default: FIFO, at most `concurrency` jobs at once, the same
+ * The queue of the embedded single-process default: FIFO, at most `concurrency` jobs running at once
+ * (a job that only waits on Slack is released from that count: `JobContext.release`), the same
  * dedupe, retry and shutdown rules as the BullMQ queue. Nothing here survives the process: jobs still
  * waiting (or handed back) at `stop()` are logged with their ids and die with it. That is acceptable
  * only because what must survive is in Postgres, from where the next start picks the work up again:
@@ -62,6 +66,7 @@ export function createMemoryTurnQueue(options: MemoryTurnQueueOptions): TurnQueu
   let stopped = false;
   let stopping: Promise<void> | undefined;
   let pumpScheduled = false;
+  let released = 0;
 
   const isKnown = (id: string) => waitingIds.has(id) || delayed.has(id) || active.has(id) || failed.has(id);
 
@@ -82,7 +87,7 @@ export function createMemoryTurnQueue(options: MemoryTurnQueueOptions): TurnQueu
   }
 
   function pump(): void {
-    while (handler && !paused && active.size < concurrency) {
+    while (handler && !paused && active.size - released < concurrency) {
       const entry = waiting.shift();
       if (!entry) return;
       waitingIds.delete(entry.id);
@@ -92,19 +97,28 @@ export function createMemoryTurnQueue(options: MemoryTurnQueueOptions): TurnQueu
 
   function start(entry: Entry, run: JobHandler): void {
     const controller = new AbortController();
-    const done = runJob({
+    const running: Running = { entry, controller, done: Promise.resolve(), released: false };
+    const release = () => {
+      if (running.released || released >= concurrency * RELEASED_PER_SLOT || !active.has(entry.id)) return;
+      running.released = true;
+      released++;
+      schedulePump();
+    };
+    active.set(entry.id, running);
+    running.done = runJob({
       data: entry.job,
       jobId: entry.id,
       attempt: entry.attempt,
       signal: controller.signal,
       handler: run,
       logger,
-    }).then((outcome) => settle(entry, outcome));
-    active.set(entry.id, { entry, controller, done });
+      release,
+    }).then((outcome) => settle(running, outcome));
   }
 
-  function settle(entry: Entry, outcome: JobOutcome): void {
+  function settle({ entry, released: wasReleased }: Running, outcome: JobOutcome): void {
     active.delete(entry.id);
+    if (wasReleased) released--;
     if (outcome.kind === "failed") {
       const next = { ...entry, attempt: entry.attempt + 1 };
       if (outcome.aborted && stopped) {

@@ -68,16 +68,20 @@ export async function handleResumeJob(
           requester: { userId: run.userId, ...(run.teamId ? { teamId: run.teamId } : {}) },
         })
       : undefined;
-    let reply: ReplyTarget = target;
+    let progress: ProgressDisplay | undefined;
+    // The thread, with the working message the run posted once its display is closed.
+    const reply = async (): Promise<ReplyTarget> => {
+      await progress?.close().catch(() => undefined);
+      return { ...target, placeholderTs: progress?.workingTs?.() };
+    };
     let result: TurnResult | undefined;
     // Approved calls run in a resume: a failure after one started must not say nothing was done.
     let mayHaveActed = recovering;
     let recorder: RunRecorder | undefined;
     try {
       const access = await requesterAccess(s, run.userId);
-      const working = status ? undefined : await continuing(s, target, snapshot.run, log);
-      const progress: ProgressDisplay | undefined = status ?? working?.display;
-      reply = { ...target, placeholderTs: working?.placeholderTs };
+      const shown: ProgressDisplay = status ?? continuing(s, target, snapshot.run, log);
+      progress = shown;
       // The same requester and channel as the turn that paused: a resumed run is paid from the same budgets.
       const base = runDeps(s, access, AbortSignal.any([ctx.signal, lockSignal]), run.channelId);
       recorder = await openRunRecorder(s, { runId: job.runId, logger: log, reopen: true });
@@ -88,7 +92,7 @@ export async function handleResumeJob(
             mayHaveActed = true;
           }),
           checkpoint: runCheckpoint(s.storage),
-          onTraceEvent: (e: TraceEvent) => progress?.show(e),
+          onTraceEvent: (e: TraceEvent) => shown.show(e),
         },
         recorder,
       );
@@ -97,12 +101,12 @@ export async function handleResumeJob(
       result = recovering
         ? await continueRun(snapshot, await settleDeadWorkerCalls(s, snapshot, log), deps)
         : await resumeRun(snapshot, decisions, deps);
-      await progress?.close();
+      const to = await reply();
       await sessions.save(record.sessionKey, result.messages);
       await recorder?.settled();
       if (result.status !== "paused") await runs.finish(job.runId, result.status);
       await reportOutcomes(s, job.runId, result);
-      await deliverOutcome(s, result, reply);
+      await deliverOutcome(s, result, to);
     } catch (err) {
       log.error({ err: errorMessage(err) }, "resume failed");
       if (!result) {
@@ -111,7 +115,7 @@ export async function handleResumeJob(
         await runs.finish(job.runId, "failed").catch(() => undefined);
       }
       await s.output
-        .postAnswer(failureSentence(job.runId, err, { mayHaveActed }), reply, { runId: job.runId })
+        .postAnswer(failureSentence(job.runId, err, { mayHaveActed }), await reply(), { runId: job.runId })
         .catch(() => undefined);
     } finally {
       await status?.clear();
@@ -120,26 +124,22 @@ export async function handleResumeJob(
 }
 
 /**
- * The "Continuing…" message a resume's answer replaces, showing the run's progress; with the
- * thread and requester, the answer streams as a first turn's does (same fallback rules).
+ * The "Continuing…" message a resume's answer replaces, showing the run's progress (posted best
+ * effort, as a first turn's working message is); with the requester, the answer streams as a first
+ * turn's does (same fallback rules).
  */
-async function continuing(
+function continuing(
   s: Pick<WorkerDeps, "output">,
   target: { channel: string; threadTs: string },
   run: RunIdentity,
   logger: Logger,
-): Promise<{ display: ProgressDisplay; placeholderTs: string } | undefined> {
-  const ts = await s.output.postContinuing(target);
-  if (!ts) return undefined;
-  const thread = {
-    threadTs: target.threadTs,
-    userId: run.userId,
-    ...(run.teamId ? { teamId: run.teamId } : {}),
-  };
-  return {
-    display: s.output.progress({ channel: target.channel, ts, logger, thread }),
-    placeholderTs: ts,
-  };
+): ProgressDisplay {
+  return s.output.progress({
+    ...target,
+    text: ":hourglass_flowing_sand: Continuing…",
+    logger,
+    requester: { userId: run.userId, ...(run.teamId ? { teamId: run.teamId } : {}) },
+  });
 }
 
 /** Each decided card of the run says what became of its call: the tool result or why it did not run. */

@@ -7,7 +7,7 @@ import type { Approval } from "../policy/approval-store.ts";
 export interface ReplyTarget {
   channel: string;
   threadTs: string;
-  /** The "working…" message to replace with the answer (posted when the turn was accepted). */
+  /** The "working…" message to replace with the answer (when one went out). */
   placeholderTs?: string | undefined;
 }
 
@@ -16,6 +16,10 @@ export interface ProgressDisplay {
   show(event: TraceEvent): void;
   /** Waits for (or drops) a pending update, so it cannot land after the answer. */
   close(): Promise<void>;
+  /** After `close`: the working message the answer replaces, when one went out (and is still there). */
+  workingTs?(): string | undefined;
+  /** Closes it and removes the working message: the job had nothing to show (a duplicate). Never throws. */
+  discard?(): Promise<void>;
 }
 
 /** An assistant thread's status line ("is running create_ticket…"), shown instead of a working message. */
@@ -29,13 +33,20 @@ export interface StatusDisplay extends ProgressDisplay {
  * and Slack. `slack/turn-output.ts` implements it over the Web API; `boot/start-hermes.ts` wires it.
  */
 export interface TurnOutput {
-  /** The working message `ts` in `channel`, updated with the run's progress. */
+  /**
+   * The run's working message in its thread, showing its progress: posted as the run starts, best
+   * effort (it never delays the run, and in a busy channel it may never go out), or the message `ts`
+   * already posted. With the requester the answer may stream instead (chat.startStream).
+   */
   progress(o: {
     channel: string;
-    ts: string;
+    threadTs: string;
     logger: Logger;
-    /** The turn's thread and requester: with them the answer may stream (chat.startStream). */
-    thread?: { threadTs: string; userId?: string; teamId?: string };
+    /** A working message already posted (a schedule's). */
+    ts?: string | undefined;
+    /** The first line shown (default "Working on it…"). */
+    text?: string;
+    requester?: { userId: string; teamId?: string | undefined };
   }): ProgressDisplay;
   /**
    * The status line of an assistant thread, for a job whose listener says it came from one. With the
@@ -47,8 +58,6 @@ export interface TurnOutput {
     logger: Logger;
     requester?: { userId: string; teamId?: string | undefined };
   }): StatusDisplay;
-  /** Posts the "Continuing…" message a resume's answer replaces; returns its ts. */
-  postContinuing(target: { channel: string; threadTs: string }): Promise<string | undefined>;
   /** The requester's time zone, when Slack knows it (undefined on any failure). */
   requesterTimezone(userId: string): Promise<string | undefined>;
   /** A turn started inside an existing thread: its earlier messages, quoted as untrusted data. */

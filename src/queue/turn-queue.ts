@@ -11,7 +11,17 @@ export interface JobContext {
   jobId: string;
   /** 1 for the first run, 2 for the retry of a job that threw (`resume` only). */
   attempt: number;
+  /**
+   * The job's remaining work only waits on Slack (its answer, paced at about one message per second
+   * per channel): from now on it no longer counts against the worker's concurrency, so the next job
+   * starts instead of waiting behind a delivery. The job stays active (and locked) until it returns.
+   * At most `RELEASED_PER_SLOT` × concurrency jobs are released at once; beyond, this does nothing.
+   */
+  release(): void;
 }
+
+/** Released jobs (see `JobContext.release`) a worker holds at most, per unit of its concurrency. */
+export const RELEASED_PER_SLOT = 8;
 
 export type JobHandler = (job: QueueJob, context: JobContext) => Promise<void>;
 
@@ -23,12 +33,11 @@ export interface EnqueueOptions {
   jobId?: string;
   /**
    * A turn job whose event's claim stored it already (`events.claim` with the job as payload): a
-   * durable queue then writes what was added since (its `meta`, the working message) beside the
-   * enqueue instead of before it, and a failure of that write is logged, not thrown (a recovery would
-   * run the claimed job and post a new message instead of replacing the working one). Other queues
-   * ignore it.
+   * durable queue writes nothing more (`whole`: the job is the one claimed), or writes what was added
+   * since (`meta`) beside the enqueue instead of before it, a failure of that write logged, not thrown
+   * (a recovery would run the job as claimed). Other queues ignore it.
    */
-  keptByClaim?: boolean;
+  keptByClaim?: "whole" | "meta";
 }
 
 export interface ProcessOptions {

@@ -11,14 +11,14 @@ import { deliverOutcome } from "./deliver-outcome.ts";
 import { openRunRecorder, withRunRecorder } from "./open-recorder.ts";
 import { runCheckpoint } from "./recover-run.ts";
 import { runDeps, settleDeadWorkerCalls, trackActions } from "./run-deps.ts";
-import type { Turn, TurnReads } from "./turn.ts";
+import { replyTarget, type Turn, type TurnReads } from "./turn.ts";
 import type { ProgressDisplay } from "./turn-output.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
 
 /** A turn whose run this worker is running: the loop's dependencies, wired to the turn's record and display. */
 export interface TurnRun {
   deps: DurableDeps;
-  progress: ProgressDisplay | undefined;
+  progress: ProgressDisplay;
   /** The run's budget settles: awaited as the turn lands (beside the history save), not by the loop. */
   budgetsSettled: (() => Promise<void>) | undefined;
   /** The last checkpoint that landed: a finished run's state in `runs` is made from it. */
@@ -28,8 +28,8 @@ export interface TurnRun {
 }
 
 /**
- * Gets the run ready: the requester's access, the working message (or status line) showing its
- * progress, checkpoints into `runs`, the run record opened, and every call request noted (once one
+ * Gets the run ready: the requester's access, the turn's working message (or status line) showing
+ * its progress, checkpoints into `runs`, the run record opened, and every call request noted (once one
  * was requested, a failure may no longer say nothing was done). From here a failure ends the run.
  */
 export async function beginRun(
@@ -37,20 +37,13 @@ export async function beginRun(
   turn: Turn,
   o: { reads: Pick<TurnReads, "access">; earlier: RunRecord | undefined; signal: AbortSignal },
 ): Promise<TurnRun> {
-  const { job, meta, run } = turn;
+  const { job, run } = turn;
   const { earlier } = o;
   const [access, timezone] = await Promise.all([
     o.reads.access,
     earlier ? undefined : s.output.requesterTimezone(job.userId),
   ]);
-  const progress = meta.placeholderTs
-    ? s.output.progress({
-        channel: job.channelId,
-        ts: meta.placeholderTs,
-        logger: run.log,
-        thread: { threadTs: job.threadTs, userId: job.userId, teamId: job.teamId },
-      })
-    : turn.status;
+  const { progress } = turn;
   const keep = runCheckpoint(s.storage, job.eventId);
   let kept: RunSnapshot | undefined;
   if (earlier && earlier.snapshot.step > 0) run.mayHaveActed = true;
@@ -70,7 +63,7 @@ export async function beginRun(
         await keep(snapshot);
         kept = snapshot;
       },
-      onTraceEvent: (e: TraceEvent) => progress?.show(e),
+      onTraceEvent: (e: TraceEvent) => progress.show(e),
     },
     run.recorder,
   );
@@ -166,7 +159,7 @@ export async function landTurn(
   result: TurnResult,
 ): Promise<void> {
   const { job, run } = turn;
-  await running.progress?.close();
+  await running.progress.close();
   await allLanded([
     s.storage.sessions.save(job.sessionKey, result.messages),
     run.recorder?.settled(),
@@ -181,7 +174,7 @@ export async function landTurn(
 /** Shows the outcome (a pause is stored here, with its approvals), then marks the event done. */
 export async function deliverTurn(s: WorkerDeps, turn: Turn, result: TurnResult): Promise<void> {
   const { job, run } = turn;
-  await deliverOutcome(s, result, turn.target);
+  await deliverOutcome(s, result, replyTarget(turn));
   run.running = false;
   run.log.info(
     { status: result.status, steps: result.steps, modelCalls: result.modelCalls },

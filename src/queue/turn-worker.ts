@@ -1,7 +1,7 @@
-import type { Logger } from "../core/logger.ts";
 import type { TurnJob } from "./jobs.ts";
 import { inThreadOrder } from "./thread-order.ts";
 import { failTurn, openTurn, settleEnded, startReads, startTurn } from "./turn.ts";
+import type { JobContext } from "./turn-queue.ts";
 import { beginRun, continueTurn, deliverTurn, landTurn, runNewTurn } from "./turn-run.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
 
@@ -14,14 +14,14 @@ import type { WorkerDeps } from "./worker-deps.ts";
 export async function handleTurnJob(
   s: WorkerDeps,
   job: TurnJob,
-  ctx: { signal: AbortSignal; logger: Logger },
+  ctx: Pick<JobContext, "signal" | "logger"> & Partial<Pick<JobContext, "release">>,
 ): Promise<void> {
   const turn = openTurn(s, job, ctx.logger);
   try {
     const reads = () => startReads(s, job);
     await inThreadOrder(s, job, { ...ctx, reads }, async (lockSignal, started) => {
       const start = await startTurn(turn, started);
-      if (start.kind === "duplicate") return;
+      if (start.kind === "duplicate") return turn.progress.discard?.();
       if (start.kind === "ended") return settleEnded(s, turn, start.earlier);
       const earlier = start.kind === "continue" ? start.earlier : undefined;
       const signal = AbortSignal.any([ctx.signal, lockSignal]);
@@ -30,6 +30,9 @@ export async function handleTurnJob(
         ? await continueTurn(s, turn, running, earlier)
         : await runNewTurn(s, turn, running, started.history);
       await landTurn(s, turn, running, result);
+      // Stored: what is left only waits on Slack (in a busy channel, about a message a second), so
+      // the next job starts now instead of behind this delivery.
+      ctx.release?.();
       await deliverTurn(s, turn, result);
     });
   } catch (err) {

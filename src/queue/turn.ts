@@ -11,7 +11,7 @@ import { failureSentence } from "./failure-sentence.ts";
 import type { TurnJob, TurnJobMeta } from "./jobs.ts";
 import { requesterAccess } from "./run-deps.ts";
 import { settleFinishedRun } from "./settle-finished-run.ts";
-import type { ReplyTarget, StatusDisplay, TurnOutput } from "./turn-output.ts";
+import type { ProgressDisplay, ReplyTarget, StatusDisplay, TurnOutput } from "./turn-output.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
 
 /**
@@ -26,6 +26,11 @@ export interface Turn {
   readonly target: ReplyTarget;
   /** From an assistant thread: its status line, cleared however the turn ends. */
   readonly status: StatusDisplay | undefined;
+  /**
+   * What shows the turn's progress: the status line, or a working message posted as the worker takes
+   * the job (best effort: never waited for), so a turn waiting for its thread's earlier one shows too.
+   */
+  readonly progress: ProgressDisplay;
   /** The job's logger, before a run id is bound to it. */
   readonly jobLog: Logger;
   readonly run: RunSoFar;
@@ -61,7 +66,7 @@ export type TurnStart =
   | { kind: "continue"; earlier: RunRecord };
 
 export function openTurn(
-  s: { output: Pick<TurnOutput, "assistantStatus"> },
+  s: { output: Pick<TurnOutput, "assistantStatus" | "progress"> },
   job: TurnJob,
   jobLog: Logger,
 ): Turn {
@@ -76,11 +81,21 @@ export function openTurn(
         requester: { userId: job.userId, teamId: job.teamId },
       })
     : undefined;
+  const progress =
+    status ??
+    s.output.progress({
+      channel: job.channelId,
+      threadTs: job.threadTs,
+      ts: meta.placeholderTs,
+      logger: log,
+      requester: { userId: job.userId, teamId: job.teamId },
+    });
   return {
     job,
     meta,
     target: { channel: job.channelId, threadTs: job.threadTs, placeholderTs: meta.placeholderTs },
     status,
+    progress,
     jobLog,
     run: { id, log, mayHaveActed: false, running: false, recorder: undefined },
   };
@@ -127,7 +142,8 @@ export async function settleEnded(
   turn: Turn,
   earlier: RunRecord,
 ): Promise<void> {
-  await settleFinishedRun(s, earlier, turn.target, turn.run.log);
+  await turn.progress.close();
+  await settleFinishedRun(s, earlier, replyTarget(turn), turn.run.log);
   await s.storage.events.finish(turn.job.eventId, "done");
 }
 
@@ -154,13 +170,23 @@ export async function failTurn(
     await run.recorder?.settled();
     await s.storage.runs.finish(run.id, "failed").catch(() => undefined);
   }
+  await turn.progress.close().catch(() => undefined);
   await s.output
-    .postAnswer(failureSentence(run.id, err, { mayHaveActed: run.mayHaveActed }), turn.target, {
+    .postAnswer(failureSentence(run.id, err, { mayHaveActed: run.mayHaveActed }), replyTarget(turn), {
       runId: run.id,
     })
     .catch((e: unknown) =>
       run.log.error({ err: errorMessage(e) }, "could not tell the user about the failure"),
     );
+}
+
+/**
+ * Where the turn's answer goes: its thread, replacing the working message the run posted when one
+ * went out (read after the display is closed).
+ */
+export function replyTarget(turn: Turn): ReplyTarget {
+  const working = turn.progress.workingTs;
+  return working ? { ...turn.target, placeholderTs: working() } : turn.target;
 }
 
 function runLog(jobLog: Logger, job: TurnJob, runId: string): Logger {

@@ -58,6 +58,7 @@ export function createEventRecorder(
       eventId,
       messageTs: request.ts,
       isDm: request.isDm,
+      meta: { inThread: request.inThread },
     };
     try {
       const claim = await lane.first(() =>

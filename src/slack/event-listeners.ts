@@ -17,9 +17,9 @@ import type { SlackOutput } from "./slack-output.ts";
 
 const CANCEL = /^\s*(cancel|stop|abort)\s*[.!]?\s*$/i;
 
-/** Follow-up work (working message, enqueue) of this many events runs at once; the rest waits its turn. */
+/** Follow-up work (the paused-thread check, enqueue) of this many events runs at once; the rest waits its turn. */
 const FOLLOW_UP_CONCURRENCY = 32;
-/** …and of this many per channel, so one busy channel (paced by Slack's rate limit) never holds up another. */
+/** …and of this many per channel, so one busy channel never holds up another. */
 const FOLLOW_UP_PER_CHANNEL = 4;
 
 export interface EventIntake {
@@ -31,7 +31,7 @@ export interface EventIntake {
   arriving(): () => void;
   /** The listeners that act on what was recorded, after the ack; and the replay guard. */
   register(app: App): void;
-  /** Acts on a recorded message as the listeners do; `begin` replaces the working message (assistant threads). */
+  /** Acts on a recorded message as the listeners do; `begin` says how the turn shows progress (assistant threads). */
   accept(
     args: { body: Record<string, unknown>; context: Record<string, unknown> },
     begin?: BeginTurn,
@@ -39,10 +39,10 @@ export interface EventIntake {
 }
 
 /**
- * Shows that an accepted turn has begun and says how (the job's meta); `postWorking` is the default,
- * a "Working on it…" message the answer replaces.
+ * Says how an accepted turn shows its progress (the job's meta). `plain` is the default: the meta the
+ * event was claimed with, and the worker shows progress in a working message of its own.
  */
-export type BeginTurn = (req: TurnRequest, postWorking: () => Promise<TurnJobMeta>) => Promise<TurnJobMeta>;
+export type BeginTurn = (req: TurnRequest, plain: () => TurnJobMeta) => Promise<TurnJobMeta>;
 
 /** What the intake records, answers and queues with. */
 export interface IntakeDeps {
@@ -57,10 +57,11 @@ export interface IntakeDeps {
 /**
  * `app_mention` (channels) and `message` (DMs). Before the ack, `record` claims the event id durably
  * with its turn job (so an acked event is never lost, and a redelivery of one already taken is
- * dropped). After the ack, off Slack's clock, the listener posts a working message and queues the
- * turn for a worker, one thread's in the order they were recorded; a thread waiting for approval
- * does not start a turn; a claim that failed is told to the user. Commands and clicks, which have no
- * event id, are deduplicated by the replay guard registered here.
+ * dropped). After the ack, off Slack's clock, the listener queues the turn for a worker at once, one
+ * thread's in the order they were recorded: nothing waits for a Slack call (the worker shows progress,
+ * best effort, as Slack's rate limits allow). A thread waiting for approval does not start a turn; a
+ * claim that failed is told to the user. Commands and clicks, which have no event id, are
+ * deduplicated by the replay guard registered here.
  */
 export function createEventIntake(s: IntakeDeps): EventIntake {
   const followUps = createFollowUpLane({
@@ -96,7 +97,7 @@ export function createEventIntake(s: IntakeDeps): EventIntake {
       body: Record<string, unknown>;
       context: Record<string, unknown>;
     },
-    begin: BeginTurn = (_req, postWorking) => postWorking(),
+    begin: BeginTurn = async (_req, plain) => plain(),
   ) => {
     // Recorded before the ack; an app built without the recorder records here.
     const recorded = (recordedOf(context) as RecordedEvent | undefined) ?? (await record(body));
@@ -122,18 +123,12 @@ export function createEventIntake(s: IntakeDeps): EventIntake {
             await s.storage.events.finish(job.eventId, "done");
             return;
           }
-          const meta = await begin(req, async () => {
-            const placeholder = await s.slack.client.chat.postMessage({
-              channel: req.channelId,
-              thread_ts: req.threadTs,
-              text: ":hourglass_flowing_sand: Working on it…",
-            });
-            return { placeholderTs: placeholder.ts, inThread: req.inThread };
-          });
+          const claimed = job.meta ?? {};
+          const meta = await begin(req, () => claimed);
           await s.queue.enqueue(
             { ...job, meta },
-            // The claim before the ack stored the job: only the meta is new.
-            { jobId: turnJobId(job.eventId), keptByClaim: true },
+            // The claim before the ack stored the job; a meta `begin` changed is written beside the enqueue.
+            { jobId: turnJobId(job.eventId), keptByClaim: meta === claimed ? "whole" : "meta" },
           );
         } catch (err) {
           await refuse(job, err);

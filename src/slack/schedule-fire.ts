@@ -44,15 +44,11 @@ export async function fireSchedule(
     unfurl_media: false,
   });
   const threadTs = header.ts ?? "";
-  const placeholder = await s.slack.client.chat.postMessage({
-    channel: schedule.channelId,
-    thread_ts: threadTs,
-    text: ":hourglass_flowing_sand: Working on it…",
-  });
   const key = sessionKey({ teamId: s.slack.bot.teamId, channelId: schedule.channelId, ts: threadTs });
   const eventId = `sched-${schedule.id}-${Math.floor(fire.fireAt.getTime() / 1000)}`;
   await s.storage.events.claim(eventId, { sessionKey: key, staleAfterMs: 24 * 3600 * 1000 });
-  const meta: TurnJobMeta = { placeholderTs: placeholder.ts, inThread: false };
+  // The worker shows the run's progress in a working message of its own, as for a mention.
+  const meta: TurnJobMeta = { inThread: false };
   await s.queue.enqueue(
     {
       type: "turn",

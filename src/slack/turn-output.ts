@@ -6,11 +6,11 @@ import type { Storage } from "../storage.ts";
 import { createAssistantStatus } from "./assistant/assistant-status.ts";
 import { postAnswer, showPause, showResult, updateCard } from "./deliver-result.ts";
 import { interruptedNotice } from "./interrupted-notice.ts";
-import { createProgressMessage } from "./progress-message.ts";
 import { createProgressText } from "./progress-text.ts";
 import type { SlackOutput } from "./slack-output.ts";
 import { createStreamedAnswers, type StreamingSetting } from "./stream/streamed-answers.ts";
 import { threadContext } from "./thread-context.ts";
+import { openWorkingMessage } from "./working-message.ts";
 
 /** The workers' output port over the Web API: working messages, answers, approval cards, notices. */
 export function createSlackTurnOutput(o: {
@@ -33,36 +33,27 @@ export function createSlackTurnOutput(o: {
   // HERMES_STREAMING: answers stream where Slack allows it, chosen per message (src/slack/stream/).
   const streamed = o.streaming && o.streaming !== "off" ? createStreamedAnswers(s, o.streaming) : undefined;
   return {
-    progress: ({ channel, ts, logger, thread }) => {
-      const message = createProgressMessage({ client: progressClient, channel, ts, logger });
+    progress: ({ channel, threadTs, ts, text, logger, requester }) => {
+      const working = openWorkingMessage({ client: progressClient, channel, threadTs, ts, text, logger });
       const progressText = createProgressText();
       const display = {
         show: (event: TraceEvent) => {
-          const text = progressText(event);
-          if (text) message.update(text);
+          const line = progressText(event);
+          if (line) working.show(line);
         },
-        close: () => message.close(),
+        close: () => working.close(),
+        workingTs: () => working.ts(),
+        discard: () => working.discard(),
       };
-      if (!streamed || !thread) return display;
-      const recipient = { userId: thread.userId, teamId: thread.teamId };
-      return streamed.progress(
-        { channel, threadTs: thread.threadTs, recipient, placeholderTs: ts, logger },
-        display,
-      );
+      if (!streamed || !requester) return display;
+      const recipient = { userId: requester.userId, teamId: requester.teamId };
+      return streamed.progress({ channel, threadTs, recipient, logger }, display);
     },
     assistantStatus: ({ requester, ...o }) => {
       const status = createAssistantStatus({ client: s.client, ...o });
       if (!streamed || !requester) return status;
       const recipient = { userId: requester.userId, teamId: requester.teamId };
       return streamed.statusLine({ ...o, recipient }, status);
-    },
-    postContinuing: async (target) => {
-      const working = await s.client.chat.postMessage({
-        channel: target.channel,
-        thread_ts: target.threadTs,
-        text: ":hourglass_flowing_sand: Continuing…",
-      });
-      return working.ts;
     },
     requesterTimezone: async (userId) => (await s.slack.getUser(userId).catch(() => undefined))?.tz,
     threadContext: (o) =>

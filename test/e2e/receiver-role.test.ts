@@ -98,7 +98,8 @@ describe("receiver and worker as separate processes", () => {
       await waitFor(async () => (await queue.counts()).waiting === 1, 60_000, "the turn queued");
       const thread = () =>
         (emulator.workspace.replies(CHANNEL, d.message!.ts) ?? []).filter((m) => m.user === "U0HERMES");
-      expect(thread().map((m) => m.text)).toEqual([":hourglass_flowing_sand: Working on it…"]);
+      // The receiver makes no Slack call for it: the worker that takes the job shows its progress.
+      expect(thread().map((m) => m.text)).toEqual([]);
       expect(model.requests).toHaveLength(0);
 
       const worker = await startHermesProcess(env, { args: ["--worker"] });
@@ -118,6 +119,13 @@ describe("receiver and worker as separate processes", () => {
         "the worker's answer in the thread",
       );
       expect(model.requests).toHaveLength(1);
+      // The worker's working message, if it went out, became the answer or was removed.
+      await waitFor(
+        () => thread().every((m) => !m.text.includes("Working on it")),
+        60_000,
+        "no working message left",
+      );
+      expect(thread().map((m) => m.text)).toEqual(["Answered by the worker."]);
       await waitFor(
         async () =>
           (

@@ -107,7 +107,7 @@ describe.each(DRIVERS)("durable turn queue on %s", (kind) => {
       ran.push(j);
     };
     // Queued before a worker takes it, so the row is read before the turn finishes it.
-    await q.enqueue({ ...job, meta }, { jobId: `turn:${job.eventId}`, keptByClaim: true });
+    await q.enqueue({ ...job, meta }, { jobId: `turn:${job.eventId}`, keptByClaim: "meta" });
     const kept = await execSql<{ payload: { meta?: unknown } }>(
       store.handle.db,
       `SELECT payload FROM slack_events WHERE event_id = '${job.eventId}'`,
@@ -128,9 +128,9 @@ describe.each(DRIVERS)("durable turn queue on %s", (kind) => {
       pending: createEventDedupe(gone.handle),
       logger,
     });
-    await broken.enqueue({ ...other, meta }, { jobId: `turn:${other.eventId}`, keptByClaim: true });
+    await broken.enqueue({ ...other, meta }, { jobId: `turn:${other.eventId}`, keptByClaim: "meta" });
     expect(
-      lines.some((l) => l.level === 40 && l.eventId === other.eventId && /working message/.test(l.msg)),
+      lines.some((l) => l.level === 40 && l.eventId === other.eventId && /meta with its event/.test(l.msg)),
     ).toBe(true);
     const claimed = await execSql<{ payload: { text: string; meta?: unknown } }>(
       store.handle.db,
@@ -146,6 +146,29 @@ describe.each(DRIVERS)("durable turn queue on %s", (kind) => {
     await expect(broken.enqueue(third, { jobId: `turn:${third.eventId}` })).rejects.toThrow();
     await broken.stop({ timeoutMs: 100 });
     expect(ran.map((j) => (j.type === "turn" ? j.eventId : j.type))).toEqual([job.eventId, other.eventId]);
+  });
+
+  it("a job exactly as its claim stored it is queued without another write, and recovers as claimed", async () => {
+    const job = { ...turnJob({ text: "claimed whole" }), meta: { inThread: false } };
+    await events.claim(job.eventId, { sessionKey: job.sessionKey, staleAfterMs: 60_000, payload: job });
+    const { logger } = captureLogger();
+    // A store that is gone: a write would fail the enqueue, so the enqueue succeeding shows none was made.
+    const gone = await openTestStore(kind);
+    await gone.cleanup();
+    const q = createDurableTurnQueue({
+      queue: createMemoryTurnQueue({ logger }),
+      pending: createEventDedupe(gone.handle),
+      logger,
+    });
+    await q.enqueue(job, { jobId: `turn:${job.eventId}`, keptByClaim: "whole" });
+    expect(await q.isPending(`turn:${job.eventId}`)).toBe(true);
+    await q.stop({ timeoutMs: 100 });
+    const kept = await execSql<{ payload: unknown }>(
+      store.handle.db,
+      `SELECT payload FROM slack_events WHERE event_id = '${job.eventId}'`,
+    );
+    expect(kept[0]?.payload).toEqual(job);
+    await events.finish(job.eventId, "done");
   });
 
   it("a kept turn from an assistant thread comes back with its meta, so it shows the status line again", async () => {

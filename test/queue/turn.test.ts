@@ -3,7 +3,7 @@ import type { RunSnapshot } from "../../src/agent/run/snapshot.ts";
 import { silentLogger } from "../../src/core/logger.ts";
 import type { TurnJobMeta } from "../../src/queue/jobs.ts";
 import { failTurn, openTurn, startTurn, type Turn } from "../../src/queue/turn.ts";
-import type { StatusDisplay } from "../../src/queue/turn-output.ts";
+import type { ProgressDisplay, ReplyTarget, StatusDisplay } from "../../src/queue/turn-output.ts";
 import type { RunRecord } from "../../src/store/run-store.ts";
 import type { RunStatus } from "../../src/store/schema.ts";
 import { turnJob } from "../helpers/redis-queue.ts";
@@ -14,16 +14,36 @@ const statusLine: StatusDisplay = {
   clear: async () => undefined,
 };
 
-function opened(meta?: TurnJobMeta): { turn: Turn; statusAsked: string[] } {
+/** A working message that went out as `7.7` (once closed), noting what happened to it. */
+function workingMessage(log: string[]): ProgressDisplay {
+  let closed = false;
+  return {
+    show: () => undefined,
+    close: async () => {
+      closed = true;
+      log.push("closed");
+    },
+    workingTs: () => (closed ? "7.7" : undefined),
+    discard: async () => void log.push("discarded"),
+  };
+}
+
+function opened(meta?: TurnJobMeta) {
   const statusAsked: string[] = [];
+  const workingAsked: Array<{ channel: string; threadTs: string; ts?: string | undefined }> = [];
+  const working: string[] = [];
   const output = {
     assistantStatus: (o: { channel: string }) => {
       statusAsked.push(o.channel);
       return statusLine;
     },
+    progress: (o: { channel: string; threadTs: string; ts?: string | undefined }) => {
+      workingAsked.push({ channel: o.channel, threadTs: o.threadTs, ts: o.ts });
+      return workingMessage(working);
+    },
   };
-  const turn = openTurn({ output }, turnJob(meta ? { meta } : {}), silentLogger());
-  return { turn, statusAsked };
+  const turn: Turn = openTurn({ output }, turnJob(meta ? { meta } : {}), silentLogger());
+  return { turn, statusAsked, workingAsked, working };
 }
 
 function record(runId: string, status: RunStatus): RunRecord {
@@ -60,10 +80,12 @@ function failureSinks() {
   const said: string[] = [];
   const events: string[] = [];
   const runs: string[] = [];
+  const targets: ReplyTarget[] = [];
   return {
     said,
     events,
     runs,
+    targets,
     s: {
       storage: {
         events: { finish: async (id: string, status: string) => void events.push(`${id}:${status}`) },
@@ -74,20 +96,31 @@ function failureSinks() {
           },
         },
       },
-      output: { postAnswer: async (text: string) => void said.push(text) },
+      output: {
+        postAnswer: async (text: string, target: ReplyTarget) => {
+          said.push(text);
+          targets.push(target);
+        },
+      },
     },
   };
 }
 
 describe("a turn's life cycle", () => {
-  it("opens with a fresh run id, its reply target, and a status line only for an assistant thread", () => {
+  it("opens with a fresh run id, its reply target, and a working message, or a status line for an assistant thread", () => {
     const plain = opened({ placeholderTs: "9.9" });
     expect(plain.turn.target).toMatchObject({ placeholderTs: "9.9", channel: plain.turn.job.channelId });
     expect(plain.turn.status).toBeUndefined();
+    // The working message is asked for as the worker takes the job (here: the one already posted).
+    expect(plain.workingAsked).toEqual([
+      { channel: plain.turn.job.channelId, threadTs: plain.turn.job.threadTs, ts: "9.9" },
+    ]);
     expect(plain.turn.run).toMatchObject({ running: false, mayHaveActed: false });
     const assistant = opened({ assistantThread: true });
     expect(assistant.turn.status).toBe(statusLine);
+    expect(assistant.turn.progress).toBe(statusLine);
     expect(assistant.statusAsked).toEqual([assistant.turn.job.channelId]);
+    expect(assistant.workingAsked).toEqual([]);
     expect(opened().turn.run.id).not.toBe(plain.turn.run.id);
   });
 
@@ -110,9 +143,12 @@ describe("a turn's life cycle", () => {
   });
 
   it("fails before its run began: the event failed, no run ended, and the sentence says nothing was done", async () => {
-    const { turn } = opened();
+    const { turn, working } = opened();
     const sinks = failureSinks();
     await failTurn(sinks.s, turn, new Error("boom"));
+    // The sentence replaces the working message that went out (closed first, so no update follows it).
+    expect(working).toEqual(["closed"]);
+    expect(sinks.targets[0]).toMatchObject({ placeholderTs: "7.7" });
     expect(sinks.events).toEqual([`${turn.job.eventId}:failed`]);
     expect(sinks.runs).toEqual([]);
     expect(sinks.said).toHaveLength(1);

@@ -2,6 +2,7 @@ import type pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/core/logger.ts";
 import { createBullmqTurnQueue } from "../../src/queue/bullmq-turn-queue.ts";
+import { turnJobId } from "../../src/queue/jobs.ts";
 import type { TurnQueue } from "../../src/queue/turn-queue.ts";
 import { createEventsSender, type EventsSender } from "../../src/sandbox/events-sender.ts";
 import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
@@ -177,12 +178,13 @@ describe.each([
       )
     ).rows;
 
-  // The window between the ack (sent once the event is claimed) and the turn's job: the working
-  // message is being posted when the process dies. Slack had its 200 and will not redeliver, so the turn must
-  // already be kept with its event (and queued again at start).
-  it("(a) killed after the ack, before the turn was queued (its Slack call hangs): the restart runs it once", async () => {
+  // Right after the ack (sent once the event is claimed), with Slack's Web API hanging: whatever the
+  // process was doing after the ack (queueing the turn, posting its working message), it dies there.
+  // Slack had its 200 and will not redeliver, so the turn must already be kept with its event (and
+  // queued again at start).
+  it("(a) killed after the ack while Slack's Web API hangs: the restart runs the turn once", async () => {
     await start({ HERMES_TURN_TIMEOUT_SECONDS: "300" });
-    // Slack's Web API stops answering: the listener hangs in its first call after the ack.
+    // Slack's Web API stops answering: any Slack call after the ack hangs.
     slackProxy.hang();
     const d = await mention("case-a1 what is up?");
     expect(d.status).toBe(200); // acked: Slack will not redeliver it
@@ -211,15 +213,13 @@ describe.each([
       60_000,
       "the blockers hold the worker",
     );
-    // …so this one is acked and queued, and waits.
+    // …so this one is acked and queued (at once after its claim: nothing waits for Slack), and waits.
     const d = await mention("case-a2 and now?");
     expect(d.status).toBe(200);
     const ts = d.message!.ts;
-    await waitFor(
-      () => emulator.workspace.replies(CHANNEL, ts)?.some((m) => m.text.includes("Working on it")),
-      60_000,
-      "the working message (posted just before the job is queued)",
-    );
+    await waitFor(async () => (await eventStatus(d.eventId!)) !== undefined, 60_000, "the event is claimed");
+    if (queue)
+      await waitFor(() => queue!.isPending(turnJobId(d.eventId!)), 60_000, "the turn's job is queued");
     await sleep(500);
     expect(requestsFor("case-a2")).toHaveLength(0); // the turn has not started
     await kill9();

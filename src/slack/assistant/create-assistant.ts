@@ -76,17 +76,19 @@ export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake
     },
 
     userMessage: async ({ body, context, setStatus, setTitle, getThreadContext }) => {
-      await intake.accept({ body: body as Record<string, unknown>, context }, async (req, postWorking) => {
+      await intake.accept({ body: body as Record<string, unknown>, context }, async (req, plain) => {
         const log = s.logger.child({ channel: req.channelId, threadTs: req.threadTs });
-        try {
-          await setStatus(THINKING);
-        } catch (err) {
-          // Not an assistant thread after all (a plain thread in the DM): the working message shows progress.
-          log.debug({ err: errorMessage(err) }, "no assistant status: a working message instead");
-          return postWorking();
-        }
         const key = sessionKey(req);
-        const [viewing, first] = await Promise.all([
+        // Asked together: the status line, what the user is viewing, whether the thread is new.
+        const [status, viewing, first] = await Promise.all([
+          setStatus(THINKING).then(
+            () => true,
+            (err: unknown) => {
+              // Not an assistant thread after all (a plain thread in the DM): a working message shows progress.
+              log.debug({ err: errorMessage(err) }, "no assistant status: a working message instead");
+              return false;
+            },
+          ),
           getThreadContext().catch((err: unknown) => {
             log.warn({ err: errorMessage(err) }, "assistant thread context unavailable");
             return {};
@@ -96,8 +98,10 @@ export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake
             .then((l) => !l.found)
             .catch(() => false),
         ]);
+        if (!status) return plain();
+        // The title is cosmetic: the turn is queued without waiting for it.
         if (first)
-          await setTitle(threadTitle(req.text, s.slack.redactor)).catch((err: unknown) =>
+          void setTitle(threadTitle(req.text, s.slack.redactor)).catch((err: unknown) =>
             log.warn({ err: errorMessage(err) }, "could not title the assistant thread"),
           );
         const untrustedContext = viewingContext(viewing);

@@ -78,9 +78,13 @@ export class PacedWebClient extends WebClient {
   }
 }
 
-/** One message's updates replace each other: `chat.update C0OPS 1700000000.000100`. */
+/**
+ * One message's updates replace each other (`chat.update C0OPS 1700000000.000100`); a post in a
+ * thread is named by its thread (`chat.postMessage C0OPS 1700000000.000050`).
+ */
 function messageId(method: string, options: Record<string, unknown>): string {
-  return `${method} ${channelOf(options)} ${typeof options.ts === "string" ? options.ts : "-"}`;
+  const ts = options.ts ?? options.thread_ts;
+  return `${method} ${channelOf(options)} ${typeof ts === "string" ? ts : "-"}`;
 }
 
 /** The client as a `PacedWebClient`, or undefined for a plain one (tests may hand one in). */

@@ -34,9 +34,8 @@ export type StreamingSetting = "auto" | "off" | { minIntervalMs?: number };
 export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSetting = "auto") {
   const options = typeof setting === "object" ? setting : {};
   const streams = new Map<string, AnswerStream>();
-  // Two assistant threads of one DM may run at once (neither has a working message): the thread is in the key.
-  const key = (t: { channel: string; threadTs: string; placeholderTs?: string | undefined }) =>
-    `${t.channel} ${t.threadTs} ${t.placeholderTs ?? "-"}`;
+  // One turn of a thread runs at a time (its lock); two assistant threads of one DM may run at once.
+  const key = (t: { channel: string; threadTs: string }) => `${t.channel} ${t.threadTs}`;
 
   /**
    * The target with the last streamed message in place of the working message (which is gone), and
@@ -62,12 +61,11 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
    * runs) must not take the place of the turn still running there, whose answer settles its own.
    */
   function open(
-    o: StreamTarget & { placeholderTs?: string; logger: Logger },
+    o: StreamTarget & { logger: Logger },
     hooks: Pick<AnswerStreamOptions, "onStarted" | "onUnavailable">,
   ): (e: TraceEvent) => boolean {
-    const { placeholderTs: _working, ...target } = o;
     const stream = createAnswerStream({
-      ...target,
+      ...o,
       client: s.client,
       redactSecrets: (t) => s.redactor.redactSecrets(t),
       ...(options.minIntervalMs === undefined ? {} : { minIntervalMs: options.minIntervalMs }),
@@ -87,20 +85,15 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
      * working message otherwise. A turn without thread or requester keeps the working message only.
      */
     progress(
-      o: StreamTarget & { placeholderTs: string; logger: Logger },
-      fallback: ProgressDisplay,
+      o: StreamTarget & { logger: Logger },
+      fallback: ProgressDisplay & { discard(): Promise<void> },
     ): ProgressDisplay {
       const show = open(o, {
         onUnavailable: (latest) => fallback.show(latest),
         onStarted: (ts) => {
           o.logger.debug({ channel: o.channel, ts }, "answer streaming");
           // The working message is replaced by the stream: no more progress in it, then removed.
-          void fallback
-            .close()
-            .then(() => s.client.chat.delete({ channel: o.channel, ts: o.placeholderTs }))
-            .catch((err: unknown) =>
-              o.logger.debug({ err: errorMessage(err) }, "working message not removed"),
-            );
+          void fallback.discard();
         },
       });
       return {
@@ -108,6 +101,8 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
           if (!show(e)) fallback.show(e);
         },
         close: () => fallback.close(),
+        discard: () => fallback.discard(),
+        ...(fallback.workingTs ? { workingTs: fallback.workingTs } : {}),
       };
     },
 

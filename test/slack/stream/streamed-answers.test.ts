@@ -12,11 +12,11 @@ import { planAnswer } from "../../../src/slack/answer-blocks.ts";
 import { createAssistantStatus } from "../../../src/slack/assistant/assistant-status.ts";
 import { showResult } from "../../../src/slack/deliver-result.ts";
 import { feedbackBlock } from "../../../src/slack/feedback-block.ts";
-import { createProgressMessage } from "../../../src/slack/progress-message.ts";
 import { CallScheduler } from "../../../src/slack/rate-limit/call-scheduler.ts";
 import { PacedWebClient } from "../../../src/slack/rate-limit/paced-web-client.ts";
 import { createStreamedAnswers } from "../../../src/slack/stream/streamed-answers.ts";
 import { createWebSlackPort } from "../../../src/slack/web-slack-port.ts";
+import { openWorkingMessage } from "../../../src/slack/working-message.ts";
 import { waitFor } from "../../helpers/hermes-harness.ts";
 import { quietSlackLogger, startSlackEmulator } from "../../helpers/slack.ts";
 
@@ -69,18 +69,20 @@ async function turnIn(channel: string, e: SlackApiEmulator = emulator) {
   const { s, progressClient, streamed } = output(e);
   const working = await s.client.chat.postMessage({ channel, thread_ts: q.ts, text: "Working on it…" });
   const placeholderTs = working.ts!;
-  const fallback = createProgressMessage({
+  const fallback = openWorkingMessage({
     client: progressClient,
     channel,
+    threadTs: q.ts,
     ts: placeholderTs,
     logger: s.logger,
     minIntervalMs: 0,
   });
   const display = {
     show: (e: TraceEvent) => {
-      if (e.event === "tool.start") fallback.update(`Running \`${e.tool}\`…`);
+      if (e.event === "tool.start") fallback.show(`Running \`${e.tool}\`…`);
     },
     close: () => fallback.close(),
+    discard: () => fallback.discard(),
   };
   const target = { channel, threadTs: q.ts, placeholderTs };
   const finish = async (r: TurnResult) => {
@@ -97,7 +99,6 @@ describe("streamed answers, chosen per message", () => {
         channel: DEMO.ops,
         threadTs: t.q.ts,
         recipient: { userId: DEMO.user },
-        placeholderTs: t.target.placeholderTs,
         logger: t.s.logger,
       },
       t.display,
@@ -120,7 +121,7 @@ describe("streamed answers, chosen per message", () => {
     emulator.faults.rateLimit("chat.appendStream", { times: 1, retryAfterSeconds: 1 });
     const t = await turnIn(DEMO.dmUser);
     const progress = t.streamed.progress(
-      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      { channel: DEMO.dmUser, threadTs: t.q.ts, logger: t.s.logger },
       t.display,
     );
     const words = Array.from({ length: 40 }, (_, i) => `word${i} `);
@@ -159,7 +160,7 @@ describe("streamed answers, chosen per message", () => {
     try {
       const t = await turnIn(DEMO.dmUser, strict);
       const progress = t.streamed.progress(
-        { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+        { channel: DEMO.dmUser, threadTs: t.q.ts, logger: t.s.logger },
         t.display,
       );
       progress.show(streamedCalls);
@@ -202,7 +203,7 @@ describe("streamed answers, chosen per message", () => {
   it("an answer too long for one message leaves the stream for the usual path: parts and replies as unstreamed", async () => {
     const t = await turnIn(DEMO.dmUser);
     const progress = t.streamed.progress(
-      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      { channel: DEMO.dmUser, threadTs: t.q.ts, logger: t.s.logger },
       t.display,
     );
     progress.show(streamedCalls);
@@ -227,7 +228,7 @@ describe("streamed answers, chosen per message", () => {
     emulator.faults.rateLimit("chat.startStream", { times: 1, retryAfterSeconds: 30 });
     const t = await turnIn(DEMO.dmUser);
     const progress = t.streamed.progress(
-      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      { channel: DEMO.dmUser, threadTs: t.q.ts, logger: t.s.logger },
       t.display,
     );
     progress.show(streamedCalls);
@@ -245,7 +246,7 @@ describe("streamed answers, chosen per message", () => {
   it("a long text is appended in pieces Slack accepts (12,000 characters a call at most)", async () => {
     const t = await turnIn(DEMO.dmUser);
     const progress = t.streamed.progress(
-      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      { channel: DEMO.dmUser, threadTs: t.q.ts, logger: t.s.logger },
       t.display,
     );
     progress.show(streamedCalls);
@@ -269,7 +270,7 @@ describe("a stream only for a model that streams", () => {
   it("answers in one piece (command mode, a server that refused `stream`): no stream, the working message shows the calls and becomes the answer", async () => {
     const t = await turnIn(DEMO.dmUser);
     const progress = t.streamed.progress(
-      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      { channel: DEMO.dmUser, threadTs: t.q.ts, logger: t.s.logger },
       t.display,
     );
     // Command mode asks no model before its call; a refused stream answers with a plain response.
@@ -289,7 +290,7 @@ describe("a stream only for a model that streams", () => {
   it("a resumed run's approved call runs before its first model call: its card waits, and the stream starts with it once the model streams", async () => {
     const t = await turnIn(DEMO.dmUser);
     const progress = t.streamed.progress(
-      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      { channel: DEMO.dmUser, threadTs: t.q.ts, logger: t.s.logger },
       t.display,
     );
     progress.show(event({ event: "tool.start", tool: "send_message", callId: "call_g" }));
@@ -468,7 +469,7 @@ describe("a stream Slack ends (message_not_in_streaming_state, after about five 
   it("the text and cards refused go into a new message, at once and at the stop; the last one takes the rest of the answer and the buttons", async () => {
     const t = await turnIn(DEMO.dmUser);
     const progress = t.streamed.progress(
-      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      { channel: DEMO.dmUser, threadTs: t.q.ts, logger: t.s.logger },
       t.display,
     );
     const full =
@@ -516,7 +517,7 @@ describe("a stream Slack ends (message_not_in_streaming_state, after about five 
   it("a new message that cannot start: the stream stops growing and the ended message becomes the whole answer", async () => {
     const t = await turnIn(DEMO.dmUser);
     const progress = t.streamed.progress(
-      { channel: DEMO.dmUser, threadTs: t.q.ts, placeholderTs: t.target.placeholderTs, logger: t.s.logger },
+      { channel: DEMO.dmUser, threadTs: t.q.ts, logger: t.s.logger },
       t.display,
     );
     const full = "Two tickets are open: the VPN in Berlin and the mail relay.";

@@ -9,10 +9,12 @@ import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
 import { startSlackEmulator } from "../../test/helpers/slack.ts";
 import { CHANNEL } from "./bench-stack.ts";
 import { type BurstClient, fireAtOnce, prepareMentions } from "./signed-burst.ts";
+import { percentile } from "./stats.ts";
 
 /** The floor server checks no signature; the requests are signed so they cost what real ones do. */
 const SIGNING_SECRET = "ack-floor-secret";
 
+/** Figures in ms to 0.1, percentiles nearest-rank as `stats.ts` computes Hermes' ack figures. */
 export interface AckFigures {
   events: number;
   p50: number;
@@ -20,10 +22,6 @@ export interface AckFigures {
   max: number;
   /** Non-200 answers. */
   failed: number;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? Number.NaN;
 }
 
 /** A burst of `n` signed mentions against `url` (see `signed-burst.ts`). */
@@ -40,11 +38,12 @@ async function burst(url: string, emulator: SlackApiEmulator, n: number, label: 
 
 function figuresOf(n: number, latencies: number[], failed: number): AckFigures {
   const sorted = [...latencies].sort((a, c) => a - c);
+  const tenth = (ms: number) => Math.round(ms * 10) / 10;
   return {
     events: n,
-    p50: Math.round(percentile(sorted, 0.5)),
-    p99: Math.round(percentile(sorted, 0.99)),
-    max: Math.round(sorted.at(-1) ?? Number.NaN),
+    p50: tenth(percentile(sorted, 0.5)),
+    p99: tenth(percentile(sorted, 0.99)),
+    max: tenth(sorted.at(-1) ?? Number.NaN),
     failed,
   };
 }

@@ -1,5 +1,5 @@
 import { createEventsSender, type EventsSender } from "../../src/sandbox/events-sender.ts";
-import type { SlackApiEmulator } from "../../src/sandbox/slack-api-server.ts";
+import type { SlackApiEmulator, SlackApiEmulatorOptions } from "../../src/sandbox/slack-api-server.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { productionEnv } from "../../test/helpers/hermes-process.ts";
 import { createTestDatabase, type TestDatabase } from "../../test/helpers/pg.ts";
@@ -43,8 +43,9 @@ export interface SentTurn {
  * One Postgres database, one Redis prefix, the Slack Web API emulator and a scripted model server
  * (each model call waits `modelDelayMs`), for Hermes processes started on them. `close()` stops every
  * process started here, drops the database, deletes the Redis keys and removes the data folder.
+ * `emulator` options reach the Slack emulator (e.g. `rateLimits` to enforce Slack's published rates).
  */
-export async function createBenchStack() {
+export async function createBenchStack(options: { emulator?: SlackApiEmulatorOptions } = {}) {
   const cleanups: Array<() => Promise<void> | void> = [];
   const close = async () => {
     open.delete(close);
@@ -66,7 +67,7 @@ export async function createBenchStack() {
       const redis = connectTestRedis();
       await deleteKeysWithPrefix(redis, `${redisPrefix}:`).finally(() => redis.disconnect());
     });
-    const emulator: SlackApiEmulator = await startSlackEmulator();
+    const emulator: SlackApiEmulator = await startSlackEmulator(options.emulator);
     cleanups.push(() => emulator.stop());
     const model = new ScriptedModelServer();
     model.record = false;
@@ -132,28 +133,36 @@ export async function createBenchStack() {
       },
       /**
        * `size` mentions, each a new thread, prepared (posted, signed) first and then delivered all at
-       * once over plain HTTP, as the ack floor's are: `ackMs` is the receiver's answer alone.
+       * once over plain HTTP, as the ack floor's are: `ackMs` is the receiver's answer alone. Mention
+       * `i` goes to `channels[i % channels.length]` (by default the one bench channel); `onFiring`
+       * runs as the client starts sending.
        */
       async burst(
         receiver: HermesProcess,
         kind: TurnKind,
         size: number,
         client: BurstClient = "raw",
+        o: { channels?: readonly string[]; onFiring?: () => void } = {},
       ): Promise<SentTurn[]> {
+        const channels = o.channels ?? [CHANNEL];
         const tokens = Array.from({ length: size }, () => nextToken());
         const answered = tokens.map((token) => waiters.wait(token));
-        const prepared = prepareMentions(emulator.workspace, {
-          signingSecret: SIGNING_SECRET,
-          channel: CHANNEL,
-          user: USER,
-          texts: tokens.map((token) => `<@U0HERMES> bench ${token} ${kind}`),
-        });
+        const prepared = tokens.map(
+          (token, i) =>
+            prepareMentions(emulator.workspace, {
+              signingSecret: SIGNING_SECRET,
+              channel: channels[i % channels.length]!,
+              user: USER,
+              texts: [`<@U0HERMES> bench ${token} ${kind}`],
+            })[0]!,
+        );
         let t0 = performance.now();
         const { latencies, statuses } = await fireAtOnce(
           `http://127.0.0.1:${receiver.port}/slack/events`,
           prepared,
           () => {
             t0 = performance.now();
+            o.onFiring?.();
           },
           client,
         );

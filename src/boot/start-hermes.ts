@@ -6,6 +6,7 @@ import { createRedactor } from "../policy/redact.ts";
 import { addGeneratedAuditKey, loadSecretValues, type SecretValues } from "../policy/secret-values.ts";
 import { createDurableTurnQueue } from "../queue/durable-turn-queue.ts";
 import { createScheduler } from "../schedules/scheduler.ts";
+import { startDirectoryBroadcast } from "../slack/references/directory-broadcast.ts";
 import { fireSchedule } from "../slack/schedule-fire.ts";
 import { createSlackTurnOutput } from "../slack/turn-output.ts";
 import { buildReceiving } from "./build-receiving.ts";
@@ -122,6 +123,18 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
           schedules: built.schedules,
           scheduler,
         });
+  // With Redis, a directory event one process receives reaches every process's directory.
+  const { REDIS_URL, HERMES_REDIS_PREFIX } = config.env;
+  const directoryBroadcast =
+    REDIS_URL && slack.directory
+      ? startDirectoryBroadcast({
+          redisUrl: REDIS_URL,
+          prefix: HERMES_REDIS_PREFIX,
+          directory: slack.directory,
+          logger,
+        })
+      : undefined;
+  if (slackApp) directoryBroadcast?.publishFrom(slackApp.app);
   const port = sandbox?.port ?? config.env.PORT;
   let started: { port: number; stop(): Promise<void> };
   try {
@@ -134,6 +147,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     // Nothing half-started stays behind: the database and Redis connections and the MCP servers
     // close with the error.
     await slackApp?.stop().catch(() => undefined);
+    await directoryBroadcast?.close();
     await mcp?.close().catch(() => undefined);
     await built.close().catch(() => undefined);
     throw err;
@@ -159,6 +173,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
       await built.queue.stop({ timeoutMs: 10_000 }).catch(() => undefined);
       // After the queue's workers: a turn still finishing may be calling an MCP tool.
       await mcp?.close().catch(() => undefined);
+      await directoryBroadcast?.close();
       await built.close();
     },
   };

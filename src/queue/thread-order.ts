@@ -19,6 +19,8 @@ const MAX_PAUSE_MS = 1_000;
  * receivers, or two workers taking them at the same moment). So under the lock, a turn whose thread
  * still has an unfinished earlier message (by Slack ts) lets go of the lock and tries again a moment
  * later: the earlier turn runs first, and the later one sees it in the history.
+ * A message that starts its thread (its ts is the thread's) has no earlier message in it: Slack
+ * gives every reply a later ts than its thread's first message, so its turn runs without the check.
  * `o.reads`, when given, starts the turn's first reads under the lock alongside that check (one
  * round trip instead of two); `fn` gets them. They are dropped when the turn has to wait, so they
  * must be promises whose rejection is already handled.
@@ -34,13 +36,14 @@ export async function inThreadOrder<T, R = undefined>(
   const withinMs = (s.runtime.limits.turnTimeoutMs ?? 300_000) + 60_000;
   let pauseMs = FIRST_PAUSE_MS;
   let told = false;
+  const startsThread = job.messageTs === job.threadTs;
   for (;;) {
     type Outcome = { done: T } | { earlier: string[] };
     const outcome = await s.storage.sessions.withLock(
       job.sessionKey,
       async (lockSignal): Promise<Outcome> => {
         const reads = o.reads?.() as R;
-        if (Date.now() < deadline) {
+        if (!startsThread && Date.now() < deadline) {
           const earlier = await s.storage.events.earlierUnfinished({
             sessionKey: job.sessionKey,
             messageTs: job.messageTs,

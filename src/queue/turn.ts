@@ -111,9 +111,12 @@ export function startReads(
   s: Pick<WorkerDeps, "config" | "logger" | "storage" | "runtime">,
   job: TurnJob,
 ): TurnReads {
-  const { events, runs, sessions } = s.storage;
+  const { runs, sessions } = s.storage;
   const access = requesterAccess(s, job.userId);
-  const checks = Promise.all([events.isFinished(job.eventId), runs.forEvent(job.eventId)]);
+  // The event's status and its run in one statement.
+  const checks = runs
+    .forEventTurn(job.eventId)
+    .then(({ finished, run }): [boolean, RunRecord | undefined] => [finished, run]);
   const history = sessions.load(job.sessionKey);
   for (const p of [access, checks, history]) p.catch(() => undefined);
   return { access, checks, history };

@@ -5,7 +5,7 @@ import type { Database, Transaction } from "./db.ts";
 import { and, asc, desc, eq, inArray, sql } from "./drizzle.ts";
 import { finishedSnapshot, finishedSnapshotSql } from "./finished-snapshot.ts";
 import { prepared } from "./prepared.ts";
-import { approvals, type RunStatus, runs } from "./schema.ts";
+import { approvals, type RunStatus, runs, type SlackEventStatus, slackEvents } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 
 export interface RunRecord {
@@ -37,6 +37,11 @@ export interface RunStore {
   get(runId: string): Promise<RunRecord | undefined>;
   /** The run a Slack event's turn started, if any. */
   forEvent(eventId: string): Promise<RunRecord | undefined>;
+  /**
+   * What a turn starts from, in one read (one round trip, one snapshot): whether its Slack event is
+   * finished (done or failed: `EventDedupe.isFinished`) and the run its turn started (`forEvent`).
+   */
+  forEventTurn(eventId: string): Promise<{ finished: boolean; run: RunRecord | undefined }>;
   /**
    * Runs with `status`, oldest update first: `running` at an embedded start-up were all interrupted;
    * `paused` wait for approvals.
@@ -136,6 +141,17 @@ export function createRunStore({ db }: { db: Database }): RunStore {
       .from(runs)
       .where(eq(runs.eventId, sql.placeholder("eventId"))),
   );
+  // One row whether or not the event or its run exists: the event's status (null when it has no
+  // row: not finished) beside its run's columns (null when it has none; event ids are unique in runs).
+  const eventTurn = prepared(() =>
+    db
+      .select({
+        eventStatus: sql<SlackEventStatus | null>`(select ${slackEvents.status} from ${slackEvents} where ${slackEvents.eventId} = ${sql.placeholder("eventId")})`,
+        ...columns,
+      })
+      .from(sql`(values (1)) as one(x)`)
+      .leftJoin(runs, eq(runs.eventId, sql.placeholder("eventId"))),
+  );
   const finishRun = prepared(() =>
     db
       .update(runs)
@@ -202,6 +218,15 @@ export function createRunStore({ db }: { db: Database }): RunStore {
       async forEvent(eventId) {
         const [row] = await runForEvent().execute({ eventId });
         return row && toRecord(row);
+      },
+
+      async forEventTurn(eventId) {
+        const [row] = await eventTurn().execute({ eventId });
+        const finished = row?.eventStatus != null && row.eventStatus !== "received";
+        if (!row?.runId) return { finished, run: undefined };
+        const { eventStatus: _, ...run } = row;
+        // A run row was found: its columns are as `forEvent` reads them (none is null but `userId`, `eventId`).
+        return { finished, run: toRecord(run as Parameters<typeof toRecord>[0]) };
       },
 
       async listPausedAllDecided() {

@@ -7,8 +7,12 @@ const job = {
   type: "turn",
   eventId: "Ev1",
   sessionKey: "T1:C1:1.000",
+  threadTs: "1.000",
   messageTs: "2.000",
 } as unknown as TurnJob;
+
+/** A message that starts its own thread (its ts is the thread's). */
+const firstOfThread = { ...job, eventId: "Ev0", messageTs: "1.000" } as TurnJob;
 
 /** Storage whose order check answers `earlier` lists in turn, each once `release` is called. */
 function fakeStorage(answers: string[][]) {
@@ -33,11 +37,11 @@ function fakeStorage(answers: string[][]) {
 }
 
 /** Runs a turn through `inThreadOrder` whose reads count up (1, 2, …), logging reads and the turn. */
-function orderedTurn(s: Parameters<typeof inThreadOrder>[0], log: string[]) {
+function orderedTurn(s: Parameters<typeof inThreadOrder>[0], log: string[], turnJob: TurnJob = job) {
   let n = 0;
   return inThreadOrder(
     s,
-    job,
+    turnJob,
     {
       signal: new AbortController().signal,
       logger: silentLogger(),
@@ -73,5 +77,11 @@ describe("inThreadOrder with the turn's first reads", () => {
     releases.shift()!();
     expect(await done).toBe("answered");
     expect(log).toEqual(["reads", "check", "reads", "check", "turn with reads 2"]);
+  });
+
+  it("sends no order check for a message that starts its thread: nothing in it came before", async () => {
+    const { s, log } = fakeStorage([["EvEarlier"]]);
+    expect(await orderedTurn(s, log, firstOfThread)).toBe("answered");
+    expect(log).toEqual(["reads", "turn with reads 1"]);
   });
 });

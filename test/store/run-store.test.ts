@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { emptyUsage } from "../../src/agent/context/messages.ts";
 import { type RunSnapshot, SNAPSHOT_VERSION } from "../../src/agent/run/snapshot.ts";
 import { isHermesError } from "../../src/core/errors.ts";
+import { createEventDedupe } from "../../src/store/event-dedupe.ts";
 import { createRunStore, type RunStore } from "../../src/store/run-store.ts";
 import { DRIVERS, openTestStore, type TestStore } from "../helpers/pg.ts";
 
@@ -118,6 +119,65 @@ describe.each(DRIVERS)("run store on %s", (kind) => {
     await runs.claimForResume("run_list_b");
     expect((await runs.latestPausedForSession(session))?.runId).toBe("run_list_a");
     expect(await runs.latestPausedForSession("T01:C0NONE:1")).toBeUndefined();
+  });
+
+  it("a turn's start read answers as the event's status read and the run-by-event read do", async () => {
+    const events = createEventDedupe(store.handle);
+    const both = async (eventId: string) => {
+      const [finished, run] = await Promise.all([events.isFinished(eventId), runs.forEvent(eventId)]);
+      return { finished, run };
+    };
+    const claim = (eventId: string) => events.claim(eventId, { staleAfterMs: 60_000, payload: { eventId } });
+    const cases: Array<[string, () => Promise<unknown>]> = [
+      ["Ev_st_none", async () => undefined],
+      ["Ev_st_claimed", () => claim("Ev_st_claimed")],
+      [
+        "Ev_st_running",
+        async () => {
+          await claim("Ev_st_running");
+          await runs.checkpoint({ ...snapshot("run_st_running"), pending: [] }, { eventId: "Ev_st_running" });
+        },
+      ],
+      [
+        "Ev_st_done",
+        async () => {
+          await claim("Ev_st_done");
+          await runs.checkpoint({ ...snapshot("run_st_done"), pending: [] }, { eventId: "Ev_st_done" });
+          await runs.finish("run_st_done", "completed");
+          await events.finish("Ev_st_done", "done");
+        },
+      ],
+      [
+        "Ev_st_failed",
+        async () => {
+          await claim("Ev_st_failed");
+          await events.finish("Ev_st_failed", "failed");
+        },
+      ],
+      // A run whose event has no row (e.g. removed by retention).
+      [
+        "Ev_st_orphan",
+        () => runs.checkpoint({ ...snapshot("run_st_orphan"), pending: [] }, { eventId: "Ev_st_orphan" }),
+      ],
+    ];
+    const seen: Array<[string, boolean, string | undefined]> = [];
+    for (const [eventId, setUp] of cases) {
+      await setUp();
+      const combined = await runs.forEventTurn(eventId);
+      expect(combined).toEqual(await both(eventId));
+      seen.push([eventId, combined.finished, combined.run?.status]);
+    }
+    expect(seen).toEqual([
+      ["Ev_st_none", false, undefined],
+      ["Ev_st_claimed", false, undefined],
+      ["Ev_st_running", false, "running"],
+      ["Ev_st_done", true, "completed"],
+      ["Ev_st_failed", true, undefined],
+      ["Ev_st_orphan", false, "running"],
+    ]);
+    const running = await runs.forEventTurn("Ev_st_running");
+    expect(running.run?.createdAt).toBeInstanceOf(Date);
+    expect(running.run?.snapshot).toEqual({ ...snapshot("run_st_running"), pending: [] });
   });
 
   it("checkpoints a running run by event, updates it while running, refuses once it paused or finished", async () => {

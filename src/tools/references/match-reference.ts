@@ -25,20 +25,19 @@ export interface Hits {
   groups: SlackUserGroup[];
 }
 
+/** What the directory has loaded of each list, as a look-up reads it. */
+export interface DirectoryLists {
+  users: readonly SlackUser[];
+  channels: readonly SlackChannel[];
+  groups: readonly SlackUserGroup[];
+}
+
 /**
  * Who and what a name can be in the lists given. A handle is unique in Slack (people and user groups
  * share one namespace): written exactly, it wins over display and real names that share its key. A
  * private channel is found only by its exact name.
  */
-export function findHits(
-  ref: NameReference,
-  wants: Wants,
-  lists: {
-    users: readonly SlackUser[];
-    channels: readonly SlackChannel[];
-    groups: readonly SlackUserGroup[];
-  },
-): Hits {
+export function findHits(ref: NameReference, wants: Wants, lists: DirectoryLists): Hits {
   const key = nameKey(ref.name);
   const handle = ref.name.normalize("NFKC").toLowerCase();
   const index = wants.user ? peopleIndex(lists.users) : undefined;

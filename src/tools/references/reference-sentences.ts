@@ -1,7 +1,7 @@
 import { HermesError } from "../../core/errors.ts";
 import type { LoadedList, SlackChannel, SlackUser, SlackUserGroup } from "../slack-port.ts";
 import { closeMatches } from "./close-matches.ts";
-import type { Hits, NameReference, ReferenceKind, Wants } from "./match-reference.ts";
+import type { DirectoryLists, Hits, NameReference, ReferenceKind, Wants } from "./match-reference.ts";
 import { peopleIndex } from "./name-index.ts";
 import { nameKey } from "./name-key.ts";
 
@@ -62,15 +62,7 @@ export function ambiguous(name: string, hits: Hits): HermesError {
   return new HermesError("bad_request", `"${name}" could mean ${shown}. ${how}`);
 }
 
-export function unknown(
-  ref: NameReference,
-  wants: Wants,
-  lists: {
-    users: readonly SlackUser[];
-    channels: readonly SlackChannel[];
-    groups: readonly SlackUserGroup[];
-  },
-): HermesError {
+export function unknown(ref: NameReference, wants: Wants, lists: DirectoryLists): HermesError {
   const key = nameKey(ref.name);
   const candidates = [
     ...(wants.user

@@ -19,8 +19,12 @@ const CANCEL = /^\s*(cancel|stop|abort)\s*[.!]?\s*$/i;
 
 /** Follow-up work (the paused-thread check, enqueue) of this many events runs at once; the rest waits its turn. */
 const FOLLOW_UP_CONCURRENCY = 32;
-/** …and of this many per channel, so one busy channel never holds up another. */
-const FOLLOW_UP_PER_CHANNEL = 4;
+/**
+ * …and of this many per channel: a follow-up is an enqueue (no Slack call), so a busy channel's burst
+ * is queued about as fast as one spread over channels; only a reply to a thread waiting for approval
+ * posts, and a channel of those cannot hold up every other channel's follow-ups.
+ */
+const FOLLOW_UP_PER_CHANNEL = 16;
 
 export interface EventIntake {
   /** Records a callback before its ack (`processRecordFirst`'s `record`). */

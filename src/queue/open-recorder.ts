@@ -1,9 +1,10 @@
 import { createRunRecorder, type RunRecorder } from "../agent/record/recorder.ts";
 import type { ToolEventSink } from "../agent/run/policy-hook.ts";
-import type { Checkpoint } from "../agent/run/snapshot.ts";
+import type { RunSnapshot } from "../agent/run/snapshot.ts";
 import type { TraceEvent } from "../agent/run/trace.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
+import type { RecordedCheckpoint } from "./checkpoint-with-record.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
 
 /**
@@ -42,12 +43,14 @@ export async function openRunRecorder(
 interface RecordedHooks {
   onTraceEvent?: ((e: TraceEvent) => void) | undefined;
   onToolEvent?: ToolEventSink | undefined;
-  checkpoint?: Checkpoint | undefined;
+  checkpoint?: RecordedCheckpoint | undefined;
 }
 
 /**
- * `deps` with the recorder fed from its trace and tool events, and a write after each checkpoint
- * (a step boundary; the write is not awaited).
+ * `deps` with the recorder fed from its trace and tool events, and a write at each checkpoint (a
+ * step boundary): what changed up to the checkpoint's statement goes in it (`keepCheckpoint`), and
+ * after it lands a flush as ever sends whatever changed meanwhile (or all of it, when the checkpoint
+ * could not carry it); that write is not awaited.
  */
 export function withRunRecorder<D extends RecordedHooks>(deps: D, recorder: RunRecorder | undefined): D {
   if (!recorder) return deps;
@@ -62,9 +65,9 @@ export function withRunRecorder<D extends RecordedHooks>(deps: D, recorder: RunR
       recorder.onToolEvent(e);
       await onToolEvent?.(e);
     },
-    checkpoint: async (snapshot) => {
-      await checkpoint?.(snapshot);
+    checkpoint: async (snapshot: RunSnapshot) => {
       // The step the checkpoint holds: it may land after the next step has begun.
+      await checkpoint?.(snapshot, () => recorder.carry(snapshot.step));
       recorder.flush({ step: snapshot.step });
     },
   } satisfies RecordedHooks as D;

@@ -1,4 +1,4 @@
-import type { Checkpoint, RunSnapshot, SettledCall } from "../agent/run/snapshot.ts";
+import type { RunSnapshot, SettledCall } from "../agent/run/snapshot.ts";
 import { parseRunSnapshot } from "../agent/run/snapshot-schema.ts";
 import { openCalls } from "../agent/run/state.ts";
 import {
@@ -11,15 +11,22 @@ import { errorMessage, HermesError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Storage } from "../storage.ts";
 import { type CallSettlement, settleRunCalls } from "../store/reconcile.ts";
+import { keepCheckpoint, type RecordedCheckpoint } from "./checkpoint-with-record.ts";
 import type { DurableTurnQueue } from "./durable-turn-queue.ts";
 import { resumeJobId } from "./jobs.ts";
 import type { TurnOutput } from "./turn-output.ts";
 import type { TurnQueue } from "./turn-queue.ts";
 
-/** Checkpoints into `runs` (status `running`); a run no longer running must stop here. */
-export function runCheckpoint(s: Pick<Storage, "runs">, eventId?: string): Checkpoint {
-  return async (snapshot) => {
-    const kept = await s.runs.checkpoint(snapshot, eventId ? { eventId } : {});
+/**
+ * Checkpoints into `runs` (status `running`), with the run record's pending write when given one to
+ * take; a run no longer running must stop here.
+ */
+export function runCheckpoint(
+  s: Pick<Storage, "runs"> & Partial<Pick<Storage, "runRecords">>,
+  eventId?: string,
+): RecordedCheckpoint {
+  return async (snapshot, takeRecord) => {
+    const kept = await keepCheckpoint(s, snapshot, eventId, takeRecord);
     if (!kept) {
       throw new HermesError(
         "storage_unavailable",

@@ -7,6 +7,7 @@ import { errorMessage } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { RunRecord } from "../store/run-store.ts";
 import type { LoadedSession } from "../store/session-store.ts";
+import type { TakeRecord } from "./checkpoint-with-record.ts";
 import { deliverOutcome } from "./deliver-outcome.ts";
 import { openRunRecorder, withRunRecorder } from "./open-recorder.ts";
 import { runCheckpoint } from "./recover-run.ts";
@@ -59,8 +60,8 @@ export async function beginRun(
       onToolEvent: trackActions(base.onToolEvent, () => {
         run.mayHaveActed = true;
       }),
-      checkpoint: async (snapshot: RunSnapshot) => {
-        await keep(snapshot);
+      checkpoint: async (snapshot: RunSnapshot, takeRecord?: TakeRecord) => {
+        await keep(snapshot, takeRecord);
         kept = snapshot;
       },
       onTraceEvent: (e: TraceEvent) => progress.show(e),

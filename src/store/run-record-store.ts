@@ -1,8 +1,14 @@
 import { setImmediate as yieldToLoop } from "node:timers/promises";
-import type { DecidedApproval, RunRecordPort, RunRecordWrite } from "../agent/record/record-port.ts";
+import type {
+  CheckpointToWrite,
+  DecidedApproval,
+  RunRecordPort,
+  RunRecordWrite,
+} from "../agent/record/record-port.ts";
 import { boundForRecord } from "./bound-for-record.ts";
 import type { Database } from "./db.ts";
-import { sql } from "./drizzle.ts";
+import { type SQL, sql } from "./drizzle.ts";
+import { checkpointValues } from "./run-store.ts";
 import { approvals, runSteps, runs } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 
@@ -24,7 +30,8 @@ export function capText(text: string, max: number): string {
 /**
  * The Postgres side of the run recorder: each write is ONE statement (the steps upserted by
  * `(run_id, seq)` from one jsonb parameter, and the run's totals updated), so a run's record costs a
- * round trip per step boundary, not per event. Everything textual is redacted with `redact` first.
+ * round trip per step boundary, not per event, and none of its own when it goes with the run's
+ * checkpoint (`writeWithCheckpoint`). Everything textual is redacted with `redact` first.
  */
 export function createRunRecordStore({
   db,
@@ -62,54 +69,61 @@ export function createRunRecordStore({
     };
   }
 
+  /** A write's parts as its statements send them: step rows redacted and capped, texts too. */
+  async function batchOf(w: RunRecordWrite): Promise<Batch> {
+    // Redacting is linear but not free: a step of 40 parallel calls yields to the event loop between
+    // groups of rows, so /healthz and acks are never held behind one record write.
+    const rows: Array<Record<string, unknown>> = [];
+    for (const [i, s] of w.steps.entries()) {
+      if (i > 0 && i % 8 === 0) await yieldToLoop();
+      rows.push(stepRow(s));
+    }
+    return {
+      runId: w.runId,
+      rowsJson: JSON.stringify(rows),
+      totals: w.totals,
+      request: w.requestText === undefined ? null : capText(redactText(w.requestText), MAX_REQUEST_TEXT),
+      stop: w.stopReason === undefined ? null : capText(redactText(w.stopReason), MAX_REQUEST_TEXT),
+    };
+  }
+
   return withStorageErrors(
     {
       async write(w: RunRecordWrite) {
-        // Redacting is linear but not free: a step of 40 parallel calls yields to the event loop between
-        // groups of rows, so /healthz and acks are never held behind one record write.
-        const rows: Array<Record<string, unknown>> = [];
-        for (const [i, s] of w.steps.entries()) {
-          if (i > 0 && i % 8 === 0) await yieldToLoop();
-          rows.push(stepRow(s));
-        }
-        const t = w.totals;
-        const request =
-          w.requestText === undefined ? null : capText(redactText(w.requestText), MAX_REQUEST_TEXT);
-        const stop = w.stopReason === undefined ? null : capText(redactText(w.stopReason), MAX_REQUEST_TEXT);
-        const count = (column: string, delta: number, final: number | undefined) =>
-          final === undefined ? sql`${sql.identifier(column)} + ${delta}` : sql`${final}`;
+        const b = await batchOf(w);
         await db.execute(sql`
-          WITH input AS (
-            SELECT * FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x(
-              seq int, step int, kind text, name text, status text, started_at timestamptz,
-              duration_ms int, prompt_tokens int, completion_tokens int, cost_usd double precision, data jsonb)
-          ), steps AS (
-            INSERT INTO ${runSteps} (run_id, seq, step, kind, name, status, started_at, duration_ms,
-              prompt_tokens, completion_tokens, cost_usd, data)
-            SELECT ${w.runId}, seq, step, kind, name, status, started_at, duration_ms,
-              prompt_tokens, completion_tokens, cost_usd, data FROM input
-            ON CONFLICT (run_id, seq) DO UPDATE SET
-              step = excluded.step, kind = excluded.kind, name = excluded.name, status = excluded.status,
-              started_at = excluded.started_at, duration_ms = excluded.duration_ms,
-              prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
-              cost_usd = excluded.cost_usd, data = excluded.data
+          WITH ${stepsUpserted(b)}
+          UPDATE ${runs} SET ${totalsAdded(b, sql`${runs}`)}
+          WHERE id = ${b.runId}`);
+      },
+
+      async writeWithCheckpoint(w: RunRecordWrite, { snapshot, eventId }: CheckpointToWrite) {
+        const b = await batchOf(w);
+        const c = checkpointValues(snapshot, eventId);
+        const t = b.totals;
+        // The checkpoint's upsert (as `RunStore.checkpoint`'s) sets the totals too: one statement may
+        // change the run's row once. A new row starts from the columns' defaults (0, no models) plus
+        // this batch; the steps are written only when the checkpoint is kept.
+        const result = await db.execute<{ kept: number }>(sql`
+          WITH kept AS (
+            INSERT INTO ${runs} AS r (id, session_key, user_id, status, snapshot, event_id, team_id,
+              channel_id, thread_ts, steps, model_calls, prompt_tokens, completion_tokens, cost_usd, models,
+              model_ms, tool_ms, own_ms, request_text, stop_reason)
+            VALUES (${c.id}, ${c.sessionKey}, ${c.userId}, 'running', ${c.snapshotJson}::jsonb, ${c.eventId},
+              ${c.teamId}, ${c.channelId}, ${c.threadTs}, ${t.step},
+              ${t.final?.modelCalls ?? t.modelCalls}, ${t.final?.promptTokens ?? t.promptTokens},
+              ${t.final?.completionTokens ?? t.completionTokens},
+              ${t.costUsd === null ? null : c.costUsd + t.costUsd}::double precision,
+              ARRAY(SELECT m FROM jsonb_array_elements_text(${JSON.stringify(t.models)}::jsonb)
+                WITH ORDINALITY AS u(m, o) ORDER BY o),
+              ${Math.round(t.modelMs)}, ${Math.round(t.toolMs)}, ${Math.round(t.ownMs)}, ${b.request}, ${b.stop})
+            ON CONFLICT (id) DO UPDATE SET
+              snapshot = excluded.snapshot, updated_at = now(), ${totalsAdded(b, sql`r`)}
+            WHERE r.status = 'running'
             RETURNING 1
-          )
-          UPDATE ${runs} SET
-            steps = greatest(steps, ${t.step}),
-            model_calls = ${count("model_calls", t.modelCalls, t.final?.modelCalls)},
-            prompt_tokens = ${count("prompt_tokens", t.promptTokens, t.final?.promptTokens)},
-            completion_tokens = ${count("completion_tokens", t.completionTokens, t.final?.completionTokens)},
-            cost_usd = ${t.costUsd === null ? sql`NULL` : sql`cost_usd + ${t.costUsd}::double precision`},
-            models = models || ARRAY(
-              SELECT m FROM jsonb_array_elements_text(${JSON.stringify(t.models)}::jsonb) WITH ORDINALITY AS u(m, o)
-              WHERE NOT (m = ANY(models)) ORDER BY o),
-            model_ms = model_ms + ${Math.round(t.modelMs)},
-            tool_ms = tool_ms + ${Math.round(t.toolMs)},
-            own_ms = own_ms + ${Math.round(t.ownMs)},
-            request_text = coalesce(request_text, ${request}),
-            stop_reason = coalesce(${stop}, stop_reason)
-          WHERE id = ${w.runId}`);
+          ), ${stepsUpserted(b, sql`WHERE EXISTS (SELECT 1 FROM kept)`)}
+          SELECT count(*)::int AS kept FROM kept`);
+        return Number(result.rows[0]?.kept ?? 0) > 0;
       },
 
       async reopen(runId: string) {
@@ -147,4 +161,62 @@ export function createRunRecordStore({
     },
     "run records",
   );
+}
+
+/** A record write ready for its statement (`createRunRecordStore`'s `batchOf`). */
+interface Batch {
+  runId: string;
+  /** The step rows (redacted, capped) as one jsonb parameter. */
+  rowsJson: string;
+  totals: RunRecordWrite["totals"];
+  request: string | null;
+  stop: string | null;
+}
+
+/**
+ * The CTEs `input` and `steps`: the batch's step rows upserted by `(run_id, seq)` from one jsonb
+ * parameter (`only`: a condition on writing them at all).
+ */
+function stepsUpserted(b: Batch, only: SQL = sql``): SQL {
+  return sql`input AS (
+      SELECT * FROM jsonb_to_recordset(${b.rowsJson}::jsonb) AS x(
+        seq int, step int, kind text, name text, status text, started_at timestamptz,
+        duration_ms int, prompt_tokens int, completion_tokens int, cost_usd double precision, data jsonb)
+    ), steps AS (
+      INSERT INTO ${runSteps} (run_id, seq, step, kind, name, status, started_at, duration_ms,
+        prompt_tokens, completion_tokens, cost_usd, data)
+      SELECT ${b.runId}, seq, step, kind, name, status, started_at, duration_ms,
+        prompt_tokens, completion_tokens, cost_usd, data FROM input ${only}
+      ON CONFLICT (run_id, seq) DO UPDATE SET
+        step = excluded.step, kind = excluded.kind, name = excluded.name, status = excluded.status,
+        started_at = excluded.started_at, duration_ms = excluded.duration_ms,
+        prompt_tokens = excluded.prompt_tokens, completion_tokens = excluded.completion_tokens,
+        cost_usd = excluded.cost_usd, data = excluded.data
+      RETURNING 1
+    )`;
+}
+
+/**
+ * The run's totals with the batch's added (`r`: the run's row as the statement names it): counts and
+ * times add up (the run's end sets its cumulative counts instead), the cost becomes unknown for good,
+ * models are appended when new, the request is kept once set, the stop reason set when known.
+ */
+function totalsAdded(b: Batch, r: SQL): SQL {
+  const t = b.totals;
+  const count = (column: string, delta: number, final: number | undefined) =>
+    final === undefined ? sql`${r}.${sql.identifier(column)} + ${delta}` : sql`${final}`;
+  return sql`
+    steps = greatest(${r}.steps, ${t.step}),
+    model_calls = ${count("model_calls", t.modelCalls, t.final?.modelCalls)},
+    prompt_tokens = ${count("prompt_tokens", t.promptTokens, t.final?.promptTokens)},
+    completion_tokens = ${count("completion_tokens", t.completionTokens, t.final?.completionTokens)},
+    cost_usd = ${t.costUsd === null ? sql`NULL` : sql`${r}.cost_usd + ${t.costUsd}::double precision`},
+    models = ${r}.models || ARRAY(
+      SELECT m FROM jsonb_array_elements_text(${JSON.stringify(t.models)}::jsonb) WITH ORDINALITY AS u(m, o)
+      WHERE NOT (m = ANY(${r}.models)) ORDER BY o),
+    model_ms = ${r}.model_ms + ${Math.round(t.modelMs)},
+    tool_ms = ${r}.tool_ms + ${Math.round(t.toolMs)},
+    own_ms = ${r}.own_ms + ${Math.round(t.ownMs)},
+    request_text = coalesce(${r}.request_text, ${b.request}),
+    stop_reason = coalesce(${b.stop}, ${r}.stop_reason)`;
 }

@@ -99,6 +99,24 @@ const recordColumns = ({ run }: RunSnapshot) => ({
   costUsd: 0,
 });
 
+/**
+ * What a checkpoint stores of a running run: its state and where it happened (also what
+ * `run-record-store.ts` stores when a record batch goes with the checkpoint).
+ */
+export function checkpointValues(snapshot: RunSnapshot, eventId: string | undefined) {
+  const { run } = snapshot;
+  return {
+    id: run.runId,
+    sessionKey: run.sessionKey,
+    userId: run.userId,
+    // JSON text (`storableJsonText`), cast by Postgres: one stringify of the snapshot, not
+    // toStorableJson's stringify and parse and then the jsonb column's stringify again.
+    snapshotJson: storableJsonText(snapshot),
+    eventId: eventId ?? null,
+    ...recordColumns(snapshot),
+  };
+}
+
 /** No update for `olderThanMs` (by Postgres's clock: one clock for every replica). */
 const staleSince = (olderThanMs: number) =>
   sql`${runs.updatedAt} < now() - make_interval(secs => ${olderThanMs / 1000})`;
@@ -119,8 +137,6 @@ export function createRunStore({ db }: { db: Database }): RunStore {
         sessionKey: sql.placeholder("sessionKey"),
         userId: sql.placeholder("userId"),
         status: "running",
-        // JSON text (`storableJsonText`), cast by Postgres: one stringify of the snapshot, not
-        // toStorableJson's stringify and parse and then the jsonb column's stringify again.
         snapshot: sql`${sql.placeholder("snapshotJson")}::jsonb`,
         eventId: sql.placeholder("eventId"),
         teamId: sql.placeholder("teamId"),
@@ -203,15 +219,7 @@ export function createRunStore({ db }: { db: Database }): RunStore {
       },
 
       async checkpoint(snapshot, options = {}) {
-        const { run } = snapshot;
-        const saved = await checkpointRun().execute({
-          id: run.runId,
-          sessionKey: run.sessionKey,
-          userId: run.userId,
-          snapshotJson: storableJsonText(snapshot),
-          eventId: options.eventId ?? null,
-          ...recordColumns(snapshot),
-        });
+        const saved = await checkpointRun().execute(checkpointValues(snapshot, options.eventId));
         return saved.length > 0;
       },
 

@@ -5,6 +5,8 @@
  * (store/run-record-store.ts) redacts and writes them. The agent never sees SQL.
  */
 
+import type { RunSnapshot } from "../run/snapshot.ts";
+
 export type RunStepKindDraft = "model" | "tool" | "approval" | "context" | "note";
 
 /** One timeline row. Written again (same `seq`) while it changes: a tool `running`, then `ok`. */
@@ -68,4 +70,17 @@ export interface RunRecordPort {
    */
   reopen(runId: string): Promise<{ nextSeq: number; approvals: Record<string, DecidedApproval> }>;
   write(w: RunRecordWrite): Promise<void>;
+  /**
+   * `w` and the run's checkpoint (stored as `RunStore.checkpoint` stores it) in one statement, one
+   * round trip for both. False when the run is no longer running: then neither is written. A failure
+   * writes neither. Optional: without it, a checkpoint and a write go separately.
+   */
+  writeWithCheckpoint?(w: RunRecordWrite, checkpoint: CheckpointToWrite): Promise<boolean>;
+}
+
+/** The checkpoint a record write goes with (`RunRecordPort.writeWithCheckpoint`). */
+export interface CheckpointToWrite {
+  snapshot: RunSnapshot;
+  /** The Slack event whose turn started the run. */
+  eventId?: string;
 }

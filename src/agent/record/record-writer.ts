@@ -8,7 +8,8 @@ import type { RunRecordChange, RunTotalsDelta } from "./record-reducer.ts";
  * asked for (a `flush` change), with everything that changed since the last write. One write is in
  * flight at a time: flushes meanwhile coalesce into the next one, so a slow or unreachable database
  * holds at most one write and one batch, never a queue of them. A write that fails is logged, its
- * changes go with the next one, and it never fails the run.
+ * changes go with the next one, and it never fails the run. A write can also go out inside another
+ * statement (`carry`: a checkpoint's), one round trip for both; it counts as the write in flight.
  */
 export interface RunRecordWriter {
   apply(changes: readonly RunRecordChange[]): void;
@@ -17,6 +18,26 @@ export interface RunRecordWriter {
    * `maxMs` (default 5 s): an unreachable database never holds up the user's answer for long.
    */
   settled(maxMs?: number): Promise<void>;
+  /**
+   * A flush (as of `step`) whose write goes out in another statement, a checkpoint's: what changed
+   * since the last write, as that write's batch. Undefined when there is nothing to send, or while a
+   * write is in flight (writes land in order: that flush then goes as usual, behind it). Until its
+   * statement is done (`landed` or `notLanded`) the batch is the write in flight: flushes meanwhile
+   * coalesce behind it, and `settled` waits for it.
+   */
+  carry(step: number): CarriedWrite | undefined;
+}
+
+/** A record batch sent inside another statement (`RunRecordWriter.carry`). */
+export interface CarriedWrite {
+  batch: RunRecordWrite;
+  /** Its statement committed: the batch is written. */
+  landed(): void;
+  /**
+   * Its statement wrote nothing (it failed: `err`, logged; or the checkpoint it went with was not
+   * kept): its changes go with the next write, as a failed write's do.
+   */
+  notLanded(err?: unknown): void;
 }
 
 /** A wait that can be called off (the settle bound); injectable so tests need no real time. */
@@ -73,7 +94,8 @@ export function createRunRecordWriter(o: RunRecordWriterOptions): RunRecordWrite
     // Every write answers a flush, which set `flushStep`.
     delta.step = flushStep ?? 0;
     flushStep = undefined;
-    delta.ownMs = Math.max(0, at - lastWriteAt - delta.modelMs - delta.toolMs);
+    const since = lastWriteAt;
+    delta.ownMs = Math.max(0, at - since - delta.modelMs - delta.toolMs);
     if (costUnknown) delta.costUsd = null;
     lastWriteAt = at;
     totals = emptyTotals();
@@ -94,10 +116,28 @@ export function createRunRecordWriter(o: RunRecordWriterOptions): RunRecordWrite
         // A row changed since keeps its newer version.
         for (const row of taken) if (!rows.has(row.seq)) rows.set(row.seq, row);
         putBackTotals(totals, delta);
+        // Its own time is counted again by the next write, from where this one's began.
+        lastWriteAt = since;
         requestText ??= sentRequest;
         stopReasonChanged ||= sentStop;
       },
     };
+  }
+
+  function notWritten(err: unknown) {
+    o.logger.warn(
+      { runId: o.runId, err: errorMessage(err) },
+      "run record not written; kept for the next write",
+    );
+  }
+
+  /** The write in flight is done: the flushes that came meanwhile go out now, as one write. */
+  function afterWrite() {
+    inFlight = undefined;
+    if (wanted) {
+      wanted = false;
+      writeChanges();
+    }
   }
 
   function writeChanges() {
@@ -110,19 +150,15 @@ export function createRunRecordWriter(o: RunRecordWriterOptions): RunRecordWrite
     inFlight = o.port
       .write(write.batch)
       .catch((err: unknown) => {
-        o.logger.warn(
-          { runId: o.runId, err: errorMessage(err) },
-          "run record not written; kept for the next write",
-        );
+        notWritten(err);
         write.putBack();
       })
-      .then(() => {
-        inFlight = undefined;
-        if (wanted) {
-          wanted = false;
-          writeChanges();
-        }
-      });
+      .then(afterWrite);
+  }
+
+  /** A flush as of `step`: the highest step asked for goes with the next write. */
+  function askedAt(step: number) {
+    flushStep = Math.max(flushStep ?? step, step);
   }
 
   return {
@@ -143,7 +179,7 @@ export function createRunRecordWriter(o: RunRecordWriterOptions): RunRecordWrite
           case "flush":
             // The step as of this flush, not as of its write: a write that waits behind the one in
             // flight goes out when the run may be a step further on.
-            flushStep = Math.max(flushStep ?? c.step, c.step);
+            askedAt(c.step);
             writeChanges();
             break;
         }
@@ -157,6 +193,29 @@ export function createRunRecordWriter(o: RunRecordWriterOptions): RunRecordWrite
       })();
       await Promise.race([idle, waited.done]);
       waited.cancel();
+    },
+
+    carry(step) {
+      if (inFlight) return undefined;
+      askedAt(step);
+      const write = takeBatch();
+      if (!write) return undefined;
+      let done: (() => void) | undefined;
+      inFlight = new Promise<void>((resolve) => {
+        done = resolve;
+      }).then(afterWrite);
+      const end = (putBack: boolean, err?: unknown) => {
+        if (!done) return; // answered once
+        if (err !== undefined) notWritten(err);
+        if (putBack) write.putBack();
+        done();
+        done = undefined;
+      };
+      return {
+        batch: write.batch,
+        landed: () => end(false),
+        notLanded: (err) => end(true, err),
+      };
     },
   };
 }
@@ -194,7 +253,10 @@ function addTotals(into: RunTotalsDraft, d: RunTotalsDelta) {
   if (d.final) into.final = d.final;
 }
 
-/** Adds a write's totals that did not land back into the next one (theirs come first). */
+/**
+ * Adds a write's totals that did not land back into the next one (theirs come first); its own time
+ * is not added: the next write counts it again, from where this one's began.
+ */
 function putBackTotals(into: RunTotalsDraft, back: RunTotalsDraft) {
   into.modelCalls += back.modelCalls;
   into.promptTokens += back.promptTokens;
@@ -203,6 +265,5 @@ function putBackTotals(into: RunTotalsDraft, back: RunTotalsDraft) {
   into.models = [...back.models, ...into.models.filter((m) => !back.models.includes(m))];
   into.modelMs += back.modelMs;
   into.toolMs += back.toolMs;
-  into.ownMs += back.ownMs;
   into.final ??= back.final;
 }

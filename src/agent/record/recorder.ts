@@ -5,15 +5,16 @@ import type { ToolEvent } from "../run/policy-hook.ts";
 import type { TraceEvent } from "../run/trace.ts";
 import type { DecidedApproval, RunRecordPort } from "./record-port.ts";
 import { initialRunRecordState, type RunRecordEvent, reduceRunRecord } from "./record-reducer.ts";
-import { createRunRecordWriter, type Delay } from "./record-writer.ts";
+import { type CarriedWrite, createRunRecordWriter, type Delay } from "./record-writer.ts";
 
 /**
  * Turns one run's trace and tool events into its record as it runs: the events go through a pure
  * reducer (record-reducer.ts) that keeps the rows, and its changes to the batch writer
  * (record-writer.ts), which sends them to the port at step boundaries — `flush()` at each
  * checkpoint, the first tool start of a step (so a crash mid-tool shows which tool was running) and
- * the end — one write each, in order. The loop's hot path stays in memory; a write that fails is
- * logged and never fails the run.
+ * the end — one write each, in order (at a checkpoint, what changed up to it goes in the checkpoint's
+ * own statement when it can carry it: `carry`). The loop's hot path stays in memory; a write that
+ * fails is logged and never fails the run.
  */
 export interface RunRecorder {
   onTraceEvent(e: TraceEvent): void;
@@ -24,6 +25,12 @@ export interface RunRecorder {
    * then: a checkpoint lands behind it, see `agent/run/checkpoint-writes.ts`); without it, the latest event's.
    */
   flush(o?: { step?: number }): void;
+  /**
+   * The write a flush at `step` would send, for a checkpoint to carry in its own statement (taken as
+   * that statement is sent); undefined when there is none to carry (see `RunRecordWriter.carry`).
+   * The flush after the checkpoint lands still goes as usual, with whatever changed meanwhile.
+   */
+  carry(step: number): CarriedWrite | undefined;
   /** The run broke outside the loop (the worker's catch): a note with the error, then a write. */
   fail(reason: string, error: string): void;
   /**
@@ -82,5 +89,6 @@ export function createRunRecorder(o: RunRecorderOptions): RunRecorder {
     flush: (f) => handle({ type: "flush", ...(f?.step !== undefined ? { step: f.step } : {}) }),
     fail: (reason, error) => handle({ type: "fail", reason, error, at: now() }),
     settled: (maxMs) => writer.settled(maxMs),
+    carry: (step) => writer.carry(step),
   };
 }

@@ -157,6 +157,28 @@ describe("run record writer", () => {
     await h.land();
   });
 
+  it("a write that did not land: the next one counts the own time of both intervals, as one write would", async () => {
+    const h = harness();
+    h.writer.apply([{ kind: "row", row: row(1) }, totals({ modelMs: 30 })]);
+    h.tick(100);
+    h.writer.apply([flush(1)]);
+    expect(h.sent[0]!.totals.ownMs).toBe(70);
+    await h.fail();
+    h.tick(50);
+    h.writer.apply([totals({ modelMs: 10, toolMs: 5 }), flush(1)]);
+    expect(h.sent[1]!.totals).toMatchObject({ modelMs: 40, toolMs: 5, ownMs: 150 - 45 });
+    await h.land();
+    // The same for a batch carried by a checkpoint whose statement failed.
+    h.tick(20);
+    h.writer.apply([{ kind: "row", row: row(2) }]);
+    h.writer.carry(2)!.notLanded(new Error("down"));
+    await new Promise((r) => setImmediate(r));
+    h.tick(30);
+    h.writer.apply([flush(2)]);
+    expect(h.sent[2]!.totals.ownMs).toBe(50);
+    await h.land();
+  });
+
   it("once a cost is unknown every later write says so; the stop reason goes with every write once set", async () => {
     const h = harness();
     h.writer.apply([totals({ modelCalls: 1, costUsd: null }), { kind: "stop", reason: "done" }, flush(1)]);
@@ -167,6 +189,58 @@ describe("run record writer", () => {
       [null, "done"],
       [null, "done"],
     ]);
+  });
+
+  it("carry: a flush's batch taken for another statement; flushes meanwhile wait behind it, then go as one", async () => {
+    const h = harness({ requestText: "req" });
+    h.writer.apply([{ kind: "row", row: row(1) }, totals({ modelCalls: 1, models: ["m"] })]);
+    h.tick(50);
+    const carried = h.writer.carry(2)!;
+    expect(carried.batch).toMatchObject({
+      runId: "r",
+      steps: [row(1)],
+      totals: { step: 2, modelCalls: 1, models: ["m"], ownMs: 50 },
+      requestText: "req",
+    });
+    // While the carried batch's statement is out, it is the write in flight.
+    h.writer.apply([{ kind: "row", row: row(2) }, flush(2)]);
+    expect(h.writer.carry(3)).toBeUndefined();
+    expect(h.sent).toEqual([]);
+    let settled = false;
+    const waiting = h.writer.settled().then(() => {
+      settled = true;
+    });
+    await new Promise((r) => setImmediate(r));
+    expect(settled).toBe(false);
+    carried.landed();
+    await new Promise((r) => setImmediate(r));
+    expect(h.sent.map((w) => [w.steps.map((x) => x.seq), w.totals.step, w.requestText])).toEqual([
+      [[2], 2, undefined],
+    ]);
+    await h.land();
+    await waiting;
+    // Nothing new: nothing to carry (its step goes with the next write).
+    expect(h.writer.carry(4)).toBeUndefined();
+    h.writer.apply([{ kind: "row", row: row(3) }, flush(1)]);
+    expect(h.sent[1]!.totals.step).toBe(4);
+    await h.land();
+  });
+
+  it("carry: a batch whose statement wrote nothing goes with the next write, as a failed write's", async () => {
+    const h = harness({ requestText: "req" });
+    h.writer.apply([{ kind: "row", row: row(1) }, totals({ modelCalls: 1, models: ["a"] })]);
+    const carried = h.writer.carry(1)!;
+    h.writer.apply([{ kind: "row", row: row(1, "ok") }, totals({ modelCalls: 1, models: ["b"] })]);
+    carried.notLanded(new Error("down"));
+    carried.landed(); // answered once: ignored
+    await new Promise((r) => setImmediate(r));
+    expect(h.sent).toEqual([]);
+    h.writer.apply([flush(1)]);
+    expect(h.sent).toHaveLength(1);
+    expect(h.sent[0]!.steps).toEqual([row(1, "ok")]);
+    expect(h.sent[0]!.totals).toMatchObject({ modelCalls: 2, models: ["a", "b"], step: 1 });
+    expect(h.sent[0]!.requestText).toBe("req");
+    await h.land();
   });
 
   it("settled resolves once the write in flight has landed", async () => {

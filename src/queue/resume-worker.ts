@@ -68,11 +68,11 @@ export async function handleResumeJob(
           requester: { userId: run.userId, ...(run.teamId ? { teamId: run.teamId } : {}) },
         })
       : undefined;
-    let progress: ProgressDisplay | undefined;
+    const progress: ProgressDisplay = status ?? continuing(s, target, snapshot.run, log);
     // The thread, with the working message the run posted once its display is closed.
     const reply = async (): Promise<ReplyTarget> => {
-      await progress?.close().catch(() => undefined);
-      return { ...target, placeholderTs: progress?.workingTs?.() };
+      await progress.close().catch(() => undefined);
+      return { ...target, placeholderTs: progress.workingTs?.() };
     };
     let result: TurnResult | undefined;
     // Approved calls run in a resume: a failure after one started must not say nothing was done.
@@ -80,8 +80,6 @@ export async function handleResumeJob(
     let recorder: RunRecorder | undefined;
     try {
       const access = await requesterAccess(s, run.userId);
-      const shown: ProgressDisplay = status ?? continuing(s, target, snapshot.run, log);
-      progress = shown;
       // The same requester and channel as the turn that paused: a resumed run is paid from the same budgets.
       const base = runDeps(s, access, AbortSignal.any([ctx.signal, lockSignal]), run.channelId);
       recorder = await openRunRecorder(s, { runId: job.runId, logger: log, reopen: true });
@@ -92,7 +90,7 @@ export async function handleResumeJob(
             mayHaveActed = true;
           }),
           checkpoint: runCheckpoint(s.storage),
-          onTraceEvent: (e: TraceEvent) => shown.show(e),
+          onTraceEvent: (e: TraceEvent) => progress.show(e),
         },
         recorder,
       );

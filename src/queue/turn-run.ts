@@ -13,13 +13,11 @@ import { openRunRecorder, withRunRecorder } from "./open-recorder.ts";
 import { runCheckpoint } from "./recover-run.ts";
 import { runDeps, settleDeadWorkerCalls, trackActions } from "./run-deps.ts";
 import { replyTarget, type Turn, type TurnReads } from "./turn.ts";
-import type { ProgressDisplay } from "./turn-output.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
 
 /** A turn whose run this worker is running: the loop's dependencies, wired to the turn's record and display. */
 export interface TurnRun {
   deps: DurableDeps;
-  progress: ProgressDisplay;
   /** The run's budget settles: awaited as the turn lands (beside the history save), not by the loop. */
   budgetsSettled: (() => Promise<void>) | undefined;
   /** The last checkpoint that landed: a finished run's state in `runs` is made from it. */
@@ -44,7 +42,6 @@ export async function beginRun(
     o.reads.access,
     earlier ? undefined : s.output.requesterTimezone(job.userId),
   ]);
-  const { progress } = turn;
   const keep = runCheckpoint(s.storage, job.eventId);
   let kept: RunSnapshot | undefined;
   if (earlier && earlier.snapshot.step > 0) run.mayHaveActed = true;
@@ -64,12 +61,12 @@ export async function beginRun(
         await keep(snapshot, takeRecord);
         kept = snapshot;
       },
-      onTraceEvent: (e: TraceEvent) => progress.show(e),
+      onTraceEvent: (e: TraceEvent) => turn.progress.show(e),
     },
     run.recorder,
   );
   run.running = true;
-  return { deps, progress, budgetsSettled, kept: () => kept, timezone };
+  return { deps, budgetsSettled, kept: () => kept, timezone };
 }
 
 /** A new run: the thread's history, the message (with what it needs quoted before it), the loop. */
@@ -160,7 +157,7 @@ export async function landTurn(
   result: TurnResult,
 ): Promise<void> {
   const { job, run } = turn;
-  await running.progress.close();
+  await turn.progress.close();
   await allLanded([
     s.storage.sessions.save(job.sessionKey, result.messages),
     run.recorder?.settled(),

@@ -61,6 +61,14 @@ interface Pending {
 
 interface Budget {
   bucket: TokenBucket;
+  /** Calls of this budget sent and not yet answered. */
+  inFlight: number;
+  /**
+   * Slack answered 429 since this budget was made: from then on deliver calls wait for the bucket's
+   * tokens. Until then a deliver call the bucket has no token for still goes once nothing else of
+   * the budget is in flight (Slack's burst allowance is unpublished: it is used until Slack says no).
+   */
+  pushedBack: boolean;
   deliver: Pending[];
   /** Insertion-ordered; a replaced entry keeps its place, so a busy message is not sent to the back. */
   progress: Map<string, Pending>;
@@ -77,9 +85,13 @@ export function retryAfterSeconds(err: unknown): number | undefined {
 
 /**
  * One queue of Web API calls per rate budget (method, and channel where Slack counts per channel),
- * each paced by a token bucket. Budgets are independent: a 429 pauses only the budget it came from,
+ * each paced by a token bucket. Deliver calls use Slack's burst allowance: beyond the bucket's
+ * tokens they go one at a time, each once the last is answered, while Slack accepts them; the first
+ * 429 pauses the budget for its Retry-After and from then on the bucket paces it, until the budget is
+ * idle and full again and is forgotten. Progress calls only ever use the bucket's tokens: a cosmetic
+ * update never provokes a 429. Budgets are independent: a 429 pauses only the budget it came from,
  * never calls to other channels or methods (the stock WebClient pauses its whole queue). Work per call
- * is constant; idle budgets with full buckets are forgotten.
+ * is constant; idle budgets with full buckets and nothing in flight are forgotten.
  */
 export class CallScheduler {
   private readonly budgets = new Map<string, Budget>();
@@ -160,7 +172,13 @@ export class CallScheduler {
   private budget(key: string, pace: Pace): Budget {
     let b = this.budgets.get(key);
     if (!b) {
-      b = { bucket: new TokenBucket(pace, Date.now()), deliver: [], progress: new Map() };
+      b = {
+        bucket: new TokenBucket(pace, Date.now()),
+        deliver: [],
+        progress: new Map(),
+        inFlight: 0,
+        pushedBack: false,
+      };
       this.budgets.set(key, b);
     }
     return b;
@@ -177,17 +195,20 @@ export class CallScheduler {
     const now = Date.now();
     for (;;) {
       if (b.deliver.length > 0) {
-        if (!b.bucket.tryTake(now)) break;
-        this.start(key, b.deliver.shift()!);
+        // Beyond the bucket while Slack has not pushed back: one at a time, so a 429 keeps the order.
+        const beyond = !b.pushedBack && b.inFlight === 0 && b.bucket.pausedUntil(now) === undefined;
+        if (!b.bucket.tryTake(now) && !beyond) break;
+        this.start(key, b, b.deliver.shift()!);
       } else if (b.progress.size > 0) {
         if (!b.bucket.tryTake(now, this.reserve(b))) break;
         const [id, p] = b.progress.entries().next().value as [string, Pending];
         b.progress.delete(id);
-        this.start(key, p);
+        this.start(key, b, p);
       } else break;
     }
     if (b.deliver.length > 0) this.wake(key, b, b.bucket.readyAt(now));
     else if (b.progress.size > 0) this.wake(key, b, b.bucket.readyAt(now, 1, this.reserve(b)));
+    else if (b.inFlight > 0) return; // its answer pumps again
     else if (b.bucket.isFull(now)) {
       if (b.timer) clearTimeout(b.timer);
       this.budgets.delete(key);
@@ -225,41 +246,58 @@ export class CallScheduler {
     p.reject(new SlackCallDropped("too_late", key));
   }
 
-  private start(key: string, p: Pending): void {
+  private start(key: string, b: Budget, p: Pending): void {
     if (p.deadlineTimer) clearTimeout(p.deadlineTimer);
     p.deadlineTimer = undefined;
     p.deadline = undefined;
+    b.inFlight++;
     let running: Promise<unknown>;
     try {
       running = p.call.run();
     } catch (err) {
       running = Promise.reject(err);
     }
-    running.then(p.resolve, (err: unknown) => {
-      const seconds = retryAfterSeconds(err);
-      if (seconds === undefined) return p.reject(err);
-      const b = this.budget(key, p.call.pace);
-      b.bucket.pause(Date.now() + seconds * 1000);
-      const budget = p.call.lane === "progress" ? 0 : (p.call.rateLimitRetries ?? this.retries);
-      const retry = p.limited < budget;
-      this.logger?.warn(
-        { key, retryAfterSeconds: seconds, lane: p.call.lane, attempt: p.limited + 1, retry },
-        "Slack rate limit: pausing this budget only",
-      );
-      if (!retry) {
-        p.reject(err);
-      } else {
-        p.limited++;
-        // Back in its original place: calls of a budget keep the order they were made in.
-        const at = b.deliver.findIndex((q) => q.seq > p.seq);
-        b.deliver.splice(at === -1 ? b.deliver.length : at, 0, p);
-      }
-      // Calls that would now wait past their deadline fail at once: their callers have a quicker way.
-      const until = b.bucket.pausedUntil(Date.now());
-      if (until !== undefined)
-        for (const q of b.deliver.filter((q) => q.deadline !== undefined && q.deadline < until))
-          this.expire(key, b, q);
+    running.then(
+      (value) => {
+        b.inFlight--;
+        p.resolve(value);
+        this.pump(key);
+      },
+      (err: unknown) => {
+        b.inFlight--;
+        this.settleFailed(key, b, p, err);
+      },
+    );
+  }
+
+  private settleFailed(key: string, b: Budget, p: Pending, err: unknown): void {
+    const seconds = retryAfterSeconds(err);
+    if (seconds === undefined) {
+      p.reject(err);
       this.pump(key);
-    });
+      return;
+    }
+    b.pushedBack = true;
+    b.bucket.pause(Date.now() + seconds * 1000);
+    const budget = p.call.lane === "progress" ? 0 : (p.call.rateLimitRetries ?? this.retries);
+    const retry = p.limited < budget;
+    this.logger?.warn(
+      { key, retryAfterSeconds: seconds, lane: p.call.lane, attempt: p.limited + 1, retry },
+      "Slack rate limit: pausing this budget only",
+    );
+    if (!retry) {
+      p.reject(err);
+    } else {
+      p.limited++;
+      // Back in its original place: calls of a budget keep the order they were made in.
+      const at = b.deliver.findIndex((q) => q.seq > p.seq);
+      b.deliver.splice(at === -1 ? b.deliver.length : at, 0, p);
+    }
+    // Calls that would now wait past their deadline fail at once: their callers have a quicker way.
+    const until = b.bucket.pausedUntil(Date.now());
+    if (until !== undefined)
+      for (const q of b.deliver.filter((q) => q.deadline !== undefined && q.deadline < until))
+        this.expire(key, b, q);
+    this.pump(key);
   }
 }

@@ -3,8 +3,9 @@
  * (https://api.slack.com/docs/rate-limits). Limits apply per method per app per workspace; tiers give
  * the minimum per-minute rate ("1+", "20+", "50+", "100+"). `chat.postMessage` is special: about one
  * message per second per channel, short bursts tolerated. Slack publishes no burst sizes: the bursts
- * here are small on purpose, below what the emulator tolerates (a call over budget costs a whole
- * Retry-After, a second at least).
+ * here are small on purpose, what Hermes sends at once without asking; beyond them a budget goes on
+ * one call at a time while Slack accepts, and is paced at these rates after its first 429 (see
+ * `CallScheduler`).
  */
 export interface Pace {
   perMinute: number;

@@ -15,9 +15,10 @@ function recorder() {
   const started: Array<{ name: string; at: number }> = [];
   const limitedOnce = new Map<string, number[]>();
   const call =
-    (name: string, opts: { limited?: number[] } = {}) =>
+    (name: string, opts: { limited?: number[]; answerAfterMs?: number } = {}) =>
     async () => {
       started.push({ name, at: Date.now() });
+      if (opts.answerAfterMs) await new Promise((r) => setTimeout(r, opts.answerAfterMs));
       const list = limitedOnce.get(name) ?? opts.limited ?? [];
       limitedOnce.set(name, list);
       const seconds = list.shift();
@@ -55,19 +56,44 @@ describe("CallScheduler", () => {
       run,
     });
 
-  it("sends a burst at once, then one call per interval, in the order they were made", async () => {
+  it("sends while Slack accepts: beyond the burst one call at a time, in order; after a 429, one per interval", async () => {
     const s = new CallScheduler();
     const r = recorder();
-    const done = ["a", "b", "c", "d", "e"].map((n) => schedule(s, r.call(n)));
+    const done = [
+      schedule(s, r.call("a")),
+      schedule(s, r.call("b")),
+      // Slack takes 100 ms to answer c: d does not go before it is answered.
+      schedule(s, r.call("c", { answerAfterMs: 100 })),
+      schedule(s, r.call("d")),
+      schedule(s, r.call("e", { limited: [1] })),
+      schedule(s, r.call("f")),
+      schedule(s, r.call("g")),
+    ];
     await vi.advanceTimersByTimeAsync(0);
-    expect(r.names()).toEqual(["a", "b"]);
-    await vi.advanceTimersByTimeAsync(999);
-    expect(r.names()).toEqual(["a", "b"]);
-    await vi.advanceTimersByTimeAsync(1);
+    // The bucket's two at once, then c beyond it once a and b were answered.
     expect(r.names()).toEqual(["a", "b", "c"]);
+    await vi.advanceTimersByTimeAsync(99);
+    expect(r.names()).toEqual(["a", "b", "c"]);
+    await vi.advanceTimersByTimeAsync(1);
+    // c answered: d goes, then e, which Slack refuses with Retry-After 1 s.
+    expect(r.names()).toEqual(["a", "b", "c", "d", "e"]);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(r.names()).toHaveLength(5);
+    await vi.advanceTimersByTimeAsync(1);
+    // One call when the wait is over (e again, in its place), then the bucket's pace: one a second.
+    expect(r.names().slice(5)).toEqual(["e"]);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(r.names().slice(5)).toEqual(["e", "f"]);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(r.started.map((x) => x.at - t0)).toEqual([0, 0, 0, 100, 100, 1100, 2100, 3100]);
+    expect(await Promise.all(done)).toEqual(["a", "b", "c", "d", "e", "f", "g"]);
+    // Once idle and full again the budget is forgotten: the next burst goes while Slack accepts.
     await vi.advanceTimersByTimeAsync(2000);
-    expect(r.started.map((x) => x.at - t0)).toEqual([0, 0, 1000, 2000, 3000]);
-    expect(await Promise.all(done)).toEqual(["a", "b", "c", "d", "e"]);
+    expect(s.queued()).toEqual({});
+    const again = ["h", "i", "j", "k"].map((n) => schedule(s, r.call(n)));
+    await vi.advanceTimersByTimeAsync(0);
+    expect(r.names().slice(8)).toEqual(["h", "i", "j", "k"]);
+    await Promise.all(again);
   });
 
   it("waits out Retry-After on a 429, pausing only that budget, and keeps the calls' order", async () => {
@@ -150,10 +176,11 @@ describe("CallScheduler", () => {
     const p2 = schedule(s, r.call("progress 2"), { key, lane: "progress", coalesceId: "m1" });
     const answer = schedule(s, r.call("answer"), { key });
     await expect(p1).rejects.toMatchObject({ reason: "superseded" });
-    await vi.advanceTimersByTimeAsync(1000);
+    // The answer goes beyond the bucket at once; progress never does.
+    await vi.advanceTimersByTimeAsync(0);
     expect(r.names().slice(2)).toEqual(["answer"]);
-    // Progress keeps one token back for calls that must go: it needs two in the bucket.
     await vi.advanceTimersByTimeAsync(1000);
+    // Progress keeps one token back for calls that must go: it needs two in the bucket.
     expect(r.names().slice(2)).toEqual(["answer"]);
     await vi.advanceTimersByTimeAsync(1000);
     // m1 kept its place ahead of m2 when its update was replaced.
@@ -200,14 +227,16 @@ describe("CallScheduler", () => {
     const s = new CallScheduler();
     const r = recorder();
     expect(s.expectedWaitMs("chat.postMessage C1")).toBe(0);
-    void schedule(s, r.call("a"));
+    void schedule(s, r.call("a", { limited: [1] }));
     void schedule(s, r.call("b"));
     void schedule(s, r.call("c"));
     await vi.advanceTimersByTimeAsync(0);
-    // c waits for 1 s; a call made now would go a second after c.
+    // Slack pushed back on a for 1 s: a goes again then, c a second later, a call made now after c.
+    expect(s.expectedWaitMs("chat.postMessage C1")).toBe(3000);
+    await vi.advanceTimersByTimeAsync(1000);
     expect(s.expectedWaitMs("chat.postMessage C1")).toBe(2000);
     await vi.advanceTimersByTimeAsync(1000);
-    expect(s.expectedWaitMs("chat.postMessage C1")).toBe(1000);
+    expect(r.names()).toEqual(["a", "b", "a", "c"]);
     await vi.advanceTimersByTimeAsync(2000);
     expect(s.queued()).toEqual({});
   });

@@ -58,6 +58,27 @@ describe("PacedWebClient against the emulator enforcing Slack's rates", () => {
     expect(refused.length).toBeLessThanOrEqual(5);
   });
 
+  it("uses Slack's burst allowance: sends while Slack accepts, then paces after its first 429", async () => {
+    // Slack tolerates six posts at once here; Hermes's own bucket holds two.
+    emulator = await startSlackEmulator({ rateLimits: { scale: 1, burst: { "chat.postMessage": 6 } } });
+    const { client } = pacedClients(emulator, 1);
+    const posts = Array.from({ length: 8 }, (_, i) =>
+      client.chat.postMessage({ channel: DEMO.ops, text: `incident ${i}` }),
+    );
+    await expect(Promise.all(posts)).resolves.toHaveLength(8);
+    // Six went without waiting for Hermes's pace; the seventh was refused once, waited out its
+    // Retry-After, and from then on the channel was paced: no second 429.
+    expect(emulator.callsTo("chat.postMessage").map((c) => c.response?.error ?? "ok")).toEqual([
+      ...Array<string>(6).fill("ok"),
+      "ratelimited",
+      "ok",
+      "ok",
+    ]);
+    expect(emulator.workspace.history(DEMO.ops).map((m) => m.text)).toEqual(
+      Array.from({ length: 8 }, (_, i) => `incident ${i}`),
+    );
+  });
+
   it("a 429 pauses its own channel only: another channel's post goes while it waits", async () => {
     emulator = await startSlackEmulator({ rateLimits: true });
     const { client } = pacedClients(emulator, 1);

@@ -208,7 +208,8 @@ export class CallScheduler {
     }
     if (b.deliver.length > 0) this.wake(key, b, b.bucket.readyAt(now));
     else if (b.progress.size > 0) this.wake(key, b, b.bucket.readyAt(now, 1, this.reserve(b)));
-    else if (b.inFlight > 0) return; // its answer pumps again
+    // A call in flight pumps again when it is answered.
+    else if (b.inFlight > 0) return;
     else if (b.bucket.isFull(now)) {
       if (b.timer) clearTimeout(b.timer);
       this.budgets.delete(key);

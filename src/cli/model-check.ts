@@ -11,7 +11,9 @@ const USAGE = `Usage: npm run model:check [-- --json]
 
 Probes the model configured by OPENAI_BASE_URL, OPENAI_API_KEY and HERMES_MODEL with the bot's own
 tool specs: models listed, server family, context window, native tool calls or the text format they
-fall back to, whether tool results are accepted, latency. Exit code 0 when Hermes can use it, 1 when not.`;
+fall back to (or, for a syntax Hermes cannot read, the reply itself and the likely family), whether
+tool results are accepted, streaming (and tool calls while streaming), whether the model sees
+pictures, latency. Exit code 0 when Hermes can use it, 1 when not.`;
 
 const NO_MODEL = `No model is configured, so there is nothing to check. For example:
   OPENAI_BASE_URL=http://localhost:11434/v1 HERMES_MODEL=qwen3 npm run model:check     (Ollama)

@@ -61,8 +61,12 @@ describe("model check against each server family", () => {
     expect(r.toolResults).toEqual({ accepted: true, status: 200 });
     expect(r.latency.samplesMs).toHaveLength(3);
     expect(r.latency.p50Ms).toBeGreaterThanOrEqual(30);
-    // Three probes and one tool-result round trip; nothing asked of the llama.cpp/Ollama/LM Studio endpoints.
-    expect(server!.chats()).toHaveLength(4);
+    // Three probes, one tool-result round trip, then the streamed probe and the picture (in parallel);
+    // nothing asked of the llama.cpp/Ollama/LM Studio endpoints.
+    expect(server!.chats()).toHaveLength(6);
+    const last = server!.chats().slice(4);
+    expect(last.filter((q) => q.body.stream === true)).toHaveLength(1);
+    expect(last.filter((q) => Array.isArray(q.body.messages?.[0]?.content))).toHaveLength(1);
     expect(server!.requests.map((q) => q.path)).not.toContain("/props");
   });
 

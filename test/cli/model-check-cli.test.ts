@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { offlineToolSpecs } from "../../src/boot/offline-tool-specs.ts";
 import { loadConfig } from "../../src/config.ts";
 import { PROCESS_TEST_TIMEOUT_MS, runProcess } from "../helpers/child-process.ts";
-import { closedPortBaseURL, type FamilyServer, startFamilyServer } from "../helpers/model-server-families.ts";
+import {
+  closedPortBaseURL,
+  type FamilyServer,
+  startFamilyServer,
+  UNKNOWN_MARKUP,
+} from "../helpers/model-server-families.ts";
 
 const MODEL = "Qwen/Qwen2.5-7B-Instruct";
 const KEY = "probe-key-5d1c8e0a77f4";
@@ -36,6 +41,9 @@ describe("npm run model:check", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       "tool calling:   yes: native tool_calls in 3 of 3 tries (get_current_time)",
       "text format:    none needed (native)",
       "tool results:   accepted (a completion came back for the tool message)",
+      expect.stringMatching(/^streaming: {6}yes: server-sent events \(\d+ chunks\)$/),
+      "streamed calls: native: tool_calls deltas (get_current_time)",
+      'images:         no: asked the colour of a red test picture, the model answered "I cannot see any picture. Could you describe it?": the picture does not reach it',
       expect.stringMatching(/^latency: {8}p50 \d+ ms over 3 probes \(\d+, \d+, \d+ ms\)$/),
       "verdict: ready (native tool calls)",
     ]);
@@ -46,7 +54,7 @@ describe("npm run model:check", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
   });
 
   it("--json: the same result as one JSON document", async () => {
-    server = await startFamilyServer("vllm-text", { model: MODEL });
+    server = await startFamilyServer("vllm-text", { model: MODEL, stream: "ignores", images: "takes" });
     const r = await modelCheck({ OPENAI_BASE_URL: server.baseURL, HERMES_MODEL: MODEL }, ["--json"]);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
@@ -61,6 +69,31 @@ describe("npm run model:check", { timeout: PROCESS_TEST_TIMEOUT_MS }, () => {
       calls: ["get_current_time"],
     });
     expect(report.contextWindow.tokens).toBe(32768);
+    // What the bot may rely on: a stream it reads as one JSON answer, pictures seen.
+    expect(report.capabilities).toEqual({ streaming: "no", streamingToolCalls: "unknown", images: "yes" });
+    expect(report.streaming).toMatchObject({ mode: "ignores_stream", toolCalls: { kind: "text" } });
+    expect(report.images).toEqual({ result: "takes_images", answer: "Red." });
+  });
+
+  it("a reply in a syntax no reader knows: the raw sample, the likely family and the flag, exit 1", async () => {
+    server = await startFamilyServer("unknown-markup", { model: MODEL, images: "refuses" });
+    const r = await modelCheck({ OPENAI_BASE_URL: server.baseURL, HERMES_MODEL: MODEL });
+    expect(r.code).toBe(1);
+    const lines = r.stdout.trimEnd().split("\n");
+    expect(lines).toContain(
+      "tool calling:   no: the model wrote markup that looks like a call (<xyz_call>) in a syntax Hermes does not read",
+    );
+    expect(lines).toContain(`raw sample:     ${UNKNOWN_MARKUP}`);
+    expect(lines).toContain(
+      "likely family:  Hermes / Qwen (<tool_call> JSON): from the model's name (the server does not show its chat template)",
+    );
+    expect(lines).toContain(
+      `images:         no: the server refuses pictures (HTTP 400: ${MODEL} is not a multimodal model: image input is not supported)`,
+    );
+    expect(lines.slice(-2)).toEqual([
+      "verdict: not usable (the model wrote something that looks like a tool call (<xyz_call>) in a syntax no Hermes reader knows; it would reach users as text)",
+      "hint: Start vLLM with --enable-auto-tool-choice --tool-call-parser hermes.",
+    ]);
   });
 
   it("a server that is down: the verdict names the URL and the error, exit 1", async () => {

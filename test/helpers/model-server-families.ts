@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { completionChunks, sseBody } from "./sse-completion.ts";
 
 /** One request a family server saw. */
 export interface SeenRequest {
@@ -31,7 +32,11 @@ export type FamilyKind =
   | "ollama-no-tools"
   | "lmstudio"
   | "garbage"
-  | "rejects-results";
+  | "rejects-results"
+  /** vLLM whose model answers the tool question with `options.markup` (call-like text no reader knows). */
+  | "unknown-markup"
+  /** llama.cpp whose `/props` shows `options.chatTemplate`, and whose model answers with `options.markup`. */
+  | "llamacpp-unknown-markup";
 
 export interface FamilyServer {
   /** The OpenAI API base (`…/v1`), what OPENAI_BASE_URL would be. */
@@ -46,7 +51,24 @@ export interface FamilyOptions {
   model?: string;
   /** Added to every chat completion (latency is measured). */
   chatDelayMs?: number;
+  /**
+   * How a chat completion asked with `stream: true` is answered: as server-sent events (`streams`,
+   * the default), as one JSON body (`ignores`), or with a 400 (`refuses`).
+   */
+  stream?: "streams" | "ignores" | "refuses";
+  /**
+   * How a request with an `image_url` part is answered: the picture's colour (`takes`), a 400 naming
+   * images (`refuses`), or an answer that never saw it (`ignores`, the default).
+   */
+  images?: "takes" | "refuses" | "ignores";
+  /** The reply of the `*-unknown-markup` kinds to the tool question. */
+  markup?: string;
+  /** `chat_template` of the `llamacpp-unknown-markup` kind's `/props`. */
+  chatTemplate?: string;
 }
+
+/** The default answer of the `*-unknown-markup` kinds: a call in a syntax no reader knows, to a tool never offered. */
+export const UNKNOWN_MARKUP = '<xyz_call>{"name": "lookup_weather", "arguments": {"city": "Par</xyz_call>';
 
 const created = 1764420000;
 let seq = 0;
@@ -90,6 +112,47 @@ function textChat(model: string, delayMs = 0): Route {
   };
 }
 
+/** A model answering the tool question with `markup`, and the tool result with a plain answer. */
+function markupChat(model: string, markup: string, delayMs = 0): Route {
+  return (req) => {
+    if (req.method !== "POST" || !req.path.endsWith("/v1/chat/completions")) return undefined;
+    if (afterToolResult(req))
+      return { delayMs, body: completion(model, { content: "It is 12:00 UTC." }, "stop") };
+    return { delayMs, body: completion(model, { content: markup }, "stop") };
+  };
+}
+
+const hasImage = (req: SeenRequest) =>
+  req.body.messages?.some(
+    (m) => Array.isArray(m.content) && m.content.some((p) => (p as { type?: unknown }).type === "image_url"),
+  ) ?? false;
+
+/** The answer to a picture, as `options.images` says; undefined for requests without one. */
+function imageReply(req: SeenRequest, o: FamilyOptions, model: string): Reply | undefined {
+  if (req.method !== "POST" || !req.path.endsWith("/v1/chat/completions") || !hasImage(req)) return undefined;
+  const delayMs = o.chatDelayMs ?? 0;
+  switch (o.images ?? "ignores") {
+    case "takes":
+      return { delayMs, body: completion(model, { content: "Red." }, "stop") };
+    case "refuses":
+      return {
+        delayMs,
+        status: 400,
+        body: {
+          object: "error",
+          message: `${model} is not a multimodal model: image input is not supported`,
+          type: "BadRequestError",
+          code: 400,
+        },
+      };
+    case "ignores":
+      return {
+        delayMs,
+        body: completion(model, { content: "I cannot see any picture. Could you describe it?" }, "stop"),
+      };
+  }
+}
+
 function json(body: unknown, headers: Record<string, string> = {}): Reply {
   return { body, headers };
 }
@@ -98,7 +161,7 @@ function get(path: string, reply: () => Reply): Route {
   return (req) => (req.method === "GET" && req.path === path ? reply() : undefined);
 }
 
-function routesFor(kind: FamilyKind, model: string, delayMs: number): Route[] {
+function routesFor(kind: FamilyKind, model: string, delayMs: number, o: FamilyOptions): Route[] {
   const uvicorn = { server: "uvicorn" };
   const vllmModels = get("/v1/models", () =>
     json(
@@ -114,6 +177,22 @@ function routesFor(kind: FamilyKind, model: string, delayMs: number): Route[] {
       return [vllmModels, nativeChat(model, delayMs)];
     case "vllm-text":
       return [vllmModels, textChat(model, delayMs)];
+    case "unknown-markup":
+      return [vllmModels, markupChat(model, o.markup ?? UNKNOWN_MARKUP, delayMs)];
+    case "llamacpp-unknown-markup":
+      return [
+        get("/v1/models", () =>
+          json({ object: "list", data: [{ id: model, object: "model", created, owned_by: "llamacpp" }] }),
+        ),
+        get("/props", () =>
+          json({
+            default_generation_settings: { n_ctx: 8192 },
+            total_slots: 1,
+            ...(o.chatTemplate !== undefined ? { chat_template: o.chatTemplate } : {}),
+          }),
+        ),
+        markupChat(model, o.markup ?? UNKNOWN_MARKUP, delayMs),
+      ];
     case "vllm-no-parser":
       return [
         vllmModels,
@@ -243,14 +322,27 @@ function routesFor(kind: FamilyKind, model: string, delayMs: number): Route[] {
 /**
  * A local HTTP server that answers like one OpenAI-compatible server family does: its `/v1/models`
  * (with that family's `owned_by` and extra fields), its own endpoints (`/props`, `/api/show`,
- * `/api/v0/models`) and its way of answering a chat completion with tools. Records every request.
+ * `/api/v0/models`) and its way of answering a chat completion with tools; `stream: true` and
+ * pictures as `options` say. Records every request.
  */
 export async function startFamilyServer(
   kind: FamilyKind,
   options: FamilyOptions = {},
 ): Promise<FamilyServer> {
   const model = options.model ?? "qwen2.5-7b-instruct";
-  const routes = routesFor(kind, model, options.chatDelayMs ?? 0);
+  const routes: Route[] = [
+    (req) => imageReply(req, options, model),
+    (req) =>
+      req.body.stream === true && options.stream === "refuses" && req.path.endsWith("/v1/chat/completions")
+        ? {
+            status: 400,
+            body: {
+              error: { message: "stream is not supported by this server", type: "invalid_request_error" },
+            },
+          }
+        : undefined,
+    ...routesFor(kind, model, options.chatDelayMs ?? 0, options),
+  ];
   const requests: SeenRequest[] = [];
   const server: Server = createServer((req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
@@ -270,6 +362,17 @@ export async function startFamilyServer(
       if (!reply) {
         res.writeHead(404, { "content-type": "application/json" });
         res.end(JSON.stringify({ error: { message: `no route ${seen.method} ${seen.path}` } }));
+        return;
+      }
+      const streamed =
+        seen.body.stream === true &&
+        (options.stream ?? "streams") === "streams" &&
+        (reply.status ?? 200) === 200 &&
+        (reply.body as { object?: unknown } | null)?.object === "chat.completion";
+      if (streamed) {
+        // Cut as a server streams: role first, text in pieces, each call's name then its arguments.
+        res.writeHead(200, { "content-type": "text/event-stream", ...reply.headers });
+        res.end(sseBody(completionChunks(reply.body as Record<string, unknown>)));
         return;
       }
       const isText = typeof reply.body === "string";

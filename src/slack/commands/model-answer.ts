@@ -46,6 +46,7 @@ export async function modelAnswer(
       userId: input.userId,
       model: model.model,
       verdict: result.verdict.status,
+      capabilities: result.capabilities,
       durationMs: result.durationMs,
     },
     "/hermes model checked the model",

@@ -16,8 +16,9 @@ const ICON: Record<VerdictStatus, string> = {
 
 /**
  * `/hermes model`: a section per finding, then the verdict and its hint, within Slack's limits
- * (a dozen blocks, each far below 3000 characters). Everything the server said is escaped and
- * passed through `redact` (the configured key never shows, even if a server echoes it).
+ * (under twenty blocks, each far below 3000 characters). Everything the server said is escaped and
+ * passed through `redact` (the configured key never shows, even if a server echoes it); the model's
+ * own words (`raw` findings) go in a code block, so markup shows as written and formats nothing.
  */
 export function modelCheckMessage(
   result: ModelCheckResult,
@@ -27,7 +28,9 @@ export function modelCheckMessage(
   const verdict = verdictLine(result.verdict);
   const blocks: Block[] = [
     header(`Model check: ${oneLine(redact(result.model), 120)}`),
-    ...modelCheckFindings(result).map((f) => section(`*${f.label}*\n${safe(f.text)}`)),
+    ...modelCheckFindings(result).map((f) =>
+      section(`*${f.label}*\n${f.raw ? codeBlock(safe(f.text)) : safe(f.text)}`),
+    ),
     section(`${ICON[result.verdict.status]} *${safe(verdict)}*`),
     ...(result.verdict.hint ? [section(`*What to change:* ${safe(result.verdict.hint)}`)] : []),
     context(
@@ -35,4 +38,9 @@ export function modelCheckMessage(
     ),
   ];
   return { text: redact(verdict).slice(0, 3000), blocks };
+}
+
+/** Escaped text as a code block: a fence inside it would end the block early, so it is broken up. */
+function codeBlock(escaped: string): string {
+  return `\`\`\`${escaped.replace(/`{3,}/g, (m) => m.split("").join("\u200b"))}\`\`\``;
 }

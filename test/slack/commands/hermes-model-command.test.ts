@@ -13,6 +13,7 @@ import {
 } from "../../helpers/bolt-app.ts";
 import {
   type FamilyKind,
+  type FamilyOptions,
   type FamilyServer,
   startFamilyServer,
 } from "../../helpers/model-server-families.ts";
@@ -42,8 +43,8 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function serve(kind: FamilyKind, chatDelayMs = 0): Promise<FamilyServer> {
-  server = await startFamilyServer(kind, { model: MODEL, chatDelayMs });
+async function serve(kind: FamilyKind, chatDelayMs = 0, options: FamilyOptions = {}): Promise<FamilyServer> {
+  server = await startFamilyServer(kind, { ...options, model: MODEL, chatDelayMs });
   live.config = loadConfig({
     HERMES_ADMINS: DEMO.admin,
     OPENAI_BASE_URL: server.baseURL,
@@ -84,7 +85,7 @@ describe("/hermes model as an admin", () => {
   it("acks at once, says the check started, then a section per finding and the verdict", async () => {
     const s = await serve("vllm", 400);
     const { ackMs, messages } = await hermesModel(DEMO.admin, 2);
-    // Four model requests of 400 ms each: the ack did not wait for any of them.
+    // Six model requests of 400 ms each: the ack did not wait for any of them.
     expect(ackMs).toBeLessThan(400);
     const [started, report] = messages;
     expect(started?.text).toContain(`Checking \`${MODEL}\` at ${s.baseURL} with the bot's 5 tool specs`);
@@ -101,6 +102,9 @@ describe("/hermes model as an admin", () => {
       "*tool calling*",
       "*text format*",
       "*tool results*",
+      "*streaming*",
+      "*streamed calls*",
+      "*images*",
       "*latency*",
       ":large_green_circle: *verdict: ready (native tool calls)*",
     ]);
@@ -132,6 +136,41 @@ describe("/hermes model as an admin", () => {
     expect(text).toContain(":large_yellow_circle: *verdict: works (calls recovered from text: hermes_json)*");
     expect(text).toContain(
       "*What to change:* Hermes reads these calls itself; native calls are more reliable. Start vLLM with --enable-auto-tool-choice --tool-call-parser hermes.",
+    );
+  });
+
+  it("streaming and images: what the server did with stream: true and with a picture", async () => {
+    await serve("vllm", 0, { stream: "refuses", images: "takes" });
+    const { messages } = await hermesModel(DEMO.admin, 2);
+    const report = messages[1];
+    expectWithinSlackLimits(report);
+    const text = blocksText(report?.blocks);
+    expect(text).toContain(
+      "*streaming*\nno: HTTP 400 to stream: true (stream is not supported by this server); Hermes asks unstreamed instead",
+    );
+    expect(text).toContain("*streamed calls*\nnot tried (no stream)");
+    expect(text).toContain('*images*\nyes: named the colour of a 16×16 red test picture ("Red.")');
+  });
+
+  it("a reply in a syntax no reader knows: the raw sample as code, escaped for Slack, the family and the flag", async () => {
+    await serve("unknown-markup", 0, { markup: '<xyz_call>{"name": "lookup_weather", ```x``` <!here> &' });
+    const { messages } = await hermesModel(DEMO.admin, 2);
+    const report = messages[1];
+    expectWithinSlackLimits(report);
+    const text = blocksText(report?.blocks);
+    expect(text).toContain(
+      '*raw sample*\n```&lt;xyz_call&gt;{"name": "lookup_weather", `\u200b`\u200b`x`\u200b`\u200b` &lt;!here&gt; &amp;```',
+    );
+    expect(text).not.toContain("<xyz_call>");
+    expect(text).not.toContain("<!here>");
+    expect(text).toContain(
+      "*likely family*\nHermes / Qwen (&lt;tool_call&gt; JSON): from the model's name (the server does not show its chat template)",
+    );
+    expect(text).toContain(
+      ":red_circle: *verdict: not usable (the model wrote something that looks like a tool call (&lt;xyz_call&gt;)",
+    );
+    expect(text).toContain(
+      "*What to change:* Start vLLM with --enable-auto-tool-choice --tool-call-parser hermes.",
     );
   });
 

@@ -2,15 +2,26 @@ import type { ModelConfig } from "../../../config.ts";
 import { errorMessage } from "../../../core/errors.ts";
 import type { ToolSpec } from "../chat-model.ts";
 import { toolFormatContext } from "../tool-formats/context.ts";
+import { capabilitiesOf, rememberModelCheck } from "./capabilities.ts";
 import { findContextWindow } from "./context-window.ts";
 import { apiBase, serverRoot } from "./endpoints.ts";
+import { probeImages } from "./image-probe.ts";
 import { latencyOf } from "./latency.ts";
 import { listModels } from "./model-list.ts";
 import { guessServerFamily } from "./server-family.ts";
 import { fetchServerInfo, type ServerInfo } from "./server-info.ts";
+import { probeStreaming } from "./stream-probe.ts";
+import { templateFamily } from "./template-family.ts";
 import { type ProbeAnswer, probeSpecs, probeToolCall } from "./tool-call-probe.ts";
 import { probeToolResult } from "./tool-result-probe.ts";
-import type { ModelCheckResult, ToolCallFinding, ToolProbeOutcome, ToolResultFinding } from "./types.ts";
+import type {
+  ImageFinding,
+  ModelCheckResult,
+  StreamFinding,
+  ToolCallFinding,
+  ToolProbeOutcome,
+  ToolResultFinding,
+} from "./types.ts";
 import { decideVerdict } from "./verdict.ts";
 
 export interface CheckModelOptions {
@@ -31,11 +42,18 @@ const TOTAL_MS = 90_000;
 const METADATA_CAP_MS = 5_000;
 
 /** Outcomes in which the model itself answered: worth asking again; anything else ends the probing. */
-const ANSWERED = new Set<ToolProbeOutcome["kind"]>(["native", "text", "unrecovered", "no_call"]);
+const ANSWERED = new Set<ToolProbeOutcome["kind"]>([
+  "native",
+  "text",
+  "unrecovered",
+  "unknown_markup",
+  "no_call",
+]);
 const RANK: ToolProbeOutcome["kind"][] = [
   "native",
   "text",
   "unrecovered",
+  "unknown_markup",
   "no_call",
   "tools_refused",
   "http_error",
@@ -46,14 +64,17 @@ const RANK: ToolProbeOutcome["kind"][] = [
 /**
  * Probes the configured OpenAI-compatible endpoint the way the bot will use it: lists its models,
  * works out which server software it is and its context window, asks a question that needs a tool
- * (with the bot's real tool specs) a few times, sends a tool result back, and decides whether Hermes
- * can work with it and what to change. Every request is bounded and so is the whole check; it never
- * throws: whatever goes wrong is a finding.
+ * (with the bot's real tool specs) a few times, sends a tool result back, asks the tool question again
+ * streamed and a picture's colour, and decides whether Hermes can work with it and what to change.
+ * Every request is bounded and so is the whole check; it never throws: whatever goes wrong is a
+ * finding. The result is remembered for this process (`lastModelCheck`, `capabilities.ts`).
  */
 export async function checkModel(o: CheckModelOptions): Promise<ModelCheckResult> {
   const started = performance.now();
   try {
-    return await runCheck(o, started);
+    const result = await runCheck(o, started);
+    rememberModelCheck(result);
+    return result;
   } catch (err) {
     // Requests never throw (they come back as findings), so this is a bug of ours: still a report.
     const baseURL = apiBase(o.model.baseURL);
@@ -66,6 +87,7 @@ export async function checkModel(o: CheckModelOptions): Promise<ModelCheckResult
       family: { id: "unknown", name: "unknown", evidence: [] },
       latency: { samplesMs: [] },
       verdict: { status: "not_usable", reason: `the check itself failed: ${errorMessage(err)}` },
+      capabilities: capabilitiesOf({}),
       durationMs: Math.round(performance.now() - started),
     };
   }
@@ -108,9 +130,12 @@ async function runCheck(o: CheckModelOptions, started: number): Promise<ModelChe
   });
   const entry = list.entries.find((e) => e.id === model || e.id === `${model}:latest`);
   const contextWindow = findContextWindow({ model, entry, ...info });
+  const template = templateFamily(info);
 
   let toolCalls: ToolCallFinding | undefined;
   let toolResults: ToolResultFinding | undefined;
+  let streaming: StreamFinding | undefined;
+  let images: ImageFinding | undefined;
   const answers: ProbeAnswer[] = [];
   if (!refused) {
     const chat = {
@@ -132,6 +157,13 @@ async function runCheck(o: CheckModelOptions, started: number): Promise<ModelChe
     if (withCalls && deadline - Date.now() > 0) {
       toolResults = await probeToolResult({ ...chat, timeoutMs: within(probeMs) }, specs, withCalls.calls);
     }
+    // Only a model that answered is worth asking how it streams and whether it sees pictures.
+    if (answers.some((a) => ANSWERED.has(a.attempt.outcome.kind)) && deadline - Date.now() > 0) {
+      [streaming, images] = await Promise.all([
+        probeStreaming({ ...chat, timeoutMs: within(probeMs) }, specs, ctx),
+        probeImages({ ...chat, timeoutMs: within(probeMs) }),
+      ]);
+    }
   }
 
   const partial = {
@@ -143,9 +175,13 @@ async function runCheck(o: CheckModelOptions, started: number): Promise<ModelChe
     contextWindow,
     toolCalls,
     toolResults,
+    ...(streaming ? { streaming } : {}),
+    ...(images ? { images } : {}),
+    ...(template ? { template } : {}),
   };
   return {
     ...partial,
+    capabilities: capabilitiesOf(partial),
     latency: latencyOf(answers.filter((a) => ANSWERED.has(a.attempt.outcome.kind)).map((a) => a.attempt.ms)),
     verdict: decideVerdict(partial),
     durationMs: durationMs(),

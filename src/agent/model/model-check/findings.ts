@@ -1,3 +1,5 @@
+import { imagesText, streamedCallsText, streamingText } from "./capability-findings.ts";
+import { markupFindings } from "./markup-findings.ts";
 import type { ModelCheckResult, ToolProbeOutcome } from "./types.ts";
 import { verdictLine } from "./verdict.ts";
 
@@ -5,6 +7,8 @@ import { verdictLine } from "./verdict.ts";
 export interface Finding {
   label: string;
   text: string;
+  /** The model's own words, verbatim (one line, cut): shown as code, never as formatting. */
+  raw?: boolean;
 }
 
 /**
@@ -23,7 +27,11 @@ export function modelCheckFindings(r: ModelCheckResult): Finding[] {
     { label: "context window", text: contextText(r) },
     { label: "tool calling", text: toolCallingText(r) },
     { label: "text format", text: textFormatText(r) },
+    ...markupFindings(r),
     { label: "tool results", text: toolResultsText(r) },
+    { label: "streaming", text: streamingText(r.streaming) },
+    { label: "streamed calls", text: streamedCallsText(r.streaming) },
+    { label: "images", text: imagesText(r.images) },
     { label: "latency", text: latencyText(r) },
   ];
 }
@@ -68,6 +76,8 @@ function toolCallingText(r: ModelCheckResult): string {
       return `no: calls came as text in ${countOf(p.tries, "text")} of ${tries} tries (${best.calls.join(", ")})${reasoning}`;
     case "unrecovered":
       return `no: the model wrote a call (${best.marker}) that could not be read${reasoning}`;
+    case "unknown_markup":
+      return `no: the model wrote markup that looks like a call (${best.marker}) in a syntax Hermes does not read${reasoning}`;
     case "no_call":
       return `no: the model answered without a call${best.content ? ` ("${best.content}")` : ""}${reasoning}`;
     default:
@@ -81,6 +91,7 @@ function textFormatText(r: ModelCheckResult): string {
   if (best.kind === "native") return "none needed (native)";
   if (best.kind === "text") return best.format;
   if (best.kind === "unrecovered") return `unrecovered (${best.marker})`;
+  if (best.kind === "unknown_markup") return `unknown (${best.marker})`;
   if (best.kind === "no_call") return "none (no call written)";
   return "not tried";
 }

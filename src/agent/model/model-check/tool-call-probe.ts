@@ -3,10 +3,12 @@ import { DEFAULT_SYSTEM_PROMPT } from "../../context/system-prompt.ts";
 import type { ToolSpec } from "../chat-model.ts";
 import { normalizeAssistantMessage, type RawAssistantMessage } from "../normalize-response.ts";
 import { toOpenAIMessages } from "../openai-model.ts";
+import { splitReasoning } from "../reasoning.ts";
 import { samplingParams } from "../sampling-params.ts";
 import type { ToolFormatContext } from "../tool-formats/types.ts";
 import { errorText, type HttpAnswer, httpProbe, oneLine } from "./http-probe.ts";
 import type { ToolProbeOutcome, ToolProbeTry } from "./types.ts";
+import { callLikeMarker, rawSample } from "./unknown-markup.ts";
 
 /** The tool every probe asks for: read-only, no arguments needed, and one every model understands. */
 export const PROBE_TOOL_NAME = "get_current_time";
@@ -48,7 +50,12 @@ export interface ChatSettings {
 }
 
 /** A chat completion request exactly as the bot sends it (same messages mapping, tools, no tool_choice). */
-export function postChat(s: ChatSettings, messages: ChatMessage[], specs: readonly ToolSpec[]) {
+export function postChat(
+  s: ChatSettings,
+  messages: ChatMessage[],
+  specs: readonly ToolSpec[],
+  extra: Record<string, unknown> = {},
+) {
   return httpProbe({
     url: s.url,
     method: "POST",
@@ -63,6 +70,7 @@ export function postChat(s: ChatSettings, messages: ChatMessage[], specs: readon
         function: { name: t.name, description: t.description, parameters: t.parameters },
       })),
       ...samplingParams(s.model, s.temperature, s.maxTokens),
+      ...extra,
     },
   });
 }
@@ -80,16 +88,26 @@ export async function probeToolCall(
   ctx: ToolFormatContext,
 ): Promise<ProbeAnswer> {
   const answer = await postChat(s, probeMessages(), specs);
-  return classifyToolAnswer(answer, ctx);
+  return classifyToolAnswer(
+    answer,
+    ctx,
+    specs.map((t) => t.name),
+  );
 }
 
 /**
  * Reads a chat completion the way the bot does (`normalizeAssistantMessage` with the tools' format
  * context): `message.tool_calls` present is native; calls recovered from the text carry the format
- * they were written in; a call marker nobody could read is unrecovered; an HTTP error that names the
- * tools (a parser or template switched off) is a refusal of tools rather than a plain error.
+ * they were written in; a call marker nobody could read is unrecovered; markup that looks like a call
+ * in a syntax no reader knows (`callLikeMarker`) is unknown markup, with the reply's start as the
+ * sample; an HTTP error that names the tools (a parser or template switched off) is a refusal of
+ * tools rather than a plain error.
  */
-export function classifyToolAnswer(answer: HttpAnswer, ctx: ToolFormatContext): ProbeAnswer {
+export function classifyToolAnswer(
+  answer: HttpAnswer,
+  ctx: ToolFormatContext,
+  toolNames: readonly string[] = [],
+): ProbeAnswer {
   const done = (outcome: ToolProbeOutcome, reasoning = false, calls: ToolCall[] = []): ProbeAnswer => ({
     attempt: { outcome, ms: answer.ms, reasoning },
     calls,
@@ -123,8 +141,28 @@ export function classifyToolAnswer(answer: HttpAnswer, ctx: ToolFormatContext): 
     const format = normalized.textFormat ?? (raw.function_call ? "legacy function_call" : "text");
     return done({ kind: "text", format, calls: names }, reasoning, normalized.toolCalls);
   }
-  if (normalized.unrecovered) return done({ kind: "unrecovered", marker: normalized.unrecovered }, reasoning);
+  // The reply as written (special tokens and all), without its reasoning: what the sample shows.
+  const written = splitReasoning(contentText(raw.content)).text;
+  if (normalized.unrecovered) {
+    return done(
+      { kind: "unrecovered", marker: normalized.unrecovered, sample: rawSample(written) },
+      reasoning,
+    );
+  }
+  const marker = callLikeMarker(written, toolNames);
+  if (marker) return done({ kind: "unknown_markup", marker, sample: rawSample(written) }, reasoning);
   return done({ kind: "no_call", content: oneLine(normalized.content, 120) }, reasoning);
+}
+
+/** Message content as servers send it: a string, or parts whose texts join. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((p) =>
+      typeof (p as { text?: unknown } | null)?.text === "string" ? (p as { text: string }).text : "",
+    )
+    .join("");
 }
 
 /** Server words for "not with tools": vLLM without a parser, llama.cpp without --jinja, Ollama, gateways. */

@@ -3,7 +3,7 @@ import type { ModelCheckResult, ServerFamilyId, ToolProbeOutcome, Verdict } from
 
 export type VerdictInput = Pick<
   ModelCheckResult,
-  "baseURL" | "model" | "models" | "family" | "toolCalls" | "toolResults"
+  "baseURL" | "model" | "models" | "family" | "toolCalls" | "toolResults" | "template"
 >;
 
 const CHECK_BASE_URL =
@@ -52,6 +52,12 @@ export function decideVerdict(r: VerdictInput): Verdict {
       toolHint(r),
     );
   }
+  if (best.kind === "unknown_markup") {
+    return notUsable(
+      `the model wrote something that looks like a tool call (${best.marker}) in a syntax no Hermes reader knows; it would reach users as text`,
+      toolHint(r),
+    );
+  }
   if (best.kind === "no_call") {
     return notUsable(
       "the model answered without calling the tool",
@@ -87,9 +93,9 @@ export function verdictLine(v: Verdict): string {
 }
 
 /** How to make this server return native tool calls for this model. */
-export function toolHint(r: Pick<VerdictInput, "family" | "model" | "toolCalls">): string {
+export function toolHint(r: Pick<VerdictInput, "family" | "model" | "toolCalls" | "template">): string {
   const format = textFormatOf(r.toolCalls?.best);
-  const parsers = parserFor(r.model, format);
+  const parsers = parserFor(r.model, format, r.template?.parsers);
   const vllm = parsers?.vllm ?? "hermes";
   const sglang = parsers?.sglang ?? "qwen25";
   const guess = parsers

@@ -50,6 +50,12 @@ export const AUDIT_ACTIONS = [
   "feedback.ignored",
   // An admin changed a daily token budget (/hermes budget): args {scope, id, tokens_per_day}.
   "budget.changed",
+  // Hermes read a file shared with a turn: tool "files", args {file_id, name, mime, size, sha256,
+  // extracted}, run_id set.
+  "file.read",
+  // A file shared with a turn that Hermes did not read: args {file_id, name, code, …}, error the
+  // sentence the person was told.
+  "file.refused",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -200,6 +206,27 @@ export interface TicketComment {
 }
 
 /**
+ * A file shared in the ticket's Slack conversation, kept by reference (Slack keeps the bytes). Added by
+ * `create_ticket` / `update_ticket` from the files Hermes read in that conversation.
+ */
+export interface TicketAttachment {
+  /** Slack's file id (`F…`); a ticket holds each file once. */
+  fileId: string;
+  name: string;
+  /** The type sniffed from the bytes, e.g. `application/pdf`. */
+  mime: string;
+  /** Bytes. */
+  size: number;
+  /** sha256 of the bytes Hermes read, hex. */
+  sha256: string;
+  permalink?: string;
+  /** Slack user id of who attached it. */
+  addedBy: string;
+  /** ISO 8601 UTC. */
+  addedAt: string;
+}
+
+/**
  * `search_text` is a stored, lower-cased `title + description`, searched with
  * `search_text LIKE '%' || lower(query) || '%'`. Why not tsvector: Postgres text search has no Chinese
  * parser (the `simple` config keeps a whole unspaced Chinese sentence as one token), and pg_trgm is not
@@ -221,6 +248,8 @@ export const tickets = pgTable(
     searchText: text("search_text").generatedAlwaysAs(sql`lower(title || ' ' || description)`),
     /** Comments added by `update_ticket`, oldest first; a ticket's own history, so no table of its own. */
     comments: jsonb("comments").$type<TicketComment[]>().notNull().default([]),
+    /** Files attached from the Slack conversation, oldest first; references only, never the bytes. */
+    attachments: jsonb("attachments").$type<TicketAttachment[]>().notNull().default([]),
   },
   (t) => [
     check("tickets_status_check", oneOf("status", TICKET_STATUSES)),

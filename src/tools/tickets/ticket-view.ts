@@ -1,4 +1,5 @@
-import type { tickets } from "../../store/schema.ts";
+import type { TicketAttachment, tickets } from "../../store/schema.ts";
+import { fileSize } from "./file-size.ts";
 import { showAssignee } from "./user-refs.ts";
 
 export type TicketRow = typeof tickets.$inferSelect;
@@ -16,13 +17,24 @@ export function ticketSummary(t: TicketRow) {
   };
 }
 
-/** A single ticket in full: the summary plus description, last update and comments. */
+/** A single ticket in full: the summary plus description, last update, comments and attachments. */
 export function ticketDetail(t: TicketRow) {
   return {
     ...ticketSummary(t),
     description: t.description,
     updated_at: iso(t.updatedAt),
     comments: t.comments,
+    attachments: t.attachments.map(attachmentView),
+  };
+}
+
+/** An attached file as a person reads it: name, type, size in human units, and where to open it. */
+export function attachmentView(a: TicketAttachment) {
+  return {
+    name: a.name,
+    type: a.mime,
+    size: fileSize(a.size),
+    ...(a.permalink ? { permalink: a.permalink } : {}),
   };
 }
 

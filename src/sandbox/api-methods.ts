@@ -22,7 +22,11 @@ export const API_METHODS: Readonly<Record<string, MethodHandler>> = {
   ...assistantMethods,
 };
 
-/** What the emulator reports in `x-oauth-scopes`: Hermes's bot scopes (SLACK-FACTS.md). */
+/**
+ * Hermes's bot scopes (SLACK-FACTS.md): what the emulator's bot token is granted by default and
+ * reports in `x-oauth-scopes` (`SlackApiEmulator.scopes`; a test removes one to see Slack's answers
+ * without it).
+ */
 export const SANDBOX_SCOPES = [
   "app_mentions:read",
   "chat:write",
@@ -36,6 +40,7 @@ export const SANDBOX_SCOPES = [
   "groups:history",
   "channels:read",
   "groups:read",
+  "files:read",
   "files:write",
   "assistant:write",
 ];

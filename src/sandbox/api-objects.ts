@@ -1,6 +1,7 @@
 import { SlackApiError } from "./api-error.ts";
+import { isPublicFile, slackFileObject } from "./file-objects.ts";
 import type { MethodContext } from "./method-types.ts";
-import type { SandboxChannel, SandboxMessage, SandboxUser } from "./workspace-types.ts";
+import type { SandboxChannel, SandboxFileInfo, SandboxMessage, SandboxUser } from "./workspace-types.ts";
 
 /** How workspace records look in Web API answers, and the channel look-ups every method shares. */
 
@@ -34,13 +35,20 @@ export function isOwnMessage(ctx: MethodContext, message: SandboxMessage): boole
 }
 
 export function apiMessage(ctx: MethodContext, message: SandboxMessage): Record<string, unknown> {
-  const { channel: _channel, ephemeral_for: _for, ...rest } = message;
+  const { channel: _channel, ephemeral_for: _for, files, ...fields } = message;
   const { bot, team } = ctx.workspace;
+  const rest = files ? { ...fields, files: files.map((f) => apiFile(ctx, f)) } : fields;
   if (message.bot_id !== bot.botId) return rest;
   return {
     ...rest,
     bot_profile: { id: bot.botId, app_id: bot.appId, name: bot.name, deleted: false, team_id: team.id },
   };
+}
+
+/** A message's file as Slack lists it in history and replies. */
+function apiFile(ctx: MethodContext, file: SandboxFileInfo): Record<string, unknown> {
+  const { workspace } = ctx;
+  return slackFileObject(file, { teamId: workspace.team.id, isPublic: isPublicFile(workspace, file) });
 }
 
 export function apiUser(ctx: MethodContext, user: SandboxUser): Record<string, unknown> {

@@ -51,25 +51,41 @@ export interface UserMessageEvent {
   clientMsgId?: string;
   /** The rich_text blocks of the recorded message; made from `text` when absent. */
   blocks?: unknown[];
+  /** Slack file objects the person attached (`slackFileObject`): the event then carries them. */
+  files?: Record<string, unknown>[];
 }
 
-/** `app_mention`: someone wrote `<@bot>` in a channel the bot is in. */
+/** `app_mention`: someone wrote `<@bot>` in a channel the bot is in (with `files` when they attached some). */
 export function appMentionEvent(input: UserMessageEvent): Record<string, unknown> {
   return { type: "app_mention", ...userMessageFields(input) };
 }
 
-/** A person's `message` (`message.im` when `channelType` is `im`). */
+/**
+ * A person's `message` (`message.im` when `channelType` is `im`); with files it is Slack's
+ * `subtype: "file_share"` message carrying them.
+ */
 export function userMessageEvent(
   input: UserMessageEvent & { channelType: ChannelType },
 ): Record<string, unknown> {
   const { channelType, ...rest } = input;
-  return { type: "message", ...userMessageFields(rest), channel_type: channelType };
+  return {
+    type: "message",
+    ...userMessageFields(rest),
+    ...(hasFiles(rest) ? { subtype: "file_share" } : {}),
+    channel_type: channelType,
+  };
+}
+
+function hasFiles(input: UserMessageEvent): boolean {
+  return input.files !== undefined && input.files.length > 0;
 }
 
 function userMessageFields(input: UserMessageEvent): Record<string, unknown> {
+  const withFiles = hasFiles(input);
   return {
     user: input.user,
     text: input.text,
+    ...(withFiles ? { files: input.files, upload: true, display_as_bot: false } : {}),
     ts: input.ts,
     ...(input.threadTs && input.threadTs !== input.ts ? { thread_ts: input.threadTs } : {}),
     ...(input.parentUserId && input.threadTs ? { parent_user_id: input.parentUserId } : {}),
@@ -77,7 +93,9 @@ function userMessageFields(input: UserMessageEvent): Record<string, unknown> {
     event_ts: input.ts,
     client_msg_id: input.clientMsgId ?? randomUUID(),
     team: input.team,
-    blocks: input.blocks ?? richTextBlocks(input.text),
+    ...(withFiles && !input.blocks && !input.text
+      ? {}
+      : { blocks: input.blocks ?? richTextBlocks(input.text) }),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { MessageSubtypeInput } from "./event-payloads.ts";
+import type { UserFile } from "./user-files.ts";
 
 /** What the events sender's methods take. */
 
@@ -11,6 +12,11 @@ export interface UserMessageInput {
   /** The message's ts; by default the workspace records the message and gives it one. */
   ts?: string;
   threadTs?: string;
+  /**
+   * Files the person attaches: stored in the workspace (needs the sender's `slack` option) and carried
+   * by the event as Slack's file objects; a `message` event becomes `subtype: "file_share"`.
+   */
+  files?: readonly UserFile[];
 }
 
 export type MessageInput = Omit2<MessageSubtypeInput, "ts"> & { ts?: string };

@@ -17,6 +17,7 @@ import type {
   SlashCommandInput,
   UserMessageInput,
 } from "./events-sender-inputs.ts";
+import { isPublicFile, slackFileObject } from "./file-objects.ts";
 import {
   blockActionsPayload,
   findButton,
@@ -33,6 +34,8 @@ import type { SandboxMessage } from "./workspace-types.ts";
 export interface SandboxSlack {
   workspace: Workspace;
   mintResponseUrl(target: ResponseUrlTarget): string;
+  /** The emulator's address: attached files get their `url_private` there. */
+  readonly origin?: string;
 }
 
 export interface EventsSenderOptions {
@@ -107,9 +110,29 @@ export function createEventsSender(options: EventsSenderOptions) {
     return channel.startsWith("D") ? "im" : channel.startsWith("G") ? "group" : "channel";
   }
 
+  /** A person's post in the workspace, attachments stored at the emulator's address. */
+  function post(input: UserMessageInput): SandboxMessage {
+    if (!workspace) throw new Error("posting as a person needs the sender's `slack` option.");
+    const origin = input.files && input.files.length > 0 ? options.slack?.origin : undefined;
+    return postAsUser(workspace, { ...input, ...(origin ? { origin } : {}) });
+  }
+
+  /** The message's files as Slack's file objects in an event. */
+  function eventFiles(message: SandboxMessage | undefined) {
+    if (!workspace || !message?.files?.length) return undefined;
+    return message.files.map((f) =>
+      slackFileObject(f, { teamId: app.teamId, isPublic: isPublicFile(workspace, f) }),
+    );
+  }
+
   /** Records a person's message in the workspace (unless it names a ts) and returns its fields. */
   function recordUserMessage(input: UserMessageInput, recorded?: SandboxMessage) {
-    const message = recorded ?? (workspace && !input.ts ? postAsUser(workspace, input) : undefined);
+    if (input.files?.length && !recorded && (!workspace || input.ts))
+      throw new Error(
+        "files need the sender's `slack` option and no given ts: they are stored in the workspace.",
+      );
+    const message = recorded ?? (workspace && !input.ts ? post(input) : undefined);
+    const files = eventFiles(message);
     const ts = message?.ts ?? input.ts ?? nextTs();
     const threadTs = message?.thread_ts ?? input.threadTs;
     const parentUserId =
@@ -126,6 +149,7 @@ export function createEventsSender(options: EventsSenderOptions) {
       ...(parentUserId ? { parentUserId } : {}),
       ...(message?.client_msg_id ? { clientMsgId: message.client_msg_id } : {}),
       ...(message?.blocks ? { blocks: message.blocks } : {}),
+      ...(files ? { files } : {}),
     };
     return { event, message };
   }
@@ -185,7 +209,7 @@ export function createEventsSender(options: EventsSenderOptions) {
       delivery: DeliveryOptions = {},
     ): Promise<{ message: SandboxMessage; delivery?: Delivery }> {
       if (!workspace) throw new Error("userSays needs the sender's `slack` option (a sandbox workspace).");
-      const message = postAsUser(workspace, input);
+      const message = post(input);
       const channel = workspace.getChannel(input.channel);
       const { event } = recordUserMessage({ ...input, ts: message.ts }, message);
       if (channel?.is_im && channel.members.includes(app.botUserId)) {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { avatarSvg } from "./avatar-svg.ts";
+import { botCanRead } from "./file-objects.ts";
 import { sendText } from "./http-util.ts";
 import { parseBody, readBody } from "./read-request.ts";
 import type { Workspace } from "./workspace.ts";
@@ -28,13 +29,20 @@ export async function receiveUpload(
 }
 
 /**
- * A file's bytes at its `url_private` / `permalink` (`?download=1` asks for an attachment), for the
- * bot token only, as Slack does (401 without one, 403 with a wrong one). Never rendered as a page:
- * `nosniff`, a CSP that runs nothing, and only plain images are shown inline.
+ * A file's bytes at its `url_private` / `permalink` / `thumb_*` (`?download=1` asks for an
+ * attachment), for the bot token only, as Slack does (401 without one, 403 with a wrong one); a token
+ * without `files:read` gets Slack's HTML sign-in page (HTTP 200), and a file the bot cannot see (not
+ * its own, shared nowhere it is a member) is not found. Never rendered as a page: `nosniff`, a CSP
+ * that runs nothing, and only plain images are shown inline.
  */
 export function serveFile(
   res: ServerResponse,
-  { workspace, url, auth }: { workspace: Workspace; url: URL; auth: "ok" | "missing" | "invalid" },
+  {
+    workspace,
+    url,
+    auth,
+    canReadFiles = true,
+  }: { workspace: Workspace; url: URL; auth: "ok" | "missing" | "invalid"; canReadFiles?: boolean },
 ): void {
   if (auth !== "ok") {
     const [status, text] =
@@ -42,14 +50,23 @@ export function serveFile(
     sendText(res, status, text);
     return;
   }
+  if (!canReadFiles) {
+    sendText(res, 200, SIGN_IN_PAGE, "text/html; charset=utf-8");
+    return;
+  }
   const [, , id] = url.pathname.split("/");
   const file = id ? workspace.getFile(id) : undefined;
-  if (!file?.uploaded) {
+  if (!file?.uploaded || !botCanRead(workspace, file)) {
     sendText(res, 404, "file_not_found");
     return;
   }
   sendFileBytes(res, file, { download: url.searchParams.has("download"), cacheControl: "private, no-store" });
 }
+
+/** What Slack answers at a file URL to a token without `files:read`: its sign-in page, not the file. */
+const SIGN_IN_PAGE =
+  '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Slack</title></head>' +
+  "<body><h1>Sign in to your workspace</h1><p>Enter your email address and password.</p></body></html>";
 
 const SAFE_INLINE = /^image\/(png|jpeg|gif|webp)$/;
 

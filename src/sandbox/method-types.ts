@@ -6,6 +6,8 @@ export interface MethodContext {
   method: string;
   args: ApiArgs;
   token: string;
+  /** The scopes granted to the token (`requireScope` refuses a method without its scope). */
+  scopes: ReadonlySet<string>;
   workspace: Workspace;
   /** `http://127.0.0.1:PORT`: the emulator's own address, for URLs it hands out. */
   origin: string;

@@ -25,6 +25,8 @@ export interface SlackApiEmulatorOptions {
   workspace?: Workspace;
   /** Bot tokens the emulator accepts; `["xoxb-test"]` by default. */
   tokens?: string[];
+  /** The scopes those tokens are granted; Hermes's (`SANDBOX_SCOPES`) by default. */
+  scopes?: readonly string[];
   host?: string;
   /** 0 (default) picks a free port. */
   port?: number;
@@ -62,6 +64,12 @@ export class SlackApiEmulator {
   readonly faults = new FaultPlan();
   /** The enforced rate limits, when on (`limited` counts the calls answered 429 per budget). */
   readonly rateLimits: EmulatorRateLimits | undefined;
+  /**
+   * The scopes the bot token is granted (reported in `x-oauth-scopes`). Remove one to see Slack's
+   * answers without it: `missing_scope` from its methods; without `files:read`, `url_private` answers
+   * Slack's HTML sign-in page instead of the file.
+   */
+  readonly scopes: Set<string>;
   private readonly tokens: Set<string>;
   private readonly responseUrls: ResponseUrls;
   private readonly uploads = new Map<string, string>();
@@ -73,6 +81,7 @@ export class SlackApiEmulator {
     this.options = options;
     this.workspace = options.workspace ?? seedDemoWorkspace();
     this.tokens = new Set(options.tokens ?? [DEFAULT_BOT_TOKEN]);
+    this.scopes = new Set(options.scopes ?? SANDBOX_SCOPES);
     this.responseUrls = new ResponseUrls(this.workspace);
     this.logger = options.logger ?? silentLogger();
     const limits = options.rateLimits;
@@ -159,6 +168,7 @@ export class SlackApiEmulator {
         workspace: this.workspace,
         url,
         auth: token === undefined ? "missing" : this.tokens.has(token) ? "ok" : "invalid",
+        canReadFiles: this.scopes.has("files:read"),
       });
     } else if (req.method === "GET" && path.startsWith("/avatars/")) {
       serveAvatar(res, { workspace: this.workspace, url });
@@ -192,7 +202,7 @@ export class SlackApiEmulator {
     call.response = fault
       ? { ok: false, error: fault.error, ...fault.extra }
       : await this.answer(method, request);
-    sendJson(res, 200, call.response, { "x-oauth-scopes": SANDBOX_SCOPES.join(",") });
+    sendJson(res, 200, call.response, { "x-oauth-scopes": [...this.scopes].join(",") });
   }
 
   private async answer(
@@ -207,6 +217,7 @@ export class SlackApiEmulator {
       method,
       args: request.args,
       token: request.token,
+      scopes: this.scopes,
       workspace: this.workspace,
       origin: this.origin,
       // Unguessable, as Slack's are: a file id is part of its URL.

@@ -60,7 +60,22 @@ export interface SandboxFileInfo {
   url_private: string;
   url_private_download: string;
   permalink: string;
+  /** Every conversation the file is shared in (`files.info` splits them into channels, groups, ims). */
   channels: string[];
+  /** Slack's name for the type ("PNG", "PDF", "CSV"); set on every file made now. */
+  pretty_type?: string;
+  /** Always `"hosted"` and `false`: the bytes live in this workspace. */
+  mode?: "hosted";
+  is_external?: false;
+  /** Images: their size and thumbnails (the same bytes, at URLs shaped like Slack's). */
+  original_w?: number;
+  original_h?: number;
+  thumb_64?: string;
+  thumb_80?: string;
+  thumb_160?: string;
+  thumb_360?: string;
+  thumb_360_w?: number;
+  thumb_360_h?: number;
 }
 
 export interface SandboxFile extends SandboxFileInfo {
@@ -88,6 +103,9 @@ export interface SandboxMessage {
   parent_user_id?: string;
   hidden?: boolean;
   client_msg_id?: string;
+  /** On a person's message with files (`subtype: "file_share"`), as Slack marks it. */
+  upload?: boolean;
+  display_as_bot?: boolean;
   /** Set on ephemeral messages: the only user who sees it. Never returned by history/replies. */
   ephemeral_for?: string;
   metadata?: unknown;
@@ -169,6 +187,8 @@ export interface NewMessage {
   files?: SandboxFileInfo[];
   subtype?: string;
   clientMsgId?: string;
+  /** A person's upload: the message gets `upload: true, display_as_bot: false`. */
+  upload?: boolean;
   metadata?: unknown;
   stream?: StreamState;
 }

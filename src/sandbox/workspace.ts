@@ -357,9 +357,11 @@ export class Workspace {
       .map((m) => structuredClone(m));
   }
 
+  /** Adds a file; one that comes with its bytes (`uploaded`) is recorded with them. */
   addFile(file: SandboxFile): SandboxFileInfo {
     this.files.set(file.id, file);
-    this.recorder?.({ kind: "file", file: fileInfo(file) });
+    const bytes = file.uploaded && file.bytes.length > 0 ? { bytes: file.bytes } : {};
+    this.recorder?.({ kind: "file", file: fileInfo(file), ...bytes });
     return fileInfo(file);
   }
 
@@ -385,6 +387,11 @@ export class Workspace {
     this.recorder?.({ kind: "file", file: fileInfo(file) });
     this.emit({ type: "file_uploaded", file: fileInfo(file) });
     return fileInfo(file);
+  }
+
+  /** The messages of a conversation (replies included) that carry file `fileId`, as stored: read only. */
+  messagesSharingFile(channel: string, fileId: string): readonly SandboxMessage[] {
+    return (this.messages.get(channel) ?? []).filter((m) => m.files?.some((f) => f.id === fileId));
   }
 
   publishView(user: string, view: SandboxView): SandboxView {
@@ -437,6 +444,7 @@ export class Workspace {
       ...(input.subtype ? { subtype: input.subtype } : {}),
       ...(input.blocks ? { blocks: input.blocks } : {}),
       ...(input.files ? { files: input.files } : {}),
+      ...(input.upload ? { upload: true, display_as_bot: false } : {}),
       ...(input.clientMsgId ? { client_msg_id: input.clientMsgId } : {}),
       ...(input.metadata !== undefined ? { metadata: input.metadata } : {}),
       ...(input.stream ? { stream: structuredClone(input.stream) } : {}),

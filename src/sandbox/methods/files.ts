@@ -2,8 +2,9 @@ import { integerArg, jsonArg, requiredString, stringArg } from "../api-args.ts";
 import { invalidArguments, invalidBlocks, SlackApiError } from "../api-error.ts";
 import { requireBotMember, resolveChannel } from "../api-objects.ts";
 import { LIMITS } from "../block-kit-rules.ts";
-import { fileTypeOf } from "../file-types.ts";
+import { botCanRead, describeBytes, fileInfoObject, hostedFile } from "../file-objects.ts";
 import type { MethodContext, MethodHandler } from "../method-types.ts";
+import { requireScope } from "../scopes.ts";
 import { validateBlocks } from "../validate-blocks.ts";
 import { fileInfo } from "../workspace-records.ts";
 import type { SandboxFileInfo } from "../workspace-types.ts";
@@ -12,6 +13,7 @@ import type { SandboxFileInfo } from "../workspace-types.ts";
  * The upload flow `WebClient.filesUploadV2` drives: `files.getUploadURLExternal` creates the file and
  * an upload URL on this emulator; the bytes are POSTed there; `files.completeUploadExternal` shares
  * the files into a channel or thread as one bot message (with `initial_comment` as its text).
+ * `files.info` describes a file the bot can see.
  */
 export const filesMethods: Record<string, MethodHandler> = {
   "files.getUploadURLExternal": (ctx) => {
@@ -20,26 +22,18 @@ export const filesMethods: Record<string, MethodHandler> = {
     if (length === undefined || length < 1)
       throw invalidArguments(["must be a positive integer [json-pointer:/length]"]);
     const id = ctx.newId("F");
-    const { filetype, mimetype } = fileTypeOf(filename);
-    const base = `${ctx.origin}/files/${id}/${encodeURIComponent(filename)}`;
     const altText = stringArg(ctx.args, "alt_text");
-    ctx.workspace.addFile({
-      id,
-      name: filename,
-      title: filename,
-      mimetype,
-      filetype,
-      size: length,
-      bytes: Buffer.alloc(0),
-      uploaded: false,
-      user: ctx.workspace.bot.userId,
-      created: Math.floor(ctx.workspace.now() / 1000),
-      ...(altText ? { alt_text: altText } : {}),
-      url_private: base,
-      url_private_download: `${base}?download=1`,
-      permalink: base,
-      channels: [],
-    });
+    ctx.workspace.addFile(
+      hostedFile({
+        id,
+        name: filename,
+        user: ctx.workspace.bot.userId,
+        created: Math.floor(ctx.workspace.now() / 1000),
+        origin: ctx.origin,
+        length,
+        ...(altText ? { altText } : {}),
+      }),
+    );
     return { upload_url: ctx.uploadUrlFor(id), file_id: id };
   },
 
@@ -54,10 +48,19 @@ export const filesMethods: Record<string, MethodHandler> = {
     return { files: files.map((f) => ctx.workspace.getFile(f.id)).flatMap((f) => (f ? [fileInfo(f)] : [])) };
   },
 
+  /**
+   * A file the bot can see (its own, or shared in a conversation it is a member of): Slack's file
+   * object with `channels`/`groups`/`ims` and `shares`. Needs `files:read`.
+   */
   "files.info": (ctx) => {
+    requireScope(ctx, "files:read");
     const file = ctx.workspace.getFile(requiredString(ctx.args, "file", "file_not_found"));
-    if (!file) throw new SlackApiError("file_not_found");
-    return { file: fileInfo(file) };
+    if (!file || !botCanRead(ctx.workspace, file)) throw new SlackApiError("file_not_found");
+    return {
+      file: fileInfoObject(ctx.workspace, file),
+      comments: [],
+      response_metadata: { next_cursor: "" },
+    };
   },
 };
 
@@ -69,7 +72,7 @@ function completeFile(ctx: MethodContext, entry: unknown): SandboxFileInfo {
   const file = typeof id === "string" ? ctx.workspace.getFile(id) : undefined;
   if (!file?.uploaded) throw new SlackApiError("file_not_found");
   if (typeof title === "string" && title) file.title = title;
-  Object.assign(file, fileTypeOf(file.name, file.bytes));
+  describeBytes(file);
   return fileInfo(file);
 }
 

@@ -18,9 +18,10 @@ const MAX_JSON_BYTES = 64 * 1024;
 /**
  * The JSON body of a page request. Only `application/json` is accepted, so another site cannot post
  * here with a plain form (a cross-origin JSON post needs a CORS preflight this server never grants).
- * A body already parsed by an Express JSON parser mounted in front is used as is.
+ * A body already parsed by an Express JSON parser mounted in front is used as is. At most `maxBytes`
+ * (64 KB unless the route takes files).
  */
-export async function readJson(req: IncomingMessage): Promise<unknown> {
+export async function readJson(req: IncomingMessage, maxBytes = MAX_JSON_BYTES): Promise<unknown> {
   const type = (req.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase();
   if (type !== "application/json")
     throw new PageApiError(415, "unsupported_media_type", "Send JSON (content-type: application/json).");
@@ -31,7 +32,7 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
   for await (const chunk of req) {
     const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
     size += buf.length;
-    if (size > MAX_JSON_BYTES) throw new PageApiError(413, "too_large", "The request is too large.");
+    if (size > maxBytes) throw new PageApiError(413, "too_large", "The request is too large.");
     chunks.push(buf);
   }
   try {

@@ -2,13 +2,17 @@ import type { z } from "zod";
 import type { Logger } from "../../core/logger.ts";
 import type { EventsSender } from "../events-sender.ts";
 import { findButton } from "../interaction-payloads.ts";
+import { sampleFileBytes } from "../sample-files.ts";
 import type { Delivery } from "../signed-delivery.ts";
+import { type UserFile, whyRefused } from "../user-files.ts";
 import type { Workspace } from "../workspace.ts";
 import type { SandboxUser } from "../workspace-types.ts";
 import {
   appHomeSchema,
   blockActionSchema,
   describeIssues,
+  MAX_ATTACHMENT_BYTES,
+  type PageAttachment,
   postMessageSchema,
   slashCommandSchema,
 } from "./api-inputs.ts";
@@ -71,24 +75,31 @@ export function createPageActions({ workspace, sender, logger }: PageActionsOpti
   }
 
   return {
-    /** A message typed in the composer: reaches the bot in its DMs and when it is mentioned. */
-    async postMessage(body: unknown): Promise<{ ts: string }> {
+    /**
+     * A message typed in the composer, with any attached files: reaches the bot in its DMs and when it
+     * is mentioned (a `file_share` message / an `app_mention` carrying `files`).
+     */
+    async postMessage(body: unknown): Promise<{ ts: string; files: { id: string; name: string }[] }> {
       const input = parse(postMessageSchema, body);
       member(input.as, input.channel);
       if (input.threadTs && !workspace.getMessage(input.channel, input.threadTs))
         throw new PageApiError(404, "thread_not_found", "That thread no longer exists.");
+      const files = attachedFiles(input.files ?? []);
       let ts = "";
+      let posted: { id: string; name: string }[] = [];
       await deliver("message", async () => {
         const said = await sender.userSays({
           user: input.as,
           channel: input.channel,
           text: input.text,
           ...(input.threadTs ? { threadTs: input.threadTs } : {}),
+          ...(files.length > 0 ? { files } : {}),
         });
         ts = said.message.ts;
+        posted = (said.message.files ?? []).map((f) => ({ id: f.id, name: f.name }));
         return said.delivery;
       });
-      return { ts };
+      return { ts, files: posted };
     },
 
     /**
@@ -161,6 +172,33 @@ export function createPageActions({ workspace, sender, logger }: PageActionsOpti
       await deliver("app_home_opened", () => sender.appHomeOpened({ user: input.as }));
     },
   };
+}
+
+/** The composer's attachments as files to post (sample files read from the demo's), or a refusal. */
+function attachedFiles(attachments: readonly PageAttachment[]): UserFile[] {
+  const files = attachments.map((a): UserFile => {
+    if ("sample" in a) {
+      const bytes = sampleFileBytes(a.sample);
+      if (!bytes)
+        throw new PageApiError(
+          404,
+          "sample_not_found",
+          `The sample file ${a.sample} is not in this sandbox.`,
+        );
+      return { name: a.sample, bytes };
+    }
+    return { name: a.name, bytes: Buffer.from(a.data, "base64"), ...(a.title ? { title: a.title } : {}) };
+  });
+  const refused = whyRefused(files);
+  if (refused) throw new PageApiError(400, "invalid_file", refused);
+  const total = files.reduce((sum, f) => sum + f.bytes.length, 0);
+  if (total > MAX_ATTACHMENT_BYTES)
+    throw new PageApiError(
+      413,
+      "too_large",
+      `The files add up to more than ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB; send fewer at a time.`,
+    );
+  return files;
 }
 
 /** The person behind `as`, or a refusal. */

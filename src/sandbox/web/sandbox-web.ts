@@ -5,9 +5,11 @@ import type { RunQuery } from "../../store/run-query.ts";
 import { assistantThreadsOf } from "../assistant-threads.ts";
 import { avatarSvg } from "../avatar-svg.ts";
 import { sendFileBytes } from "../file-routes.ts";
+import { fileTypeOf } from "../file-types.ts";
 import { sendText } from "../http-util.ts";
+import { listSampleFiles, sampleFileBytes } from "../sample-files.ts";
 import type { Workspace } from "../workspace.ts";
-import { asQuerySchema } from "./api-inputs.ts";
+import { asQuerySchema, MAX_MESSAGE_BODY_BYTES } from "./api-inputs.ts";
 import { createAssistantActions } from "./assistant-actions.ts";
 import { openEventStream } from "./event-stream.ts";
 import { PageApiError, readJson, sendError, sendOk } from "./json-http.ts";
@@ -149,6 +151,22 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
       sendText(res, 200, avatarSvg(user), "image/svg+xml");
     } else if (path.startsWith("/sandbox/files/")) {
       serveFile(res, url);
+    } else if (path === "/sandbox/api/sample-files") {
+      sendOk(res, {
+        files: listSampleFiles().map((f) => ({ ...f, url: `/sandbox/sample-files/${f.name}` })),
+      });
+    } else if (path.startsWith("/sandbox/sample-files/")) {
+      const name = decodeURIComponent(path.slice("/sandbox/sample-files/".length));
+      const bytes = sampleFileBytes(name);
+      if (!bytes) throw new PageApiError(404, "sample_not_found", "No such sample file.");
+      sendFileBytes(
+        res,
+        { name, bytes, mimetype: fileTypeOf(name, bytes).mimetype },
+        {
+          download: true,
+          cacheControl: "private, max-age=3600",
+        },
+      );
     } else {
       return false;
     }
@@ -191,7 +209,8 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
     };
     const route = routes[path];
     if (!route) return false;
-    const answer = await route(await readJson(req));
+    const limit = path === "/sandbox/api/messages" ? MAX_MESSAGE_BODY_BYTES : undefined;
+    const answer = await route(await readJson(req, limit));
     sendOk(res, typeof answer === "object" && answer !== null ? (answer as Record<string, unknown>) : {});
     return true;
   }

@@ -1,4 +1,12 @@
 import { useContext, useRef, useState } from "preact/hooks";
+import {
+  AttachButtons,
+  attachmentPayload,
+  MAX_FILES,
+  PendingAttachments,
+  readAttachment,
+  sampleAttachment,
+} from "./attachments.js";
 import { html, Workspace } from "./html.js";
 import { Icon } from "./icons.js";
 import { toSlackText } from "./mrkdwn.js";
@@ -20,7 +28,9 @@ let composerIds = 0;
  * rich_text block with `user` and `channel` elements, as Slack's client does. A `/hermes` command's
  * text is encoded as Slack encodes it for a command with `should_escape: true`: a chosen person as
  * <@U…|handle>, a channel as <#C…|name>.
- * `onSend({ text })` or `onCommand({ command, text })` resolve once the server took it.
+ * Files are attached with the paperclip, the "Sample files" menu, by dropping them on the box or by
+ * pasting an image; each shows before sending and can be removed.
+ * `onSend({ text, files? })` or `onCommand({ command, text })` resolve once the server took it.
  */
 export function Composer({ label, placeholder, onSend, onCommand, commands = true }) {
   const ws = useContext(Workspace);
@@ -28,6 +38,8 @@ export function Composer({ label, placeholder, onSend, onCommand, commands = tru
   const [error, setError] = useState("");
   const [query, setQuery] = useState(null);
   const [active, setActive] = useState(0);
+  const [attachments, setAttachments] = useState([]);
+  const [dragging, setDragging] = useState(false);
   const area = useRef(null);
   const ids = useRef(null);
   if (!ids.current) ids.current = ++composerIds;
@@ -61,13 +73,57 @@ export function Composer({ label, placeholder, onSend, onCommand, commands = tru
     setQuery(null);
   }
 
+  function attach(items) {
+    setError("");
+    const room = MAX_FILES - attachments.length;
+    if (items.length > room) {
+      setError(`A message can carry at most ${MAX_FILES} files.`);
+      return;
+    }
+    setAttachments((list) => [...list, ...items]);
+  }
+
+  async function addFiles(files) {
+    if (files.length === 0) return;
+    try {
+      attach(await Promise.all(files.map(readAttachment)));
+    } catch (err) {
+      setError(err.message);
+    }
+  }
+
+  function drop(event) {
+    event.preventDefault();
+    setDragging(false);
+    addFiles([...(event.dataTransfer?.files ?? [])]);
+  }
+
+  function dragOver(event) {
+    if (![...(event.dataTransfer?.types ?? [])].includes("Files")) return;
+    event.preventDefault();
+    setDragging(true);
+  }
+
+  function paste(event) {
+    const files = [...(event.clipboardData?.files ?? [])];
+    if (files.length === 0) return;
+    event.preventDefault();
+    addFiles(files);
+  }
+
   async function submit(event) {
     event?.preventDefault();
     const typed = text.trim();
-    if (!typed) return;
+    const files = attachments;
+    if (!typed && files.length === 0) return;
     const command = /^\/(\S+)\s*([\s\S]*)$/.exec(typed);
+    if (command && commands && files.length > 0) {
+      setError("A /hermes command cannot carry files: remove them, or write a message instead.");
+      return;
+    }
     setText("");
     setQuery(null);
+    setAttachments([]);
     try {
       if (command && commands) {
         if (command[1] !== "hermes")
@@ -77,10 +133,12 @@ export function Composer({ label, placeholder, onSend, onCommand, commands = tru
           text: toSlackText(command[2] ?? "", ws.users, ws.channels, { command: true }),
         });
       } else {
-        await onSend({ text: toSlackText(typed, ws.users, ws.channels) });
+        const sent = { text: toSlackText(typed, ws.users, ws.channels) };
+        await onSend(files.length > 0 ? { ...sent, files: files.map(attachmentPayload) } : sent);
       }
     } catch (err) {
       setText(typed);
+      setAttachments(files);
       setError(err.message);
     }
   }
@@ -127,7 +185,16 @@ export function Composer({ label, placeholder, onSend, onCommand, commands = tru
           </ul>`
         : null
     }
-    <div class="composer-box">
+    <div
+      class=${dragging ? "composer-box dragging" : "composer-box"}
+      onDragOver=${dragOver}
+      onDragLeave=${() => setDragging(false)}
+      onDrop=${drop}
+    >
+      <${PendingAttachments}
+        attachments=${attachments}
+        onRemove=${(key) => setAttachments((list) => list.filter((a) => a.key !== key))}
+      />
       <textarea
         id=${id}
         ref=${area}
@@ -144,14 +211,16 @@ export function Composer({ label, placeholder, onSend, onCommand, commands = tru
         onKeyDown=${keyDown}
         onClick=${(e) => setQuery(queryAt(text, e.currentTarget.selectionStart))}
         onBlur=${() => setQuery(null)}
+        onPaste=${paste}
       ></textarea>
-      <button type="submit" class="send" disabled=${!text.trim()} aria-label="Send message">
+      <${AttachButtons} id=${id} onFiles=${addFiles} onSample=${(s) => attach([sampleAttachment(s)])} />
+      <button type="submit" class="send" disabled=${!text.trim() && attachments.length === 0} aria-label="Send message">
         <${Icon} name="send" />
       </button>
     </div>
     ${error ? html`<p class="composer-error" role="alert">${error}</p>` : null}
     <p class="composer-hint" id=${`${id}-hint`}>
-      <kbd>Enter</kbd> to send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>@</kbd> mention · <kbd>#</kbd> channel${commands ? html` · <kbd>/</kbd> commands` : null}
+      <kbd>Enter</kbd> to send · <kbd>Shift</kbd>+<kbd>Enter</kbd> new line · <kbd>@</kbd> mention · <kbd>#</kbd> channel${commands ? html` · <kbd>/</kbd> commands` : null} · drop or paste files
     </p>
   </form>`;
 }

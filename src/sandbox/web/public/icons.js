@@ -8,6 +8,8 @@ const PATHS = {
   close: "M6 6l12 12M18 6L6 18",
   send: "M4 12l16-8-6 16-2-6z",
   lock: "M7 11V8a5 5 0 0 1 10 0v3M5 11h14v9H5z",
+  attach:
+    "M20 11.5l-7.8 7.8a5 5 0 0 1-7.1-7.1l8.5-8.5a3.3 3.3 0 0 1 4.7 4.7l-8.5 8.5a1.7 1.7 0 0 1-2.4-2.4l7.8-7.8",
 };
 
 export function Icon({ name, size = 16 }) {

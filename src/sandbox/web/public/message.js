@@ -1,5 +1,6 @@
 import { useContext } from "preact/hooks";
 import { Blocks } from "./blocks.js";
+import { formatSize } from "./file-size.js";
 import { html, Workspace } from "./html.js";
 import { FileTile, Icon } from "./icons.js";
 import { Mrkdwn } from "./mrkdwn-view.js";
@@ -108,7 +109,7 @@ export function Message({ message, replies = [], continued = false, inThread = f
   </article>`;
 }
 
-/** Uploaded files: images inline (charts), anything else as a download link. */
+/** Files of a message: images inline (screenshots, charts), anything else as a card linking to the download. */
 function Files({ files }) {
   if (!Array.isArray(files) || files.length === 0) return null;
   return html`<div class="files">
@@ -124,15 +125,9 @@ function Files({ files }) {
             <${FileTile} filetype=${file.filetype} />
             <span class="file-text">
               <span class="file-name">${file.title || file.name}</span>
-              <span class="file-meta">${(file.filetype || "file").toUpperCase()} · ${formatSize(file.size)} · Download</span>
+              <span class="file-meta">${file.pretty_type || (file.filetype || "file").toUpperCase()} · ${formatSize(file.size)} · Download</span>
             </span>
           </a>`,
     )}
   </div>`;
-}
-
-function formatSize(bytes) {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

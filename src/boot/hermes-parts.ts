@@ -1,6 +1,7 @@
 import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/logger.ts";
+import type { ReadTurnFiles } from "../files/intake/turn-files-reader.ts";
 import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
 import type { TurnOutput } from "../queue/turn-output.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
@@ -25,6 +26,8 @@ export interface HermesParts {
   queue: TurnQueue;
   /** The workers' output port to Slack. */
   output: TurnOutput;
+  /** Reads the files people share with a turn (Slack's side, the audit log, the result store). */
+  readFiles?: ReadTurnFiles;
   /** The MCP servers (`HERMES_MCP_SERVERS`), when any are configured: their state and tools. */
   mcp?: McpToolSource;
   /** Daily token budgets and usage (`/hermes budget`, `/hermes usage`). */

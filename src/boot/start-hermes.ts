@@ -1,5 +1,9 @@
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/logger.ts";
+import { DEFAULT_FILE_LIMITS } from "../files/file-limits.ts";
+import { imagesAcceptedBy } from "../files/intake/images-accepted.ts";
+import { createTranscriber } from "../files/intake/transcribe.ts";
+import { createTurnFilesReader } from "../files/intake/turn-files-reader.ts";
 import { startRouteServer } from "../http/route-server.ts";
 import { loadMcpConfig } from "../mcp/mcp-config.ts";
 import { createRedactor } from "../policy/redact.ts";
@@ -90,6 +94,31 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
         ? "off"
         : { minIntervalMs: 1000 / config.env.HERMES_SLACK_RATE_SCALE },
   });
+  const readFiles = output.files
+    ? createTurnFilesReader({
+        slack: output.files,
+        audit: built.audit,
+        redact: redactor.redact,
+        redactText: redactor.redactSecrets,
+        results: built.results,
+        limits: {
+          ...DEFAULT_FILE_LIMITS,
+          maxFileBytes: config.env.HERMES_FILE_MAX_MB * 1024 * 1024,
+          maxTurnBytes: config.env.HERMES_FILES_PER_MESSAGE_MAX_MB * 1024 * 1024,
+        },
+        imagesAccepted: imagesAcceptedBy(config),
+        ...(config.model && config.env.HERMES_TRANSCRIBE_MODEL
+          ? {
+              transcribe: createTranscriber({
+                baseURL: config.model.baseURL,
+                apiKey: config.model.apiKey,
+                model: config.env.HERMES_TRANSCRIBE_MODEL,
+                timeoutMs: config.model.timeoutMs,
+              }),
+            }
+          : {}),
+      })
+    : undefined;
   const parts: HermesParts = {
     config,
     logger,
@@ -98,6 +127,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     slack,
     queue,
     output,
+    ...(readFiles ? { readFiles } : {}),
     ...(mcp ? { mcp } : {}),
     budgets: built.budgets,
   };

@@ -16,6 +16,26 @@ export interface RunIdentity {
    * requester may do: a tool that uses it checks access as for any channel the requester names.
    */
   viewing?: ViewedChannel;
+  /**
+   * Files people shared in this conversation that Hermes read for this turn (this message's, and
+   * earlier ones of the thread): references only, never the bytes. A tool may attach them to what it
+   * makes (a ticket) by id.
+   */
+  files?: ThreadFile[];
+}
+
+/** A Slack file by reference: what a ticket keeps of an attachment, and what the audit row names. */
+export interface ThreadFile {
+  /** Slack's file id (`F…`). */
+  id: string;
+  name: string;
+  /** The type sniffed from the bytes (not the name's), e.g. `application/pdf`. */
+  mime: string;
+  size: number;
+  /** Of the bytes Hermes downloaded. */
+  sha256: string;
+  /** Slack's permalink to the file, for a person to open it. */
+  permalink?: string;
 }
 
 /** A channel the client says the requester is viewing: ids only, checked for their shape. */

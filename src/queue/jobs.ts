@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_FILES_PER_MESSAGE, slackFileRefSchema } from "../files/intake/file-refs.ts";
 
 const id = z.string().min(1);
 
@@ -18,6 +19,8 @@ export const turnJobMetaSchema = z.looseObject({
   untrustedContext: z.string().optional(),
   /** The channel the user is viewing beside an assistant thread, for tools (untrusted: a hint only). */
   viewing: z.object({ channelId: id, teamId: id.optional() }).optional(),
+  /** Files shared with the message, by reference: read by the worker (`files.info`, then the bytes). */
+  files: z.array(slackFileRefSchema).max(MAX_FILES_PER_MESSAGE).optional(),
 });
 
 /** A Slack message (mention or DM) to answer: one agent turn in the thread `sessionKey`. */

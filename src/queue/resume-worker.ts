@@ -1,3 +1,4 @@
+import { withoutImageData } from "../agent/context/messages.ts";
 import type { RunRecorder } from "../agent/record/recorder.ts";
 import { continueRun } from "../agent/run/continue-run.ts";
 import { resumeRun } from "../agent/run/loop.ts";
@@ -100,7 +101,7 @@ export async function handleResumeJob(
         ? await continueRun(snapshot, await settleDeadWorkerCalls(s, snapshot, log), deps)
         : await resumeRun(snapshot, decisions, deps);
       const to = await reply();
-      await sessions.save(record.sessionKey, result.messages);
+      await sessions.save(record.sessionKey, withoutImageData(result.messages));
       await recorder?.settled();
       if (result.status !== "paused") await runs.finish(job.runId, result.status);
       await reportOutcomes(s, job.runId, result);

@@ -1,6 +1,8 @@
 import type { TurnResult } from "../agent/run/runtime-types.ts";
 import type { TraceEvent } from "../agent/run/trace.ts";
 import type { Logger } from "../core/logger.ts";
+import type { SlackFileRef } from "../files/intake/file-refs.ts";
+import type { SlackFiles } from "../files/intake/slack-files.ts";
 import type { Approval } from "../policy/approval-store.ts";
 
 /** Where a turn's answer goes: its thread, replacing the "working…" message when there is one. */
@@ -60,13 +62,20 @@ export interface TurnOutput {
   }): StatusDisplay;
   /** The requester's time zone, when Slack knows it (undefined on any failure). */
   requesterTimezone(userId: string): Promise<string | undefined>;
-  /** A turn started inside an existing thread: its earlier messages, quoted as untrusted data. */
+  /**
+   * A turn started inside an existing thread: its earlier messages, quoted as untrusted data, and the
+   * files shared in them (by reference).
+   */
   threadContext(o: {
     channel: string;
     threadTs: string;
     currentTs: string;
     logger: Logger;
-  }): Promise<string | undefined>;
+  }): Promise<{ quoted: string | undefined; files: SlackFileRef[] }>;
+  /** Files shared with a turn, on Slack's side (`files.info`, the bytes); absent where nothing can be read. */
+  files?: SlackFiles;
+  /** Posts a short notice in the turn's thread (files not read, and why); never replaces the working message. */
+  postNotice(text: string, target: ReplyTarget): Promise<void>;
   /**
    * Posts Markdown as the answer (credentials cut out), replacing the working message. With `runId`
    * its last message names that run (Slack message metadata); with `feedbackRunId` (a completed

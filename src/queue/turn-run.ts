@@ -1,10 +1,12 @@
+import { type MessageImage, withoutImageData } from "../agent/context/messages.ts";
 import { continueRun } from "../agent/run/continue-run.ts";
 import { type DurableDeps, runTurn } from "../agent/run/loop.ts";
 import type { TurnResult } from "../agent/run/runtime-types.ts";
 import type { RunSnapshot } from "../agent/run/snapshot.ts";
 import type { TraceEvent } from "../agent/run/trace.ts";
 import { errorMessage } from "../core/errors.ts";
-import type { Logger } from "../core/logger.ts";
+import type { ThreadFile } from "../core/run-identity.ts";
+import { MAX_FILES_PER_MESSAGE } from "../files/intake/file-refs.ts";
 import type { RunRecord } from "../store/run-store.ts";
 import type { LoadedSession } from "../store/session-store.ts";
 import type { TakeRecord } from "./checkpoint-with-record.ts";
@@ -69,12 +71,13 @@ export async function beginRun(
   return { deps, budgetsSettled, kept: () => kept, timezone };
 }
 
-/** A new run: the thread's history, the message (with what it needs quoted before it), the loop. */
+/** A new run: the thread's history, the message (with what it needs quoted before it, and its files), the loop. */
 export async function runNewTurn(
-  s: Pick<WorkerDeps, "output">,
+  s: Pick<WorkerDeps, "output" | "readFiles">,
   turn: Turn,
   running: TurnRun,
   history: Promise<LoadedSession>,
+  signal: AbortSignal,
 ): Promise<TurnResult> {
   const { job, meta, run } = turn;
   const loaded = await history;
@@ -85,6 +88,7 @@ export async function runNewTurn(
     );
   else if (!loaded.found)
     run.log.info({ event: "note", note: "no stored history for this thread: starting fresh" }, "note");
+  const message = await userMessage(s, turn, loaded, signal);
   return runTurn(
     {
       run: {
@@ -97,9 +101,11 @@ export async function runNewTurn(
         ...(running.timezone ? { timezone: running.timezone } : {}),
         ...(meta.assistantThread ? { assistantThread: true } : {}),
         ...(meta.viewing ? { viewing: meta.viewing } : {}),
+        ...(message.files.length > 0 ? { files: message.files } : {}),
       },
       history: loaded.messages,
-      userMessage: await userMessage(s, turn, loaded, run.log),
+      userMessage: message.text,
+      ...(message.images.length > 0 ? { userImages: message.images } : {}),
     },
     running.deps,
   );
@@ -107,18 +113,22 @@ export async function runNewTurn(
 
 /**
  * The message as the model gets it: a first turn inside an existing thread quotes the thread's
- * earlier messages, and context Slack gave (already fenced as untrusted data) goes first.
+ * earlier messages, context Slack gave (already fenced as untrusted data) goes first, and the files
+ * shared with it (and earlier in the thread, on a first turn there) follow it, read and fenced.
+ * Files not read are told to the person in one notice.
  */
 async function userMessage(
-  s: Pick<WorkerDeps, "output">,
+  s: Pick<WorkerDeps, "output" | "readFiles">,
   turn: Turn,
   loaded: LoadedSession,
-  log: Logger,
-): Promise<string> {
-  const { job, meta } = turn;
+  signal: AbortSignal,
+): Promise<{ text: string; images: MessageImage[]; files: ThreadFile[] }> {
+  const { job, meta, run } = turn;
+  const log = run.log;
   let text = job.text;
+  let refs = meta.files ?? [];
   if (!loaded.found && meta.inThread) {
-    const quoted = await s.output
+    const context = await s.output
       .threadContext({
         channel: job.channelId,
         threadTs: job.threadTs,
@@ -126,9 +136,42 @@ async function userMessage(
         logger: log,
       })
       .catch((err: unknown) => log.warn({ err: errorMessage(err) }, "thread context unavailable"));
-    if (quoted) text = `${quoted}\n\n${job.text}`;
+    if (context?.quoted) text = `${context.quoted}\n\n${job.text}`;
+    if (context?.files.length)
+      refs = [...context.files.filter((f) => !refs.some((r) => r.id === f.id)), ...refs];
   }
-  return meta.untrustedContext ? `${meta.untrustedContext}\n\n${text}` : text;
+  if (meta.untrustedContext) text = `${meta.untrustedContext}\n\n${text}`;
+  if (refs.length === 0) return { text, images: [], files: [] };
+  if (!s.readFiles) {
+    log.warn({ files: refs.length }, "files shared with the turn, but this process reads none");
+    return {
+      text: `${text}\n\n[${refs.length} file(s) attached: files cannot be read here]`,
+      images: [],
+      files: [],
+    };
+  }
+  const read = await s.readFiles({
+    refs: refs.slice(-MAX_FILES_PER_MESSAGE),
+    run: {
+      runId: run.id,
+      sessionKey: job.sessionKey,
+      userId: job.userId,
+      teamId: job.teamId,
+      channelId: job.channelId,
+      threadTs: job.threadTs,
+    },
+    logger: log,
+    signal,
+  });
+  if (read.notices.length > 0)
+    await s.output
+      .postNotice(read.notices.join("\n"), replyTarget(turn))
+      .catch((err: unknown) => log.warn({ err: errorMessage(err) }, "file notice not posted"));
+  return {
+    text: read.text ? `${text}\n\n${read.text}` : text,
+    images: read.images,
+    files: read.files,
+  };
 }
 
 /** A run whose worker died: its open calls settled from the audit log, then on from its checkpoint. */
@@ -159,7 +202,7 @@ export async function landTurn(
   const { job, run } = turn;
   await turn.progress.close();
   await allLanded([
-    s.storage.sessions.save(job.sessionKey, result.messages),
+    s.storage.sessions.save(job.sessionKey, withoutImageData(result.messages)),
     run.recorder?.settled(),
     running.budgetsSettled?.(),
     result.status === "paused"

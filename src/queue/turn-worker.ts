@@ -28,7 +28,7 @@ export async function handleTurnJob(
       const running = await beginRun(s, turn, { reads: started, earlier, signal });
       const result = earlier
         ? await continueTurn(s, turn, running, earlier)
-        : await runNewTurn(s, turn, running, started.history);
+        : await runNewTurn(s, turn, running, started.history, signal);
       await landTurn(s, turn, running, result);
       // Stored: what is left only waits on Slack (in a busy channel, about a message a second), so
       // the next job starts now instead of behind this delivery.

@@ -1,6 +1,7 @@
 import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/logger.ts";
+import type { ReadTurnFiles } from "../files/intake/turn-files-reader.ts";
 import type { Storage } from "../storage.ts";
 import type { TurnOutput } from "./turn-output.ts";
 
@@ -14,4 +15,6 @@ export interface WorkerDeps {
   storage: Storage;
   runtime: AgentRuntime;
   output: TurnOutput;
+  /** Reads the files people shared with a turn; absent where none can be read (the CLI, tests). */
+  readFiles?: ReadTurnFiles;
 }

@@ -58,7 +58,10 @@ export function createEventRecorder(
       eventId,
       messageTs: request.ts,
       isDm: request.isDm,
-      meta: { inThread: request.inThread },
+      meta: {
+        inThread: request.inThread,
+        ...(request.files.length > 0 ? { files: request.files } : {}),
+      },
     };
     try {
       const claim = await lane.first(() =>

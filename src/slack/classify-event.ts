@@ -1,3 +1,5 @@
+import { fileRefsOf, type SlackFileRef } from "../files/intake/file-refs.ts";
+
 /** The fields of an `app_mention` or `message` event Hermes reads (Slack sends more). */
 export interface SlackMessageEvent {
   type: string;
@@ -10,6 +12,8 @@ export interface SlackMessageEvent {
   thread_ts?: string;
   channel?: string;
   team?: string;
+  /** Files shared with the message (Slack's file objects); read as references only (`fileRefsOf`). */
+  files?: unknown;
 }
 
 export interface TurnRequest {
@@ -24,6 +28,8 @@ export interface TurnRequest {
   /** True when the message is a reply inside an existing thread. */
   inThread: boolean;
   isDm: boolean;
+  /** Files shared with the message, by reference (where their bytes are, `files.info` says). */
+  files: SlackFileRef[];
 }
 
 // Subtypes that are a person writing; everything else (edits, deletions, joins, bots…) is ignored.
@@ -59,6 +65,7 @@ export function classifyEvent(
       threadTs: event.thread_ts ?? event.ts,
       inThread: event.thread_ts !== undefined && event.thread_ts !== event.ts,
       isDm,
+      files: fileRefsOf(event.files),
     },
   };
 }

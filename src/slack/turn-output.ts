@@ -7,6 +7,7 @@ import { createAssistantStatus } from "./assistant/assistant-status.ts";
 import { postAnswer, showPause, showResult, updateCard } from "./deliver-result.ts";
 import { interruptedNotice } from "./interrupted-notice.ts";
 import { createProgressText } from "./progress-text.ts";
+import { createSlackFiles } from "./slack-files.ts";
 import type { SlackOutput } from "./slack-output.ts";
 import { createStreamedAnswers, type StreamingSetting } from "./stream/streamed-answers.ts";
 import { threadContext } from "./thread-context.ts";
@@ -56,6 +57,18 @@ export function createSlackTurnOutput(o: {
       return streamed.statusLine({ ...o, recipient }, status);
     },
     requesterTimezone: async (userId) => (await s.slack.getUser(userId).catch(() => undefined))?.tz,
+    files: createSlackFiles({
+      client,
+      token: client.token ?? "",
+      ...(client.slackApiUrl ? { slackApiUrl: client.slackApiUrl } : {}),
+    }),
+    postNotice: async (text, target) => {
+      await s.client.chat.postMessage({
+        channel: target.channel,
+        thread_ts: target.threadTs,
+        text: escapeText(s.redactor.redactSecrets(text)),
+      });
+    },
     threadContext: (o) =>
       threadContext({
         client: s.client,
@@ -81,4 +94,9 @@ export function createSlackTurnOutput(o: {
       });
     },
   };
+}
+
+/** Plain text as Slack shows it: `&`, `<` and `>` escaped, so a file name cannot mention or link. */
+function escapeText(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 }

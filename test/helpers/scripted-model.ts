@@ -66,6 +66,12 @@ export class ScriptedModelServer {
   /** When false, a request asking for a stream still gets one JSON body (a server that cannot stream). */
   streams = true;
   /**
+   * `/v1/audio/transcriptions` (multipart): the transcript to answer for one upload, or undefined for
+   * a 404 (a server without speech-to-text). Each upload is kept in `transcriptions`.
+   */
+  transcribe: ((upload: { body: Buffer; contentType: string }) => string) | undefined;
+  readonly transcriptions: Array<{ body: Buffer; contentType: string }> = [];
+  /**
    * ms this server has held requests in all, each from its last byte read to its answer written:
    * the model's own time (its scripted delay as the timer actually fired, and building the answer).
    */
@@ -107,6 +113,18 @@ export class ScriptedModelServer {
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", async () => {
         const heldFrom = performance.now();
+        if ((req.url ?? "").endsWith("/audio/transcriptions")) {
+          const upload = { body: Buffer.concat(chunks), contentType: req.headers["content-type"] ?? "" };
+          this.transcriptions.push(upload);
+          const transcript = this.transcribe?.(upload);
+          res.writeHead(transcript === undefined ? 404 : 200, { "content-type": "application/json" });
+          res.end(
+            JSON.stringify(
+              transcript === undefined ? { error: { message: "no such route" } } : { text: transcript },
+            ),
+          );
+          return;
+        }
         const text = Buffer.concat(chunks).toString("utf8");
         const recorded: RecordedRequest = {
           path: req.url ?? "",

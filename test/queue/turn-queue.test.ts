@@ -68,7 +68,7 @@ describe.each(backends)("TurnQueue ($name)", (backend) => {
     const queue = backend.open(newQueueName());
     const runs: Run[] = [];
     await queue.process(async (job, context) => void runs.push({ job, context }));
-    const job = turnJob({ meta: { files: ["F1"] } });
+    const job = turnJob({ meta: { files: [{ id: "F0123ABCD", name: "error.png" }] } });
     const jobId = await queue.enqueue(job);
     await waitFor("the job to run", () => runs.length === 1);
     await sleep(100);

@@ -26,11 +26,23 @@ export const systemMessageSchema = z.object({
   summary: z.boolean().optional(),
 });
 
+/** An image shown to the model beside a message (a file someone shared, downscaled; base64). */
+export const messageImageSchema = z.object({
+  name: z.string(),
+  mime: z.string(),
+  data: z.string(),
+});
+
 export const userMessageSchema = z.object({
   role: z.literal("user"),
   content: z.string(),
   /** Who wrote it (a Slack user id): in a shared thread, others' messages are quoted as data. */
   author: z.string().optional(),
+  /**
+   * Images shared with the message, for a model that takes them. Kept for the run (a continued run
+   * shows them again); the thread's stored history keeps only their mention (`withoutImageData`).
+   */
+  images: z.array(messageImageSchema).optional(),
 });
 
 export const assistantMessageSchema = z.object({
@@ -59,6 +71,7 @@ export const chatMessageSchema = z.discriminatedUnion("role", [
 ]);
 
 export type SystemMessage = z.infer<typeof systemMessageSchema>;
+export type MessageImage = z.infer<typeof messageImageSchema>;
 export type UserMessage = z.infer<typeof userMessageSchema>;
 export type AssistantMessage = z.infer<typeof assistantMessageSchema>;
 export type ToolMessage = z.infer<typeof toolMessageSchema>;
@@ -85,4 +98,18 @@ export function addUsage(total: Usage, more: Partial<Usage>): Usage {
     totalTokens: total.totalTokens + (more.totalTokens ?? 0),
     requests: total.requests + (more.requests ?? 0),
   };
+}
+
+/**
+ * History as the thread keeps it between turns: images a message carried are dropped (the message
+ * still says a file was attached), so a thread's stored history does not grow by megabytes per
+ * screenshot. A later turn reads the text; the image was seen in its own turn.
+ */
+export function withoutImageData(messages: ChatMessage[]): ChatMessage[] {
+  if (!messages.some((m) => m.role === "user" && m.images)) return messages;
+  return messages.map((m) => {
+    if (m.role !== "user" || !m.images) return m;
+    const { images: _images, ...rest } = m;
+    return rest;
+  });
 }

@@ -91,10 +91,17 @@ const bySpecs = new WeakMap<object, number>();
  * others). Cached per message object, so a step re-counts only what is new, and long contents by
  * text, so a turn does not re-count the history it loaded.
  */
+/**
+ * What one image costs in context, as an estimate: OpenAI's high-detail pricing of a picture scaled to
+ * fit 2048 px is at most about 1,100 tokens; other servers count similar orders of magnitude.
+ */
+export const IMAGE_TOKENS = 1_100;
+
 export function messageTokens(m: ChatMessage): number {
   const cached = byMessage.get(m);
   if (cached !== undefined) return cached;
   let n = MESSAGE_OVERHEAD + countTokensCached(m.content ?? "");
+  if (m.role === "user" && m.images) n += m.images.length * IMAGE_TOKENS;
   if (m.role === "assistant" && m.toolCalls) {
     for (const c of m.toolCalls) n += MESSAGE_OVERHEAD + countTokens(c.name) + countTokensCached(c.arguments);
   }
@@ -130,6 +137,7 @@ export function historyTokensUpperBound(messages: readonly ChatMessage[]): numbe
       continue;
     }
     n += MESSAGE_OVERHEAD + Buffer.byteLength(m.content ?? "");
+    if (m.role === "user" && m.images) n += m.images.length * IMAGE_TOKENS;
     if (m.role === "assistant" && m.toolCalls) {
       for (const c of m.toolCalls)
         n += MESSAGE_OVERHEAD + Buffer.byteLength(c.name) + Buffer.byteLength(c.arguments);

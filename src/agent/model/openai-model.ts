@@ -250,7 +250,21 @@ export function toOpenAIMessages(messages: ChatMessage[]): ChatCompletionMessage
   const out: ChatCompletionMessageParam[] =
     system.length > 0 ? [{ role: "system", content: system.join("\n\n") }] : [];
   for (const m of messages) {
-    if (m.role === "user") out.push({ role: "user", content: m.content });
+    if (m.role === "user")
+      out.push(
+        m.images && m.images.length > 0
+          ? {
+              role: "user",
+              content: [
+                { type: "text", text: m.content },
+                ...m.images.map((i) => ({
+                  type: "image_url" as const,
+                  image_url: { url: `data:${i.mime};base64,${i.data}` },
+                })),
+              ],
+            }
+          : { role: "user", content: m.content },
+      );
     else if (m.role === "tool") out.push({ role: "tool", tool_call_id: m.toolCallId, content: m.content });
     else if (m.role === "assistant") {
       out.push(

@@ -25,7 +25,7 @@ export { DEFAULT_LIMITS } from "./runtime-types.ts";
 /** Runs one user turn: model → tool calls → policy → execute → … until an answer, a pause or a limit. */
 export async function runTurn(input: TurnInput, deps: DurableDeps): Promise<TurnResult> {
   const run: RunIdentity = { ...input.run, runId: input.run.runId ?? randomUUID() };
-  const state = RunState.start(run, input.history, input.userMessage);
+  const state = RunState.start(run, input.history, input.userMessage, input.userImages);
   const tracer = createTracer({
     logger: deps.logger,
     runId: run.runId,

@@ -1,7 +1,7 @@
 import type { Logger } from "../../core/logger.ts";
 import type { RunIdentity } from "../../core/run-identity.ts";
 import type { ToolRegistry } from "../../tools/registry.ts";
-import type { ChatMessage, Usage } from "../context/messages.ts";
+import type { ChatMessage, MessageImage, Usage } from "../context/messages.ts";
 import type { ChatModel } from "../model/chat-model.ts";
 import type { PolicyHook, ToolEventSink } from "./policy-hook.ts";
 import type { Checkpoint, FallbackSwitch, RunSnapshot } from "./snapshot.ts";
@@ -50,6 +50,8 @@ export interface TurnInput {
   /** The thread's history so far (as a previous TurnResult returned it). */
   history: ChatMessage[];
   userMessage: string;
+  /** Images shared with the message, for a model that takes them. */
+  userImages?: MessageImage[];
 }
 
 export type TurnStatus = "completed" | "paused" | "stopped" | "failed";

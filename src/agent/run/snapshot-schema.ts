@@ -19,6 +19,18 @@ const runIdentitySchema: z.ZodType<RunIdentity> = z.object({
   timezone: z.string().optional(),
   assistantThread: z.boolean().optional(),
   viewing: z.object({ channelId: z.string(), teamId: z.string().optional() }).optional(),
+  files: z
+    .array(
+      z.object({
+        id: z.string(),
+        name: z.string(),
+        mime: z.string(),
+        size: z.number(),
+        sha256: z.string(),
+        permalink: z.string().optional(),
+      }),
+    )
+    .optional(),
 });
 
 const pendingCallSchema: z.ZodType<PendingCall> = z.object({

@@ -1,6 +1,13 @@
 import { randomUUID } from "node:crypto";
 import type { RunIdentity } from "../../core/run-identity.ts";
-import type { AssistantMessage, ChatMessage, ToolCall, ToolMessage, Usage } from "../context/messages.ts";
+import type {
+  AssistantMessage,
+  ChatMessage,
+  MessageImage,
+  ToolCall,
+  ToolMessage,
+  Usage,
+} from "../context/messages.ts";
 import { addUsage, emptyUsage } from "../context/messages.ts";
 import { sanitizeHistory } from "../context/sanitize-history.ts";
 import type { CallOutcome } from "./call-tools.ts";
@@ -46,10 +53,17 @@ export class RunState {
   }
 
   /** A new turn: the thread's history and the user's message. */
-  static start(run: RunIdentity, history: ChatMessage[], userMessage: string): RunState {
+  static start(
+    run: RunIdentity,
+    history: ChatMessage[],
+    userMessage: string,
+    images?: MessageImage[],
+  ): RunState {
+    const message: ChatMessage = { role: "user", content: userMessage, author: run.userId };
+    if (images && images.length > 0) message.images = images;
     return new RunState({
       run,
-      messages: [...history, { role: "user", content: userMessage, author: run.userId }],
+      messages: [...history, message],
       step: 0,
       usage: emptyUsage(),
       modelCalls: 0,

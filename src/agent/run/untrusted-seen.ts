@@ -14,6 +14,8 @@ export function hasSeenUntrusted(messages: readonly ChatMessage[], requesterId: 
     if (m.role !== "user") continue;
     if (m.author !== undefined && m.author !== requesterId) return true;
     if (m.content.includes("<untrusted")) return true;
+    // What an image shows (a screenshot's text) came from outside the prompt too.
+    if (m.images && m.images.length > 0) return true;
   }
   return false;
 }

@@ -1,5 +1,14 @@
 import type { AuditLog } from "../../store/audit.ts";
-import type { TurnFilesRun } from "./read-turn-files.ts";
+
+/** The turn whose files are read: who asked, where, in which run. */
+export interface TurnFilesRun {
+  runId: string;
+  sessionKey: string;
+  userId: string;
+  teamId?: string;
+  channelId: string;
+  threadTs: string;
+}
 
 /** The audit rows of a turn's files: each read, and each refusal with the sentence the person got. */
 export interface FileAudit {

@@ -6,7 +6,7 @@ import { defuseFenceTags } from "../../tools/memory/fence-memories.ts";
 import type { ResultStore } from "../../tools/result-store.ts";
 import type { FileLimits } from "../file-limits.ts";
 import type { FileReading } from "../read-file.ts";
-import type { FileAudit } from "./file-audit.ts";
+import type { FileAudit, TurnFilesRun } from "./file-audit.ts";
 import type { SlackFileRef } from "./file-refs.ts";
 import { SlackFileError, type SlackFiles, slackFileSentence } from "./slack-files.ts";
 
@@ -37,15 +37,6 @@ export interface TurnFilesDeps {
   redactText(text: string): string;
 }
 
-export interface TurnFilesRun {
-  runId: string;
-  sessionKey: string;
-  userId: string;
-  teamId?: string;
-  channelId: string;
-  threadTs: string;
-}
-
 /** Characters of all files' text that go into the message; the rest is paged with `fetch_result`. */
 export const TURN_TEXT_CHARS = 16_000;
 const MIN_FILE_CHARS = 2_000;
@@ -57,6 +48,8 @@ const MIN_FILE_CHARS = 2_000;
  * refusal is an audit row; every file not read is a sentence for the person. Nothing throws: a file
  * that fails is told, and the turn goes on with the others.
  */
+export type { TurnFilesRun };
+
 export async function readTurnFiles(
   deps: TurnFilesDeps,
   o: { refs: SlackFileRef[]; run: TurnFilesRun; logger: Logger; signal: AbortSignal },

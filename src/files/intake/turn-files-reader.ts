@@ -1,8 +1,8 @@
+import { createHash } from "node:crypto";
 import type { Logger } from "../../core/logger.ts";
 import type { AuditLog } from "../../store/audit.ts";
 import type { ResultStore } from "../../tools/result-store.ts";
 import type { FileLimits } from "../file-limits.ts";
-import { readFile, sha256Hex } from "../read-file.ts";
 import { refuseBySize } from "../refuse-by-size.ts";
 import { createFileAudit } from "./file-audit.ts";
 import type { SlackFileRef } from "./file-refs.ts";
@@ -16,6 +16,16 @@ export type ReadTurnFiles = (o: {
   logger: Logger;
   signal: AbortSignal;
 }) => Promise<TurnFiles>;
+
+/**
+ * The readers (file-type, the parse pool, sharp) load with the first file a process reads, not at
+ * start: most processes never read one, and they cost tens of MB.
+ */
+let loaded: Promise<typeof import("../read-file.ts")> | undefined;
+const readers = () => {
+  loaded ??= import("../read-file.ts");
+  return loaded;
+};
 
 /** The file reader a worker uses: Slack's side, the audit log, the result store and the limits, wired once. */
 export function createTurnFilesReader(o: {
@@ -34,9 +44,9 @@ export function createTurnFilesReader(o: {
     audit,
     results: o.results,
     limits: o.limits,
-    read: (bytes: Uint8Array, meta: { name: string; declaredMime?: string }) =>
-      readFile(bytes, meta, o.limits),
-    sha256: sha256Hex,
+    read: async (bytes: Uint8Array, meta: { name: string; declaredMime?: string }) =>
+      (await readers()).readFile(bytes, meta, o.limits),
+    sha256: (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex"),
     refuseBySize: (size: number, name: string) => refuseBySize(size, name, o.limits),
     imagesAccepted: o.imagesAccepted,
     redactText: o.redactText,

@@ -1,15 +1,7 @@
 import { imagesText, streamedCallsText, streamingText } from "./capability-findings.ts";
 import { markupFindings } from "./markup-findings.ts";
-import type { ModelCheckResult, ToolProbeOutcome } from "./types.ts";
+import type { Finding, ModelCheckResult, ToolProbeOutcome } from "./types.ts";
 import { verdictLine } from "./verdict.ts";
-
-/** One line of the report: what was looked at, and what was found. */
-export interface Finding {
-  label: string;
-  text: string;
-  /** The model's own words, verbatim (one line, cut): shown as code, never as formatting. */
-  raw?: boolean;
-}
 
 /**
  * The report as labelled findings, in the order they were probed; the CLI prints them as lines and

@@ -1,6 +1,5 @@
-import type { Finding } from "./findings.ts";
 import { parserFor } from "./parser-hints.ts";
-import type { ModelCheckResult } from "./types.ts";
+import type { Finding, ModelCheckResult } from "./types.ts";
 
 /**
  * What the server's chat template and the model's own words say about a syntax Hermes could not

@@ -156,3 +156,11 @@ export interface ModelCheckResult {
   verdict: Verdict;
   durationMs: number;
 }
+
+/** One line of the report: what was looked at, and what was found. */
+export interface Finding {
+  label: string;
+  text: string;
+  /** The model's own words, verbatim (one line, cut): shown as code, never as formatting. */
+  raw?: boolean;
+}

@@ -123,6 +123,23 @@ describe("files shared with Hermes", () => {
     ]);
   });
 
+  it("a file in a DM with Hermes is read like one in a channel", async () => {
+    model.enqueue(answer("Read your DM file."));
+    const said = await t.sender.userSays({
+      user: DEMO.user,
+      channel: DEMO.dmUser,
+      text: "",
+      files: [{ name: "dm-notes.csv", bytes: await fixture("sample.csv") }],
+    });
+    await waitFor(
+      () => botReplies(t, DEMO.dmUser, said.message.ts).some((m) => /Read your DM file/.test(messageText(m))),
+      60_000,
+      "the DM answer",
+    );
+    expect(lastUser(model.requests[0]!).text).toContain("Laptop won't boot");
+    expect((await auditOf("file.read")).at(-1)!.args).toMatchObject({ name: "dm-notes.csv" });
+  });
+
   it("a long file goes in part, and the model pages through the rest with fetch_result", async () => {
     const rows = Array.from({ length: 1500 }, (_, i) => `${i + 1},Ticket number ${i + 1} about the VPN,open`);
     const csv = Buffer.from(`id,title,status\n${rows.join("\n")}\n`);

@@ -5,7 +5,7 @@ import { type FileLimits, fileLimits } from "./file-limits.ts";
 import { extensionOf } from "./file-name.ts";
 import { refusals } from "./file-refusals.ts";
 import { type ParseOutcome, parseOffThread } from "./parse-off-thread.ts";
-import { readImage } from "./read-image.ts";
+import { type ImageReading, readImage } from "./read-image.ts";
 import { refuseBySize } from "./refuse-by-size.ts";
 import { type DocumentFormat, sniffFileType } from "./sniff-file-type.ts";
 import { wavSeconds } from "./wav-duration.ts";
@@ -27,15 +27,7 @@ export type FileReading =
       /** What was read, for a person: "3 pages", "2 sheets, 120 rows". */
       detail?: string;
     }
-  | {
-      kind: "image";
-      mime: "image/png" | "image/jpeg" | "image/webp";
-      data: Buffer;
-      width: number;
-      height: number;
-      originalWidth: number;
-      originalHeight: number;
-    }
+  | ImageReading
   | { kind: "audio"; mime: string; data: Buffer; seconds?: number }
   | {
       kind: "refused";

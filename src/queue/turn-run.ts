@@ -79,7 +79,7 @@ export async function runNewTurn(
   history: Promise<LoadedSession>,
   signal: AbortSignal,
 ): Promise<TurnResult> {
-  const { job, meta, run } = turn;
+  const { meta, run } = turn;
   const loaded = await history;
   if (loaded.unreadable)
     run.log.warn(
@@ -92,12 +92,7 @@ export async function runNewTurn(
   return runTurn(
     {
       run: {
-        runId: run.id,
-        sessionKey: job.sessionKey,
-        userId: job.userId,
-        teamId: job.teamId,
-        channelId: job.channelId,
-        threadTs: job.threadTs,
+        ...whereAndWho(turn),
         ...(running.timezone ? { timezone: running.timezone } : {}),
         ...(meta.assistantThread ? { assistantThread: true } : {}),
         ...(meta.viewing ? { viewing: meta.viewing } : {}),
@@ -152,14 +147,7 @@ async function userMessage(
   }
   const read = await s.readFiles({
     refs: refs.slice(-MAX_FILES_PER_MESSAGE),
-    run: {
-      runId: run.id,
-      sessionKey: job.sessionKey,
-      userId: job.userId,
-      teamId: job.teamId,
-      channelId: job.channelId,
-      threadTs: job.threadTs,
-    },
+    run: whereAndWho(turn),
     logger: log,
     signal,
   });
@@ -171,6 +159,18 @@ async function userMessage(
     text: read.text ? `${text}\n\n${read.text}` : text,
     images: read.images,
     files: read.files,
+  };
+}
+
+/** Who runs the turn's run, and where: its id, the thread's session, requester, team, channel and thread. */
+function whereAndWho({ job, run }: Turn) {
+  return {
+    runId: run.id,
+    sessionKey: job.sessionKey,
+    userId: job.userId,
+    teamId: job.teamId,
+    channelId: job.channelId,
+    threadTs: job.threadTs,
   };
 }
 

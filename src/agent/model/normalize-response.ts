@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { argumentPreview, MAX_ARGUMENT_CHARS, MAX_JSON_DEPTH, valueTooDeep } from "../../core/json-limits.ts";
+import { bareToolName, toolNameKey } from "../../tools/tool-names.ts";
 import type { ToolCall } from "../context/messages.ts";
 import type { FinishReason } from "./chat-model.ts";
 import { reasoningField, splitReasoning } from "./reasoning.ts";
@@ -148,6 +149,23 @@ export function normalizeAssistantMessage(
     // Native calls whose argument text stops mid-value: the whole step is asked again.
     calls.length = 0;
     repairs.push("cut_off_native_call");
+  } else {
+    // A server that parsed only the first call leaves the others as text beside it: they run too,
+    // after the native ones, and a text call that repeats a native one runs once.
+    const more = recoverToolCalls(content, ctx);
+    if (more.calls.length > 0 && more.calls.every((c) => c.complete)) {
+      const native = calls.map(callKey);
+      for (const c of more.calls) {
+        const key = callKey({ name: c.name, arguments: c.arguments });
+        const same = native.indexOf(key);
+        if (same >= 0) native[same] = "";
+        else push(undefined, c.name, c.arguments);
+      }
+      content = more.prose;
+      textFormat = more.format;
+      textCallsFrom = "content";
+      repairs.push("text_calls_beside_native");
+    }
   }
   if (!unrecovered && mayBeHarmony(content)) {
     // gpt-oss without the server's harmony parsing: the analysis channel is reasoning, the final
@@ -183,6 +201,26 @@ export function normalizeAssistantMessage(
     ...(textFormat ? { textFormat, textCallsFrom } : {}),
     ...(unrecovered ? { unrecovered } : {}),
   };
+}
+
+/** A call's identity for spotting one written twice: its bare name and its arguments, keys sorted. */
+function callKey(call: { name: string; arguments: unknown }): string {
+  let args = call.arguments;
+  if (typeof args === "string") {
+    try {
+      args = JSON.parse(args.trim() === "" ? "{}" : args);
+    } catch {
+      // Compared as written.
+    }
+  }
+  return `${toolNameKey(bareToolName(call.name))}\u0000${stableJson(args)}`;
+}
+
+function stableJson(value: unknown, depth = 0): string {
+  if (depth > 32 || value === null || typeof value !== "object") return JSON.stringify(value) ?? "";
+  if (Array.isArray(value)) return `[${value.map((v) => stableJson(v, depth + 1)).join(",")}]`;
+  const entries = Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v, depth + 1)}`).join(",")}}`;
 }
 
 /**

@@ -85,6 +85,8 @@ function parseDeepseek(text: string): FormatMatch | undefined {
       // V3 writes the type first and the name on the line after the separator.
       const nameEnd = endOfName(text, argsStart, limit);
       const written = text.slice(argsStart, nameEnd).trim();
+      // Markup where the name goes (Step-3's `<steptml:invoke name="x">`): another family's call.
+      if (written.startsWith("<")) return undefined;
       if (written !== "") {
         name = written;
         argsStart = nameEnd;

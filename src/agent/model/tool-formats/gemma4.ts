@@ -33,14 +33,31 @@ export const gemma4Format: ToolFormat = {
   id: "gemma4",
   family: "Gemma 4 <|tool_call>call:name{…}<tool_call|>",
   detect(text) {
-    return text.includes(OPEN) || text.includes(CALL);
+    return text.includes(OPEN) || text.includes(CALL) || text.includes(FUNCTION_GEMMA.open);
   },
   parse(text, ctx) {
+    if (text.includes(FUNCTION_GEMMA.open)) return parseFunctionGemma(text, ctx);
     const thoughts = thoughtSpans(text);
     if (text.includes(OPEN)) return parseMarked(text, thoughts);
     return parseBare(text, thoughts, ctx);
   },
 };
+
+/** FunctionGemma writes the same calls with its own tokens: `<start_function_call>`, `<escape>` quotes. */
+const FUNCTION_GEMMA = { open: "<start_function_call>", close: "<end_function_call>", quote: "<escape>" };
+
+/**
+ * FunctionGemma: `<start_function_call>call:get_weather{city:<escape>Paris<escape>}<end_function_call>`,
+ * read as Gemma 4 once its tokens are spelled as Gemma 4's (the same grammar, other token names).
+ */
+function parseFunctionGemma(text: string, ctx: ToolFormatContext): FormatMatch | undefined {
+  const spelled = text
+    .replaceAll(FUNCTION_GEMMA.open, OPEN)
+    .replaceAll(FUNCTION_GEMMA.close, CLOSERS[0]!)
+    .replaceAll(FUNCTION_GEMMA.quote, '<|"|>');
+  const match = gemma4Format.parse(spelled, ctx);
+  return match && { ...match, prose: match.prose.replaceAll('<|"|>', FUNCTION_GEMMA.quote) };
+}
 
 interface CallsRead {
   calls: ParsedCall[];

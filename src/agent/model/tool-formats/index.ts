@@ -3,8 +3,10 @@
  * same marker, e.g. `<tool_call>`), the order below decides (the JSON body of `<tool_call>` before the XML
  * bodies of Qwen3-Coder and GLM: the JSON reader declines XML bodies). Formats without a marker of their
  * own (bare JSON, bare pythonic lists, fenced JSON) claim only a whole message whose names are
- * offered tools. See docs/model-formats.md.
+ * offered tools. When none reads a call, the schema-guided reader is tried last: call-like markup naming
+ * an offered tool with arguments that fit its schema. See docs/model-formats.md.
  */
+import { callSiteFinder } from "./call-sites.ts";
 import { deepseekFormat } from "./deepseek.ts";
 import { deepseekDsmlFormat } from "./deepseek-dsml.ts";
 import { gemmaFormat } from "./gemma.ts";
@@ -24,6 +26,7 @@ import { phi4MiniFormat } from "./phi4-mini.ts";
 import { pythonicFormat } from "./pythonic.ts";
 import { qwen3CoderXmlFormat } from "./qwen3-coder-xml.ts";
 import { type OrderedFormat, type Recovered, recoverWith } from "./recover.ts";
+import { schemaGuidedFormat } from "./schema-guided.ts";
 import { tgiFormat } from "./tgi.ts";
 import { toolCallsTagFormat } from "./tool-calls-tag.ts";
 import type { ToolFormat, ToolFormatContext } from "./types.ts";
@@ -49,7 +52,8 @@ export const ORDERED_FORMATS: readonly OrderedFormat[] = [
   // Hermes 2/3, Qwen 2.5/3, Granite 3.1+: <tool_call>{json}</tool_call>
   marked(hermesJsonFormat, "<tool_call>"),
   // Qwen3-Coder / Qwen3.5: <function=x><parameter=k>v</parameter>
-  marked(qwen3CoderXmlFormat, "<tool_call>", "<function="),
+  // Seed-OSS: the same inside <seed:tool_call>
+  marked(qwen3CoderXmlFormat, "<tool_call>", "<function=", "<seed:tool_call>"),
   // GLM-4.5 / 4.6 / 4.7: <tool_call>x<arg_key>k</arg_key><arg_value>v</arg_value>
   marked(glm45Format, "<tool_call>"),
   // Granite 3.0: <|tool_call|>[…]; granite-20b-fc: <function_call> {…}
@@ -65,7 +69,8 @@ export const ORDERED_FORMATS: readonly OrderedFormat[] = [
   // Phi-4-mini, FireFunction v2: functools[…]
   marked(phi4MiniFormat, "functools["),
   // Gemma 4: <|tool_call>call:name{k:<|"|>v<|"|>}<tool_call|>
-  marked(gemma4Format, "<|tool_call>", "call:"),
+  // FunctionGemma: <start_function_call>call:name{k:<escape>v<escape>}<end_function_call>
+  marked(gemma4Format, "<|tool_call>", "call:", "<start_function_call>"),
   // Gemma 2/3: ```tool_code\nname(k=v)\n```
   marked(gemmaFormat, "```tool_code"),
   // Llama 3.2 / 4, LFM2: [name(k=v), …] (bare: a whole message of offered tools)
@@ -78,6 +83,13 @@ export const ORDERED_FORMATS: readonly OrderedFormat[] = [
   marked(xlamFormat), // xLAM: [{"name":…,"arguments":…}] bare or fenced
 ];
 
+/** Tried only when no format above reads a call (and on the text they leave over). */
+export const FALLBACK_FORMAT = {
+  format: schemaGuidedFormat,
+  markers: [],
+  firstAt: (text: string) => callSiteFinder(text)(0)?.start ?? text.length,
+};
+
 /**
  * Markers that show the model tried to write a call. When one is present and no format read a call,
  * the reply is "unrecovered": asked again, never shown to the user as an answer.
@@ -86,7 +98,9 @@ export const CALL_MARKERS: readonly string[] = [
   "<tool_call>",
   "<|tool_call|>",
   "<|tool_call>",
+  "<start_function_call>",
   "<function=",
+  "<seed:tool_call>",
   "<arg_key>",
   "<minimax:tool_call>",
   "<tool_calls>",
@@ -108,7 +122,7 @@ export const CALL_MARKERS: readonly string[] = [
 
 /** The calls written as text in `text`, in whichever known family's syntax, and the prose around them. */
 export function recoverToolCalls(text: string, ctx: ToolFormatContext): Recovered {
-  return recoverWith(ORDERED_FORMATS, CALL_MARKERS, text, ctx);
+  return recoverWith(ORDERED_FORMATS, CALL_MARKERS, text, ctx, FALLBACK_FORMAT);
 }
 
 export type { Recovered } from "./recover.ts";

@@ -1,5 +1,6 @@
 import { bareToolName } from "../../../tools/tool-names.ts";
 import { maskQuotedCode, restoreInValue } from "../code-regions.ts";
+import { leadsIn } from "./leads-in.ts";
 import type { ParsedCall, ToolFormat, ToolFormatContext } from "./types.ts";
 
 export interface Recovered {
@@ -21,25 +22,76 @@ export interface OrderedFormat {
   markers: readonly string[];
 }
 
+/** What one pass over a text found: calls in one format, or only an answer a format unwrapped. */
+type Pass =
+  | { kind: "calls"; format: ToolFormat; calls: ParsedCall[]; prose: string; at: number }
+  | { kind: "answer"; prose: string };
+
+/** Passes after the first: the text left over may hold calls in another family's syntax. */
+const MAX_MIXED_FORMATS = 4;
+
 /**
  * Reads the calls written as text in one message.
- * - Code that quotes call syntax (inline spans, fenced blocks) is masked first: quoted is not called.
+ * - Text that quotes call syntax (code spans and fences, blockquotes, examples) is masked first:
+ *   quoted is not called (see code-regions.ts).
  * - Of the formats whose `detect` fires, the one whose marker comes first in the text is tried first
  *   (list order breaks ties), so a call quoted inside another call's arguments never wins over the
  *   call that quotes it; formats without a marker start at the first character (they only claim a
  *   whole message). The first that yields calls wins; its remaining text is the prose.
- * - When none does but a call marker starts a line, the model tried to call a tool in a form nobody
- *   reads: `unrecovered` (the loop asks again instead of showing markup). A marker in the middle of a
- *   sentence is just a mention.
+ * - `fallback` (the schema-guided reader) is tried only when no format yields calls.
+ * - The prose left over is read again by the formats not used yet: a message with call blocks in
+ *   several syntaxes runs each, read by its own reader, ordered by where each format's calls start.
+ * - When nothing yields calls but a call marker starts a line, the model tried to call a tool in a
+ *   form nobody reads: `unrecovered` (the loop asks again instead of showing markup). A marker in the
+ *   middle of a sentence is just a mention.
  */
 export function recoverWith(
   formats: readonly OrderedFormat[],
   allMarkers: readonly string[],
   written: string,
   ctx: ToolFormatContext,
+  fallback?: OrderedFormat & { firstAt(text: string): number },
 ): Recovered {
   const masked = maskQuotedCode(written, allMarkers);
   const text = masked.text;
+  const first = readOnce(formats, text, ctx, fallback);
+  if (first?.kind !== "calls") {
+    if (first) return { calls: [], prose: masked.restore(first.prose) };
+    const marker = allMarkers.find((m) => startsALine(text, m));
+    return { calls: [], prose: written, ...(marker ? { unrecovered: marker } : {}) };
+  }
+  const groups = [{ at: first.at, format: first.format.id, calls: first.calls }];
+  const used = new Set([first.format]);
+  let prose = first.prose;
+  for (let round = 1; round < MAX_MIXED_FORMATS && prose !== ""; round++) {
+    const rest = formats.filter((f) => !used.has(f.format));
+    const more = readOnce(rest, prose, ctx, fallback && !used.has(fallback.format) ? fallback : undefined);
+    // Only whole calls count in what is left over: a cut-off piece of markup there is no call.
+    if (more?.kind !== "calls" || more.calls.some((c) => !c.complete)) break;
+    used.add(more.format);
+    const own = formats.find((f) => f.format === more.format);
+    const at = own
+      ? firstMarker(text, own.markers, firstNonSpace(text))
+      : (fallback?.firstAt(text) ?? text.length);
+    groups.push({ at, format: more.format.id, calls: more.calls });
+    prose = more.prose;
+  }
+  groups.sort((a, b) => a.at - b.at);
+  const calls = groups.flatMap((g) => g.calls);
+  return {
+    format: groups.map((g) => g.format).join("+"),
+    calls: masked.regions === 0 ? calls : calls.map((c) => restoreCall(c, masked.restore)),
+    prose: masked.restore(prose),
+  };
+}
+
+/** The first format (in marker order) that yields calls in `text`, else the fallback's calls. */
+function readOnce(
+  formats: readonly OrderedFormat[],
+  text: string,
+  ctx: ToolFormatContext,
+  fallback: (OrderedFormat & { firstAt(text: string): number }) | undefined,
+): Pass | undefined {
   const start = firstNonSpace(text);
   const candidates = formats
     .filter((f) => f.format.detect(text))
@@ -58,35 +110,33 @@ export function recoverWith(
       // A "name" that is no name (`create_ticket(title=VPN`, a sentence) means the text only looked
       // like this format: it is not a call, whatever else reads it.
       if (!match.calls.every((c) => plausibleName(c.name))) continue;
-      const calls =
-        masked.regions === 0
-          ? match.calls
-          : match.calls.map((c) => ({
-              ...c,
-              arguments:
-                typeof c.arguments === "string"
-                  ? masked.restore(c.arguments)
-                  : (restoreInValue(c.arguments, masked.restore) as Record<string, unknown>),
-            }));
-      return { format: format.id, calls, prose: masked.restore(match.prose) };
+      return { kind: "calls", format, calls: match.calls, prose: match.prose, at };
     }
-    if (match.prose !== text.trim()) answerOnly ??= masked.restore(match.prose);
+    if (match.prose !== text.trim()) answerOnly ??= match.prose;
   }
-  if (answerOnly !== undefined) return { calls: [], prose: answerOnly };
-  const marker = allMarkers.find((m) => startsALine(text, m));
-  return { calls: [], prose: written, ...(marker ? { unrecovered: marker } : {}) };
+  if (fallback?.format.detect(text)) {
+    const match = fallback.format.parse(text, ctx);
+    if (match && match.calls.length > 0 && match.calls.every((c) => plausibleName(c.name))) {
+      return {
+        kind: "calls",
+        format: fallback.format,
+        calls: match.calls,
+        prose: match.prose,
+        at: text.length,
+      };
+    }
+  }
+  return answerOnly === undefined ? undefined : { kind: "answer", prose: answerOnly };
 }
 
-/**
- * Whether a call starting at `at` stands where models write calls: at the start of the text or of a
- * line, after the end of a sentence (`.`, `!`, `?`) or after a tag or token (`>`, `]`, `)`, `|`, `｜`).
- * Special tokens (`<|…|>`, `<｜…｜>`) are never prose, so they stand anywhere.
- */
-function leadsIn(text: string, at: number): boolean {
-  if (text.startsWith("<|", at) || text.startsWith("<｜", at)) return true;
-  let i = at - 1;
-  while (i >= 0 && (text[i] === " " || text[i] === "\t")) i--;
-  return i < 0 || ".!?>])|｜\n\r<".includes(text[i]!);
+function restoreCall(c: ParsedCall, restore: (s: string) => string): ParsedCall {
+  return {
+    ...c,
+    arguments:
+      typeof c.arguments === "string"
+        ? restore(c.arguments)
+        : (restoreInValue(c.arguments, restore) as Record<string, unknown>),
+  };
 }
 
 /** Where the format's first marker is (its bare form, when it has none or none is present, starts the text). */

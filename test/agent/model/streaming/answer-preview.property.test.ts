@@ -10,6 +10,8 @@ import { createAnswerPreview } from "../../../../src/agent/model/streaming/answe
 
 const MARKERS = [
   "<",
+  ">",
+  "Action:",
   "[",
   "{",
   "`",

@@ -186,3 +186,22 @@ describe("gemma4Format (Gemma 4 native calls)", () => {
     expect(open?.calls[0]?.complete).toBe(false);
   });
 });
+
+describe("gemma4Format reading FunctionGemma's tokens", () => {
+  it("reads <start_function_call>call:x{k:<escape>v<escape>}<end_function_call>, several, with prose", () => {
+    const m = read(
+      gemma4Format,
+      "Checking.<start_function_call>call:get_weather{city:<escape>Paris, FR<escape>,days:3}<end_function_call><start_function_call>call:get_time{}<end_function_call>",
+    );
+    expect(m?.calls.map((c) => [c.name, argsOf(c.arguments), c.complete])).toEqual([
+      ["get_weather", { city: "Paris, FR", days: 3 }, true],
+      ["get_time", {}, true],
+    ]);
+    expect(m?.prose).toBe("Checking.");
+  });
+
+  it("a call cut off inside its braces is incomplete", () => {
+    const m = read(gemma4Format, "<start_function_call>call:get_weather{city:<escape>Par");
+    expect(m?.calls.map((c) => c.complete)).toEqual([false]);
+  });
+});

@@ -85,10 +85,10 @@ export function retryAfterSeconds(err: unknown): number | undefined {
 
 /**
  * One queue of Web API calls per rate budget (method, and channel where Slack counts per channel),
- * each paced by a token bucket. Deliver calls use Slack's burst allowance: beyond the bucket's
- * tokens they go one at a time, each once the last is answered, while Slack accepts them; the first
- * 429 pauses the budget for its Retry-After and from then on the bucket paces it, until the budget is
- * idle and full again and is forgotten. Progress calls only ever use the bucket's tokens: a cosmetic
+ * each paced by a token bucket. Deliver calls of a budget whose pace says `probe` (a channel's posts)
+ * use Slack's burst allowance: beyond the bucket's tokens they go one at a time, each once the last is
+ * answered, while Slack accepts them; the first 429 pauses the budget for its Retry-After and from
+ * then on the bucket paces it, until the budget is idle and full again and is forgotten. Progress calls only ever use the bucket's tokens: a cosmetic
  * update never provokes a 429. Budgets are independent: a 429 pauses only the budget it came from,
  * never calls to other channels or methods (the stock WebClient pauses its whole queue). Work per call
  * is constant; idle budgets with full buckets and nothing in flight are forgotten.
@@ -196,7 +196,11 @@ export class CallScheduler {
     for (;;) {
       if (b.deliver.length > 0) {
         // Beyond the bucket while Slack has not pushed back: one at a time, so a 429 keeps the order.
-        const beyond = !b.pushedBack && b.inFlight === 0 && b.bucket.pausedUntil(now) === undefined;
+        const beyond =
+          b.bucket.pace.probe === true &&
+          !b.pushedBack &&
+          b.inFlight === 0 &&
+          b.bucket.pausedUntil(now) === undefined;
         if (!b.bucket.tryTake(now) && !beyond) break;
         this.start(key, b, b.deliver.shift()!);
       } else if (b.progress.size > 0) {

@@ -3,14 +3,20 @@
  * (https://api.slack.com/docs/rate-limits). Limits apply per method per app per workspace; tiers give
  * the minimum per-minute rate ("1+", "20+", "50+", "100+"). `chat.postMessage` is special: about one
  * message per second per channel, short bursts tolerated. Slack publishes no burst sizes: the bursts
- * here are small on purpose, what Hermes sends at once without asking; beyond them a budget goes on
- * one call at a time while Slack accepts, and is paced at these rates after its first 429 (see
- * `CallScheduler`).
+ * here are small on purpose, what Hermes sends at once without asking; beyond them a channel's post
+ * budget goes on one call at a time while Slack accepts, and is paced at these rates after its first
+ * 429 (`probe`, see `CallScheduler`).
  */
 export interface Pace {
   perMinute: number;
   /** Calls that may go at once after a quiet spell (the bucket's size). */
   burst: number;
+  /**
+   * Beyond the bucket, deliver calls go on one at a time while Slack accepts them, until its first
+   * 429 (Slack's burst allowance is unpublished). Only for a channel's own post budget: a
+   * workspace-wide budget is shared by every channel, and a 429 there would pause them all.
+   */
+  probe?: boolean;
 }
 
 export type Tier = "tier1" | "tier2" | "tier3" | "tier4" | "post_per_channel";
@@ -21,7 +27,7 @@ export const TIER_PACE: Readonly<Record<Tier, Pace>> = {
   tier3: { perMinute: 50, burst: 5 },
   tier4: { perMinute: 100, burst: 10 },
   // Slack tolerates short bursts of posts: 2 leaves room for network jitter against a tolerance of 3.
-  post_per_channel: { perMinute: 60, burst: 2 },
+  post_per_channel: { perMinute: 60, burst: 2, probe: true },
 };
 
 /** The methods Hermes calls (and a few neighbours), with their published tier. */
@@ -71,7 +77,7 @@ export function rateKeyOf(method: string, args: Record<string, unknown>, scale =
     throw new Error(`Slack rate scale must be a positive number, got ${scale}`);
   const tier = METHOD_TIER[method] ?? DEFAULT_TIER;
   const base = TIER_PACE[tier];
-  const pace = scale === 1 ? base : { perMinute: base.perMinute * scale, burst: base.burst };
+  const pace = scale === 1 ? base : { ...base, perMinute: base.perMinute * scale };
   if (tier === "post_per_channel") return { key: `${method} ${channelOf(args)}`, tier, pace };
   return { key: method, tier, pace };
 }

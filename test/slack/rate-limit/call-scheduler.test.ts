@@ -7,8 +7,8 @@ import {
 } from "../../../src/slack/rate-limit/call-scheduler.ts";
 import type { Pace } from "../../../src/slack/rate-limit/tiers.ts";
 
-/** One call per second, two at once after a quiet spell. */
-const PACE: Pace = { perMinute: 60, burst: 2 };
+/** One call per second, two at once after a quiet spell; beyond them while Slack accepts (a channel's posts). */
+const PACE: Pace = { perMinute: 60, burst: 2, probe: true };
 
 /** A Web API call the test answers: records when it started, resolves or answers 429 on demand. */
 function recorder() {
@@ -94,6 +94,15 @@ describe("CallScheduler", () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(r.names().slice(8)).toEqual(["h", "i", "j", "k"]);
     await Promise.all(again);
+    // A workspace-wide budget (no probe) never goes beyond its bucket: one a second after the burst.
+    const shared = ["w1", "w2", "w3"].map((n) =>
+      s.schedule({ key: "users.list", pace: { perMinute: 60, burst: 2 }, lane: "deliver", run: r.call(n) }),
+    );
+    await vi.advanceTimersByTimeAsync(0);
+    expect(r.names().slice(12)).toEqual(["w1", "w2"]);
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(r.names().slice(12)).toEqual(["w1", "w2", "w3"]);
+    await Promise.all(shared);
   });
 
   it("waits out Retry-After on a 429, pausing only that budget, and keeps the calls' order", async () => {

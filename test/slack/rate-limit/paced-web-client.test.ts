@@ -30,7 +30,7 @@ describe("tiers", () => {
     expect(rateKeyOf("chat.postMessage", { channel: "C1" })).toEqual({
       key: "chat.postMessage C1",
       tier: "post_per_channel",
-      pace: { perMinute: 60, burst: 2 },
+      pace: { perMinute: 60, burst: 2, probe: true },
     });
     expect(rateKeyOf("chat.update", { channel: "C1" }).key).toBe("chat.update");
     expect(rateKeyOf("chat.update", {}).pace.perMinute).toBe(50);

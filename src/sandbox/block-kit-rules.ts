@@ -30,6 +30,18 @@ export const LIMITS = {
   contextActionsElements: 5,
   feedbackButtonText: 75,
   feedbackButtonValue: 2000,
+  dataTableRows: 101,
+  dataTableColumns: 20,
+  /** Characters across a table's cells, and across all tables of one message. */
+  dataTableChars: 10_000,
+  dataTablePageSize: 100,
+  dataVisualizationTitle: 50,
+  dataVisualizationsPerMessage: 2,
+  chartSeries: 6,
+  chartSegments: 6,
+  chartCategories: 20,
+  chartLabel: 20,
+  chartAxisLabel: 50,
   postMessageText: 40_000,
   updateText: 4000,
 } as const;
@@ -45,7 +57,14 @@ export const BLOCK_TYPES = [
   "input",
   "markdown",
   "context_actions",
+  "data_table",
+  "data_visualization",
 ] as const;
+
+/** Cells of a `data_table`: `rich_text` is not allowed in the header row. */
+export const DATA_TABLE_CELL_TYPES = ["raw_text", "raw_number", "rich_text"] as const;
+
+export const CHART_TYPES = ["pie", "bar", "area", "line"] as const;
 
 export const SELECT_TYPES = [
   "static_select",

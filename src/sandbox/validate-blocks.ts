@@ -1,5 +1,6 @@
 import { type BLOCK_TYPES, INPUT_ELEMENT_TYPES, INTERACTIVE_TYPES, LIMITS } from "./block-kit-rules.ts";
 import { checkContextActions } from "./validate-context-actions.ts";
+import { checkDataBlocksPerMessage, checkDataTable, checkDataVisualization } from "./validate-data-blocks.ts";
 import {
   BlockErrors,
   checkElement,
@@ -51,6 +52,7 @@ export function validateBlocks(
     }
     check(errors, block, at);
   });
+  checkDataBlocksPerMessage(errors, blocks, pointer);
   return errors.list;
 }
 
@@ -124,6 +126,8 @@ const BLOCK_CHECKS: Record<(typeof BLOCK_TYPES)[number], BlockCheck> = {
     }
   },
   context_actions: checkContextActions,
+  data_table: checkDataTable,
+  data_visualization: checkDataVisualization,
   markdown(errors, block, at) {
     if (typeof block.text !== "string") return errors.add("missing required field: text", `${at}/text`);
     if (block.text.length === 0) errors.add("must be more than 0 characters", `${at}/text`);

@@ -1,22 +1,23 @@
 import { createRequire } from "node:module";
 import { escapeSlackText } from "../tools/slack-port.ts";
+import { defuseBroadcasts, withReferencesKept } from "./blocks/slack-references.ts";
 
 export { escapeSlackText as escapeMrkdwn } from "../tools/slack-port.ts";
 
-// Broadcast mentions and user-group pings from model text would notify whole channels: never allowed.
-const BROADCAST = /<!(channel|here|everyone|subteam\^[A-Z0-9]+)(\|[^>]*)?>/gi;
-
-/** Model Markdown → Slack mrkdwn. User mentions (`<@U…>`) survive; broadcast mentions are defused. */
+/**
+ * Model Markdown → Slack mrkdwn. Person and channel references (`<@U…>`, `<#C…|ops>`) survive as
+ * written; broadcast mentions and user-group pings would notify whole channels and are defused.
+ */
 export function markdownToMrkdwn(markdown: string): string {
   if (isPlainProse(markdown)) return markdown;
-  const defused = markdown.replace(BROADCAST, (_m, what: string) => `@${what.replace(/\^.*/, "")}`);
+  const defused = defuseBroadcasts(markdown);
   let converted: string;
   try {
-    converted = convert(defused);
+    converted = withReferencesKept(defused, convert);
   } catch {
     // The converter throws on some links (`www.%` is a malformed URI to it): the answer is then
     // shown as plain text rather than lost.
-    return escapeSlackText(defused).trim();
+    return withReferencesKept(defused, escapeSlackText).trim();
   }
   return converted.replace(/\u200b/g, "").trim();
 }

@@ -11,7 +11,12 @@ import type { SlackPort } from "../tools/slack-port.ts";
 export function redactingSlackPort(port: SlackPort, redactor: Redactor): SlackPort {
   const text = (value: string) => redactor.redactSecrets(value);
   return {
-    postMessage: (input) => port.postMessage({ ...input, text: text(input.text) }),
+    postMessage: (input) =>
+      port.postMessage({
+        ...input,
+        text: text(input.text),
+        ...(input.blocks ? { blocks: redactor.redactSecretsDeep(input.blocks) as unknown[] } : {}),
+      }),
     uploadFile: (input) =>
       port.uploadFile({
         ...input,

@@ -1,3 +1,4 @@
+import type { types } from "@slack/bolt";
 import type { WebClient } from "@slack/web-api";
 import { HermesError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
@@ -76,12 +77,13 @@ export function createWebSlackPort(
   }
 
   return {
-    async postMessage({ channel, text, threadTs }) {
+    async postMessage({ channel, text, threadTs, blocks }) {
       const target = /^[UW]/.test(channel) ? await dmChannel(channel) : channel;
       const r = await client.chat.postMessage({
         channel: target,
         text,
         thread_ts: threadTs,
+        ...(blocks ? { blocks: blocks as types.KnownBlock[] } : {}),
         unfurl_links: false,
         unfurl_media: false,
       });

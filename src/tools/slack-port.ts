@@ -49,6 +49,8 @@ export interface SlackPort {
     channel: string;
     text: string;
     threadTs?: string;
+    /** Block Kit blocks shown instead of `text` (which stays the notification fallback). */
+    blocks?: unknown[];
   }): Promise<{ channel: string; ts: string }>;
   /** Uploads a file into a channel or thread (files.getUploadURLExternal + files.completeUploadExternal). */
   uploadFile(input: {

@@ -42,7 +42,7 @@ describe.each(DRIVERS)("ticket_report on %s", (kind) => {
     ]);
   }
 
-  it("7d by status: a Markdown table, a PNG chart (640×360) and a CSV uploaded to the thread", async () => {
+  it("7d by status: a Markdown table; a native bar chart and sortable table in the thread; a CSV uploaded", async () => {
     await seed();
     const result = await call("ticket_report", { period: "7d" }, inThread());
     expect(result.ok).toBe(true);
@@ -57,19 +57,92 @@ describe.each(DRIVERS)("ticket_report on %s", (kind) => {
         "| closed | 1 |",
         "| **total** | **4** |",
         "",
-        "Attached to the thread: tickets-by-status-7d.csv and tickets-by-status-7d.png.",
+        "Shown in the thread: a bar chart and a sortable table. Attached to the thread: tickets-by-status-7d.csv.",
       ].join("\n"),
     );
-    // Uploaded with the real WebClient (files.getUploadURLExternal + completeUploadExternal), in the thread.
-    const [png, csv] = sandbox.threadFiles();
+    // Posted with the real WebClient, in the thread: Slack's own chart and table (the emulator checks
+    // them against Slack's limits), with a text fallback naming the counts.
+    const shown = (sandbox.emulator.workspace.replies(DEMO.ops, sandbox.threadTs) ?? []).filter(
+      (m) => m.blocks,
+    );
+    expect(shown).toHaveLength(1);
+    expect(shown[0]!.text).toBe(
+      "Tickets created in the last 7 days, by status: open 2, in_progress 1, closed 1",
+    );
+    expect(shown[0]!.blocks).toEqual([
+      {
+        type: "data_visualization",
+        title: "Tickets by status, last 7 days",
+        chart: {
+          type: "bar",
+          series: [
+            {
+              name: "tickets",
+              data: [
+                { label: "open", value: 2 },
+                { label: "in_progress", value: 1 },
+                { label: "closed", value: 1 },
+              ],
+            },
+          ],
+          axis_config: {
+            categories: ["open", "in_progress", "closed"],
+            x_label: "status",
+            y_label: "tickets created",
+          },
+        },
+      },
+      {
+        type: "data_table",
+        caption: "Tickets by status, last 7 days",
+        page_size: 10,
+        rows: [
+          [
+            { type: "raw_text", text: "status" },
+            { type: "raw_text", text: "tickets" },
+          ],
+          [
+            { type: "raw_text", text: "open" },
+            { type: "raw_number", value: 2, text: "2" },
+          ],
+          [
+            { type: "raw_text", text: "in_progress" },
+            { type: "raw_number", value: 1, text: "1" },
+          ],
+          [
+            { type: "raw_text", text: "closed" },
+            { type: "raw_number", value: 1, text: "1" },
+          ],
+        ],
+      },
+    ]);
+    // The chart is native, so no PNG: only the CSV is uploaded (files.getUploadURLExternal +
+    // completeUploadExternal), in the thread.
+    const [csv] = sandbox.threadFiles();
     expect(sandbox.threadFiles().map((f) => [f.name, f.channels])).toEqual([
-      ["tickets-by-status-7d.png", [DEMO.ops]],
       ["tickets-by-status-7d.csv", [DEMO.ops]],
     ]);
-    expect(png!.title).toBe("Tickets created in the last 7 days, by status");
+    expect(csv!.title).toBe("Tickets created in the last 7 days, by status (CSV)");
+    expect(csv!.bytes.toString("utf8")).toBe("status,tickets\r\nopen,2\r\nin_progress,1\r\nclosed,1\r\n");
+  });
+
+  it("more groups than a Slack chart takes (90 days by day): a PNG chart (640×360) instead, still a sortable table", async () => {
+    await seed();
+    const result = await call("ticket_report", { period: "90d", group_by: "day" }, inThread());
+    expect(result.content).toContain(
+      "Shown in the thread: a sortable table. Attached to the thread: tickets-by-day-90d.png and tickets-by-day-90d.csv.",
+    );
+    const shown = (sandbox.emulator.workspace.replies(DEMO.ops, sandbox.threadTs) ?? []).filter(
+      (m) => m.blocks,
+    );
+    expect(shown.map((m) => (m.blocks as Array<{ type: string }>).map((b) => b.type))).toEqual([
+      ["data_table"],
+    ]);
+    const [png, csv] = sandbox.threadFiles();
+    expect([png!.name, csv!.name]).toEqual(["tickets-by-day-90d.png", "tickets-by-day-90d.csv"]);
+    expect(png!.title).toBe("Tickets created in the last 90 days, by day (UTC)");
     expect(png!.mimetype).toBe("image/png");
     expect(decodePng(png!.bytes)).toMatchObject({ width: 640, height: 360 });
-    expect(csv!.bytes.toString("utf8")).toBe("status,tickets\r\nopen,2\r\nin_progress,1\r\nclosed,1\r\n");
   });
 
   it("groups by priority (natural order, zeros kept), assignee (most first) and day (every day)", async () => {

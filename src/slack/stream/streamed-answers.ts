@@ -5,6 +5,7 @@ import type { Logger } from "../../core/logger.ts";
 import type { ProgressDisplay, ReplyTarget, StatusDisplay } from "../../queue/turn-output.ts";
 import { planAnswer } from "../answer-blocks.ts";
 import { statusOf } from "../assistant/assistant-status.ts";
+import { defuseBroadcasts } from "../blocks/slack-references.ts";
 import { type AnswerPosting, postAnswer, ratedBy, resultMarkdown } from "../deliver-result.ts";
 import { feedbackBlock } from "../feedback-block.ts";
 import { runMetadata } from "../run-metadata.ts";
@@ -67,7 +68,8 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
     const stream = createAnswerStream({
       ...o,
       client: s.client,
-      redactSecrets: (t) => s.redactor.redactSecrets(t),
+      // Broadcasts are defused while streaming too, as in the final answer (`planAnswer`).
+      redactSecrets: (t) => defuseBroadcasts(s.redactor.redactSecrets(t)),
       ...(options.minIntervalMs === undefined ? {} : { minIntervalMs: options.minIntervalMs }),
       ...hooks,
     });

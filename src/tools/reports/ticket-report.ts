@@ -5,14 +5,15 @@ import { defineTool, type ToolContext } from "../define-tool.ts";
 import { failClosed } from "../fail-closed.ts";
 import type { SlackPort } from "../slack-port.ts";
 import { renderBarChartPng } from "./bar-chart-png.ts";
+import { reportBlocks } from "./report-blocks.ts";
 import { parsePeriod } from "./report-period.ts";
 import { countsCsv, countsMarkdown } from "./report-table.ts";
-import { countTickets, REPORT_GROUPS } from "./ticket-counts.ts";
+import { countTickets, type GroupCount, REPORT_GROUPS } from "./ticket-counts.ts";
 
 export interface TicketReportOptions {
   db: Database;
-  /** Only `uploadFile` is used: the CSV and chart go into the run's thread. */
-  slack: Pick<SlackPort, "uploadFile">;
+  /** The chart and table are posted into the run's thread, the CSV (and a PNG chart) uploaded there. */
+  slack: Pick<SlackPort, "uploadFile" | "postMessage">;
   now?: () => Date;
 }
 
@@ -27,15 +28,17 @@ const validZone = (tz: string | undefined) => {
 };
 
 /**
- * Counts tickets created in a period, grouped; returns a Markdown table and attaches a CSV and a PNG
- * bar chart to the run's thread. Zero tickets: says so and attaches nothing (an empty chart tells
- * nobody anything). No channel (CLI): the table only, and it says the files were not attached.
+ * Counts tickets created in a period, grouped; returns a Markdown table, shows the counts in the run's
+ * thread as Slack's native bar chart and sortable table where Slack's limits allow (a PNG chart where
+ * they do not: more than 20 groups, e.g. 90 days by day) and attaches a CSV. Zero tickets: says so and
+ * attaches nothing (an empty chart tells nobody anything). No channel (CLI): the table only, and it
+ * says the files were not attached.
  */
 export const ticketReport = ({ db, slack, now = () => new Date() }: TicketReportOptions) =>
   defineTool({
     name: "ticket_report",
     description:
-      "Report how many tickets were created in a period (e.g. 24h, 7d, 30d, 90d), grouped by status, priority, assignee or day. Returns a Markdown table and attaches a CSV and a bar chart to the thread; with no tickets in the period it says so and attaches nothing.",
+      "Report how many tickets were created in a period (e.g. 24h, 7d, 30d, 90d), grouped by status, priority, assignee or day. Returns a Markdown table, shows a bar chart and a sortable table in the thread and attaches a CSV; with no tickets in the period it says so and attaches nothing.",
     level: "user",
     timeoutMs: 30_000,
     input: z.object({
@@ -66,34 +69,77 @@ export const ticketReport = ({ db, slack, now = () => new Date() }: TicketReport
         }
         const base = `tickets-by-${groupBy}-${period.text}`;
         try {
+          const shown = await showNatively(slack, ctx, {
+            title: `Tickets by ${groupBy}, last ${period.label}`,
+            caption,
+            column: groupBy,
+            rows,
+          });
+          const png = shown.chart
+            ? undefined
+            : {
+                filename: `${base}.png`,
+                content: await renderBarChartPng({ title: caption, x: groupBy, y: "tickets created", rows }),
+              };
           await attach(slack, ctx, {
             csv: { filename: `${base}.csv`, content: countsCsv(groupBy, rows) },
-            png: {
-              filename: `${base}.png`,
-              content: await renderBarChartPng({ title: caption, x: groupBy, y: "tickets created", rows }),
-            },
+            ...(png ? { png } : {}),
             title: caption,
           });
+          return `${table}\n\n${whatWasShown(shown, base)}`;
         } catch (err) {
           ctx.logger.warn({ tool: "ticket_report", err: errorMessage(err) }, "report attachment failed");
           return `${table}\n\n(Attaching the CSV and chart failed: ${errorMessage(err)})`;
         }
-        return `${table}\n\nAttached to the thread: ${base}.csv and ${base}.png.`;
       },
     ),
   });
+
+/** Where the counts went besides the returned table, in one sentence for the model to pass on. */
+function whatWasShown(shown: { chart: boolean; table: boolean }, base: string): string {
+  const native = [shown.chart ? "a bar chart" : "", shown.table ? "a sortable table" : ""].filter(Boolean);
+  const files = shown.chart ? `${base}.csv` : `${base}.png and ${base}.csv`;
+  return native.length > 0
+    ? `Shown in the thread: ${native.join(" and ")}. Attached to the thread: ${files}.`
+    : `Attached to the thread: ${files}.`;
+}
+
+/**
+ * Posts the native chart and table into the thread. Slack refusing the blocks (a workspace without
+ * them) is not a failure: the chart then goes out as a PNG, and the CSV carries the table.
+ */
+async function showNatively(
+  slack: Pick<SlackPort, "postMessage">,
+  ctx: ToolContext,
+  report: { title: string; caption: string; column: string; rows: GroupCount[] },
+): Promise<{ chart: boolean; table: boolean }> {
+  const native = reportBlocks(report);
+  if (native.blocks.length === 0) return { chart: false, table: false };
+  try {
+    await slack.postMessage({
+      channel: ctx.run.channelId!,
+      ...(ctx.run.threadTs ? { threadTs: ctx.run.threadTs } : {}),
+      text: `${report.caption}: ${report.rows.map((r) => `${r.key} ${r.count}`).join(", ")}`.slice(0, 3000),
+      blocks: native.blocks,
+    });
+    return { chart: native.chart, table: native.table };
+  } catch (err) {
+    ctx.logger.warn({ tool: "ticket_report", err: errorMessage(err) }, "native chart and table refused");
+    return { chart: false, table: false };
+  }
+}
 
 async function attach(
   slack: Pick<SlackPort, "uploadFile">,
   ctx: ToolContext,
   files: {
     csv: { filename: string; content: string };
-    png: { filename: string; content: Buffer };
+    png?: { filename: string; content: Buffer };
     title: string;
   },
 ): Promise<void> {
   const where = { channel: ctx.run.channelId!, threadTs: ctx.run.threadTs };
   // One after the other: Slack rate-limits uploads per workspace, and the order reads better.
-  await slack.uploadFile({ ...where, ...files.png, title: files.title });
+  if (files.png) await slack.uploadFile({ ...where, ...files.png, title: files.title });
   await slack.uploadFile({ ...where, ...files.csv, title: `${files.title} (CSV)` });
 }

@@ -2,10 +2,12 @@ import { useContext, useState } from "preact/hooks";
 import { ContextActions } from "./feedback-buttons.js";
 import { html, Workspace } from "./html.js";
 import { TextObject } from "./mrkdwn-view.js";
+import { DataTable, DataVisualization, MarkdownBlock } from "./native-blocks.js";
 
 /**
  * Block Kit as Slack draws it: section (text, fields, accessory), header, context, divider,
- * actions (buttons with styles and confirm dialogs), image. Other blocks show a short note, so
+ * actions (buttons with styles and confirm dialogs), image, markdown, data_table, data_visualization
+ * (`native-blocks.js`). Other blocks show a short note, so
  * nothing the bot sends disappears silently. `message` is what a click acts on (none in App Home).
  */
 export function Blocks({ blocks, message }) {
@@ -57,6 +59,12 @@ function Block({ block, message }) {
       return html`<${ContextActions} block=${block} message=${message} />`;
     case "rich_text":
       return null;
+    case "markdown":
+      return html`<${MarkdownBlock} block=${block} />`;
+    case "data_table":
+      return html`<${DataTable} block=${block} />`;
+    case "data_visualization":
+      return html`<${DataVisualization} block=${block} />`;
     default:
       return html`<p class="block block-unsupported">[${String(block?.type ?? "unknown")} block — not shown in the sandbox]</p>`;
   }

@@ -14,7 +14,7 @@ export function Mrkdwn({ text }) {
   return html`<div class="mrkdwn block"><${Nodes} nodes=${parseMrkdwn(text)} /></div>`;
 }
 
-function Nodes({ nodes }) {
+export function Nodes({ nodes }) {
   return nodes.map((node, i) => html`<${Node} key=${i} node=${node} />`);
 }
 

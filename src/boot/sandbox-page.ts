@@ -1,5 +1,6 @@
 import type { Config } from "../config.ts";
 import { createIsAdmin } from "../policy/is-admin.ts";
+import { ticketLinks } from "../slack/work-objects/ticket-links.ts";
 import type { Storage } from "../storage.ts";
 import { recordAuditRead } from "../store/audit-read.ts";
 import type { SandboxSlack } from "./sandbox-slack.ts";
@@ -15,6 +16,7 @@ export function sandboxPage(
 ): Parameters<SandboxSlack["attachPage"]>[0] {
   return {
     modelInfo,
+    unfurlDomains: [ticketLinks(config.env.HERMES_TICKET_URL_BASE).domain],
     runQuery: storage.runQuery,
     isAdmin: createIsAdmin({ users: storage.users, admins: config.env.HERMES_ADMINS }),
     auditFeed: async ({ reader, opened }) => {

@@ -3,11 +3,13 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../core/logger.ts";
 import { createEventsSender } from "../sandbox/events-sender.ts";
+import { feedLinkShared } from "../sandbox/link-shared-feed.ts";
 import { refuseForeign } from "../sandbox/loopback-guard.ts";
 import { loadPersistedWorkspace, sandboxDirOf } from "../sandbox/persisted-workspace.ts";
 import { seedDemoWorkspace } from "../sandbox/seed-demo-workspace.ts";
 import { SlackApiEmulator } from "../sandbox/slack-api-server.ts";
 import { type AuditFeed, createSandboxWeb, type SandboxWeb } from "../sandbox/web/sandbox-web.ts";
+import { createWorkObjectSender } from "../sandbox/work-object-events.ts";
 import type { RunQuery } from "../store/run-query.ts";
 
 const EMULATOR_PATHS = ["/api/", "/response/", "/upload/", "/files/", "/avatars/"];
@@ -45,6 +47,7 @@ export async function prepareSandboxSlack(options: {
   });
   let web: SandboxWeb | undefined;
   let sender: ReturnType<typeof createEventsSender> | undefined;
+  let stopLinkFeed: (() => void) | undefined;
 
   // Every path after `/healthz` (the page, its API, the emulator, the bot's own `/slack/events`)
   // answers only requests addressed to this loopback server: no DNS rebinding, no cross-site posts.
@@ -71,12 +74,26 @@ export async function prepareSandboxSlack(options: {
       auditFeed?: (read: { reader: string; opened: boolean }) => Promise<AuditFeed>;
       runQuery?: RunQuery;
       isAdmin?: (userId: string) => Promise<boolean>;
+      /** The manifest's `unfurl_domains`: a person's links there reach the bot as `link_shared`. */
+      unfurlDomains?: readonly string[];
     }) {
       persisted?.start();
       sender = createEventsSender({ url: `${origin}/slack/events`, signingSecret, slack: emulator });
+      const workObjects = createWorkObjectSender({
+        url: `${origin}/slack/events`,
+        signingSecret,
+        slack: emulator,
+      });
+      stopLinkFeed = feedLinkShared({
+        workspace,
+        sender: workObjects,
+        domains: page.unfurlDomains ?? [],
+        logger: options.logger,
+      });
       web = createSandboxWeb({
         emulator,
         sender,
+        workObjects,
         admins: options.admins,
         modelInfo: page.modelInfo,
         auditFeed: page.auditFeed,
@@ -92,6 +109,7 @@ export async function prepareSandboxSlack(options: {
       return sender;
     },
     close() {
+      stopLinkFeed?.();
       web?.close();
       persisted?.close();
     },

@@ -11,6 +11,8 @@ import { feedbackBlock } from "./feedback-block.ts";
 import { asPaced } from "./rate-limit/paced-web-client.ts";
 import { runMetadata } from "./run-metadata.ts";
 import type { SlackOutput } from "./slack-output.ts";
+import { ticketEntitiesOf } from "./work-objects/result-tickets.ts";
+import type { TicketLinks } from "./work-objects/ticket-links.ts";
 
 /** What rendering and updating an approval card needs: the tool's flags and the redactor. */
 export type CardRendering = Pick<AgentRuntime, "registry"> & Pick<SlackOutput, "redactor">;
@@ -18,8 +20,17 @@ export type CardRendering = Pick<AgentRuntime, "registry"> & Pick<SlackOutput, "
 /** What updating a decided card in place needs. */
 export type CardUpdates = CardRendering & Pick<SlackOutput, "client"> & { logger: Logger };
 
-/** What posting answers needs. */
-export type AnswerPosting = Pick<SlackOutput, "client" | "slack" | "redactor"> & { logger: Logger };
+/**
+ * What posting answers needs; with `ticketLinks`, an answer carries the tickets its run touched as
+ * Work Objects (`work-objects/`).
+ */
+export type AnswerPosting = Pick<SlackOutput, "client" | "slack" | "redactor"> & {
+  logger: Logger;
+  ticketLinks?: TicketLinks;
+};
+
+/** Message metadata: the run's event metadata and, for Work Objects, entities. */
+type AnswerMetadata = types.MessageMetadata & { entities?: types.EntityMetadata[] };
 
 /** What posting a paused run's cards needs (each card's ts is stored on its approval). */
 type PausePosting = CardUpdates & Pick<Storage, "approvals">;
@@ -40,7 +51,7 @@ const REPLACE_WAIT_MS = 2_000;
 async function replacePlaceholder(
   s: Pick<SlackOutput, "client">,
   target: ReplyTarget,
-  m: SlackMessagePayload & { metadata?: types.MessageMetadata },
+  m: SlackMessagePayload & { metadata?: AnswerMetadata },
 ): Promise<boolean> {
   if (!target.placeholderTs) return false;
   const args = {
@@ -55,7 +66,9 @@ async function replacePlaceholder(
   const maxWaitMs = paced ? Math.max(REPLACE_WAIT_MS, paced.expectedWaitMs("chat.postMessage", args)) : 0;
   if (paced && paced.expectedWaitMs("chat.update", args) > maxWaitMs) return false;
   try {
-    await (paced ? paced.callOnce("chat.update", args, { maxWaitMs }) : s.client.chat.update(args));
+    await (paced
+      ? paced.callOnce("chat.update", args, { maxWaitMs })
+      : s.client.chat.update(args as Parameters<typeof s.client.chat.update>[0]));
     return true;
   } catch {
     return false;
@@ -81,7 +94,11 @@ function removePlaceholder(s: Pick<SlackOutput, "client"> & { logger: Logger }, 
  * run in the message metadata.
  */
 export async function showResult(s: AnswerPosting, result: TurnResult, target: ReplyTarget): Promise<void> {
-  await postAnswer(s, resultMarkdown(result), target, ratedBy(result));
+  const entities = s.ticketLinks ? ticketEntitiesOf(result.messages, s.ticketLinks) : [];
+  await postAnswer(s, resultMarkdown(result), target, {
+    ...ratedBy(result),
+    ...(entities.length ? { entities } : {}),
+  });
 }
 
 /**
@@ -101,6 +118,8 @@ export function ratedBy(result: TurnResult): AnswerOptions {
 export interface AnswerOptions {
   runId?: string;
   feedbackRunId?: string;
+  /** Work Objects (e.g. the tickets the run touched) on the last message, beside the run's metadata. */
+  entities?: types.EntityMetadata[];
 }
 
 /** What a finished turn shows (Markdown): its answer, or its failure with the run id; the fallback note. */
@@ -139,7 +158,8 @@ export async function postAnswer(
   const messages = options.feedbackRunId ? withFeedback(planned, options.feedbackRunId) : planned;
   const runId = options.runId ?? options.feedbackRunId;
   for (const [i, part] of messages.entries()) {
-    const m = runId && i === messages.length - 1 ? { ...part, metadata: runMetadata(runId) } : part;
+    const m =
+      runId && i === messages.length - 1 ? { ...part, metadata: answerMetadata(runId, options) } : part;
     if (i === 0 && (await replacePlaceholder(s, target, m))) continue;
     await s.client.chat.postMessage({
       channel: target.channel,
@@ -160,6 +180,12 @@ export async function postAnswer(
       content: plan.content,
     });
   }
+}
+
+function answerMetadata(runId: string, options: AnswerOptions): AnswerMetadata {
+  return options.entities?.length
+    ? { ...runMetadata(runId), entities: options.entities }
+    : runMetadata(runId);
 }
 
 /** The 👍/👎 block appended to the last message (plans stay within 49 blocks, so 50 at most). */

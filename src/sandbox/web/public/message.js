@@ -7,6 +7,7 @@ import { Mrkdwn } from "./mrkdwn-view.js";
 import { RunLink, runOfMessage } from "./run-link.js";
 import { tsMillis } from "./store.js";
 import { StreamLive, StreamTasks } from "./stream-tasks.js";
+import { WorkObjects } from "./work-objects.js";
 
 /** Who wrote a message: the user, or the bot user behind a bot_id. */
 export function authorOf(ws, message) {
@@ -85,6 +86,7 @@ export function Message({ message, replies = [], continued = false, inThread = f
       }
       <${StreamLive} stream=${message.stream} />
       <${Files} files=${message.files} />
+      <${WorkObjects} message=${message} />
       ${
         !inThread && visibleReplies.length > 0
           ? html`<button type="button" class="thread-summary" onClick=${() => ws.openThread(message)}>

@@ -112,6 +112,11 @@ export const envSchema = z.object({
   HERMES_FALLBACK_API_KEY: optionalString,
   /** `auto`: answers stream into Slack (chat.startStream) where the workspace allows it; `off`: never. */
   HERMES_STREAMING: z.enum(["auto", "off"]).default("auto"),
+  /** The Slack surface the app is installed with: `agent_view` (Messages tab, agent sessions) or `assistant_view` (split view). */
+  HERMES_SLACK_SURFACE: z.preprocess(
+    emptyToUndefined,
+    z.enum(["agent_view", "assistant_view"]).default("agent_view"),
+  ),
   /** `auto`: images people share are shown to the model when the model check found it takes them; `on`/`off`: always/never. */
   HERMES_MODEL_IMAGES: z.preprocess(emptyToUndefined, z.enum(["auto", "on", "off"]).default("auto")),
   // Speech-to-text model on the model server (/v1/audio/transcriptions) for voice notes; unset: not transcribed
@@ -120,6 +125,9 @@ export const envSchema = z.object({
   // Files people share with a message: the largest one read, and all of one message's together (MB)
   HERMES_FILE_MAX_MB: int(25, 1, 1024),
   HERMES_FILES_PER_MESSAGE_MAX_MB: int(50, 1, 4096),
+
+  // Where a ticket's link points: <base>/<id> (Work Objects in Slack, link unfurls; docs/slack-usage.md)
+  HERMES_TICKET_URL_BASE: optionalUrl("the tickets' web address, e.g. https://hermes.example.com/tickets"),
 
   // Storage
   DATABASE_URL: optionalUrl("a Postgres URL, e.g. postgres://user@127.0.0.1:5432/hermes"),

@@ -1,20 +1,32 @@
 import type { HttpHandler } from "../http/route-server.ts";
 import type { ScheduleStore } from "../schedules/schedule-store.ts";
 import type { Scheduler } from "../schedules/scheduler.ts";
+import { ticketLinks } from "../slack/work-objects/ticket-links.ts";
 import type { SlackTarget } from "./build-slack-clients.ts";
 import type { HermesParts } from "./hermes-parts.ts";
 
 /** Bolt, the listeners and the admin surfaces: loaded only by processes that take Slack requests. */
 async function loadReceiving() {
-  const [app, events, actions, admin, assistant, directory] = await Promise.all([
+  const [app, events, actions, admin, assistant, directory, workObjects, agentView] = await Promise.all([
     import("../slack/create-slack-app.ts"),
     import("../slack/event-listeners.ts"),
     import("../slack/action-listeners.ts"),
     import("./admin-surfaces.ts"),
     import("../slack/assistant/create-assistant.ts"),
     import("../slack/references/directory-events.ts"),
+    import("../slack/work-objects/register-work-objects.ts"),
+    import("../slack/agent-view/register-agent-view.ts"),
   ]);
-  return { ...app, ...events, ...actions, ...admin, ...assistant, ...directory };
+  return {
+    ...app,
+    ...events,
+    ...actions,
+    ...admin,
+    ...assistant,
+    ...directory,
+    ...workObjects,
+    ...agentView,
+  };
 }
 
 /**
@@ -28,6 +40,7 @@ export async function buildReceiving(
 ) {
   const receiving = await loadReceiving();
   const intake = receiving.createEventIntake(parts);
+  const agentView = parts.config.env.HERMES_SLACK_SURFACE !== "assistant_view";
   const { target } = o;
   const slackApp = receiving.createSlackApp({
     botToken: target.botToken,
@@ -38,14 +51,20 @@ export async function buildReceiving(
     bot: parts.slack.bot,
     routes: o.routes,
     events: intake,
-    assistant: receiving.createHermesAssistant(parts, intake),
+    // HERMES_SLACK_SURFACE: the agent view (Messages tab, agent sessions) or the assistant split view.
+    ...(agentView ? {} : { assistant: receiving.createHermesAssistant(parts, intake) }),
   });
+  if (agentView) receiving.registerAgentView(slackApp.app, parts, intake);
   intake.register(slackApp.app);
   const admin = receiving.registerAdminSurfaces(slackApp.app, parts, {
     schedules: o.schedules,
     onSchedulesChanged: () => o.scheduler.reload(),
   });
   receiving.registerActionListeners(slackApp.app, parts, { refreshHome: admin.refreshHome });
+  receiving.registerWorkObjects(slackApp.app, {
+    ...parts,
+    links: ticketLinks(parts.config.env.HERMES_TICKET_URL_BASE),
+  });
   if (parts.slack.directory)
     receiving.registerDirectoryEvents(slackApp.app, parts.slack.directory, parts.logger);
   return slackApp;

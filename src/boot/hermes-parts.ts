@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../core/logger.ts";
 import type { ReadTurnFiles } from "../files/intake/turn-files-reader.ts";
 import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
+import type { RunStops } from "../queue/run-stops.ts";
 import type { TurnOutput } from "../queue/turn-output.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { SlackOutput } from "../slack/slack-output.ts";
@@ -32,4 +33,6 @@ export interface HermesParts {
   mcp?: McpToolSource;
   /** Daily token budgets and usage (`/hermes budget`, `/hermes usage`). */
   budgets?: BudgetStore;
+  /** The user's Stop on a thread's run (agent sessions), from the receiver to the run's worker. */
+  stops?: RunStops;
 }

@@ -9,10 +9,12 @@ import { loadMcpConfig } from "../mcp/mcp-config.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { addGeneratedAuditKey, loadSecretValues, type SecretValues } from "../policy/secret-values.ts";
 import { createDurableTurnQueue } from "../queue/durable-turn-queue.ts";
+import { createMemoryRunStops, createRedisRunStops } from "../queue/run-stops.ts";
 import { createScheduler } from "../schedules/scheduler.ts";
 import { startDirectoryBroadcast } from "../slack/references/directory-broadcast.ts";
 import { fireSchedule } from "../slack/schedule-fire.ts";
 import { createSlackTurnOutput } from "../slack/turn-output.ts";
+import { ticketLinks } from "../slack/work-objects/ticket-links.ts";
 import { buildReceiving } from "./build-receiving.ts";
 import { buildRuntime, describeModel } from "./build-runtime.ts";
 import { buildSlackClients, prepareSlackTarget } from "./build-slack-clients.ts";
@@ -88,6 +90,8 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     runtime,
     storage,
     logger,
+    surface: config.env.HERMES_SLACK_SURFACE,
+    ticketLinks: ticketLinks(config.env.HERMES_TICKET_URL_BASE),
     // Appends of one streamed message at most once a second (tier 4 is shared by every message).
     streaming:
       config.env.HERMES_STREAMING === "off"
@@ -119,7 +123,12 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
           : {}),
       })
     : undefined;
+  // The user's Stop reaches the worker running the thread's run: through Redis when there are several processes.
+  const stops = built.redis
+    ? createRedisRunStops({ redis: built.redis, keyPrefix: `${config.env.HERMES_REDIS_PREFIX}:`, logger })
+    : createMemoryRunStops();
   const parts: HermesParts = {
+    stops,
     config,
     logger,
     storage,
@@ -179,6 +188,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     await slackApp?.stop().catch(() => undefined);
     await directoryBroadcast?.close();
     await mcp?.close().catch(() => undefined);
+    await stops.close().catch(() => undefined);
     await built.close().catch(() => undefined);
     throw err;
   }
@@ -204,6 +214,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
       // After the queue's workers: a turn still finishing may be calling an MCP tool.
       await mcp?.close().catch(() => undefined);
       await directoryBroadcast?.close();
+      await stops.close().catch(() => undefined);
       await built.close();
     },
   };

@@ -12,8 +12,16 @@ const SHARED_RECOVERY_GRACE_MS = 5_000;
 
 /** What a worker runs a job with, out of the parts. */
 export function workerDepsOf(parts: HermesParts): WorkerDeps {
-  const { config, logger, storage, runtime, output, readFiles } = parts;
-  return { config, logger, storage, runtime, output, ...(readFiles ? { readFiles } : {}) };
+  const { config, logger, storage, runtime, output, readFiles, stops } = parts;
+  return {
+    config,
+    logger,
+    storage,
+    runtime,
+    output,
+    ...(readFiles ? { readFiles } : {}),
+    ...(stops ? { stops } : {}),
+  };
 }
 
 /**

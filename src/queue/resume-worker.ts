@@ -79,10 +79,14 @@ export async function handleResumeJob(
     // Approved calls run in a resume: a failure after one started must not say nothing was done.
     let mayHaveActed = recovering;
     let recorder: RunRecorder | undefined;
+    let stopWatch: { dispose(): void } | undefined;
     try {
       const access = await requesterAccess(s, run.userId);
       // The same requester and channel as the turn that paused: a resumed run is paid from the same budgets.
-      const base = runDeps(s, access, AbortSignal.any([ctx.signal, lockSignal]), run.channelId);
+      const stop = s.stops?.watch(record.sessionKey, record.createdAt.getTime());
+      stopWatch = stop;
+      const signals = [ctx.signal, lockSignal, ...(stop ? [stop.signal] : [])];
+      const base = runDeps(s, access, AbortSignal.any(signals), run.channelId);
       recorder = await openRunRecorder(s, { runId: job.runId, logger: log, reopen: true });
       const deps = withRunRecorder(
         {
@@ -117,6 +121,7 @@ export async function handleResumeJob(
         .postAnswer(failureSentence(job.runId, err, { mayHaveActed }), await reply(), { runId: job.runId })
         .catch(() => undefined);
     } finally {
+      stopWatch?.dispose();
       await status?.clear();
     }
   });

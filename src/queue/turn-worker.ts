@@ -24,11 +24,14 @@ export async function handleTurnJob(
       if (start.kind === "duplicate") return turn.progress.discard?.();
       if (start.kind === "ended") return settleEnded(s, turn, start.earlier);
       const earlier = start.kind === "continue" ? start.earlier : undefined;
-      const signal = AbortSignal.any([ctx.signal, lockSignal]);
+      // The user's Stop (agent sessions) aborts the run as a cancel does.
+      const stop = s.stops?.watch(job.sessionKey, runBegan(job.messageTs));
+      const signal = AbortSignal.any([ctx.signal, lockSignal, ...(stop ? [stop.signal] : [])]);
       const running = await beginRun(s, turn, { reads: started, earlier, signal });
-      const result = earlier
-        ? await continueTurn(s, turn, running, earlier)
-        : await runNewTurn(s, turn, running, started.history, signal);
+      const result = await (earlier
+        ? continueTurn(s, turn, running, earlier)
+        : runNewTurn(s, turn, running, started.history, signal)
+      ).finally(() => stop?.dispose());
       await landTurn(s, turn, running, result);
       // Stored: what is left only waits on Slack (in a busy channel, about a message a second), so
       // the next job starts now instead of behind this delivery.
@@ -40,4 +43,10 @@ export async function handleTurnJob(
   } finally {
     await turn.status?.clear();
   }
+}
+
+/** When a turn's run began, for the Stop: its message's time (a Slack ts), never later than now. */
+function runBegan(messageTs: string): number {
+  const ms = Number(messageTs) * 1000;
+  return Number.isFinite(ms) ? Math.min(ms, Date.now()) : Date.now();
 }

@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import type { Logger } from "../core/logger.ts";
 import type { ReadTurnFiles } from "../files/intake/turn-files-reader.ts";
 import type { Storage } from "../storage.ts";
+import type { RunStops } from "./run-stops.ts";
 import type { TurnOutput } from "./turn-output.ts";
 
 /**
@@ -17,4 +18,6 @@ export interface WorkerDeps {
   output: TurnOutput;
   /** Reads the files people shared with a turn; absent where none can be read (the CLI, tests). */
   readFiles?: ReadTurnFiles;
+  /** The user's Stop on a thread's run (agent sessions); absent where nobody can stop one. */
+  stops?: RunStops;
 }

@@ -1,4 +1,5 @@
 import type { MethodHandler } from "./method-types.ts";
+import { agentsMethods } from "./methods/agents.ts";
 import { assistantMethods } from "./methods/assistant.ts";
 import { authMethods } from "./methods/auth.ts";
 import { chatMethods } from "./methods/chat.ts";
@@ -8,6 +9,7 @@ import { filesMethods } from "./methods/files.ts";
 import { usergroupsMethods } from "./methods/usergroups.ts";
 import { usersMethods } from "./methods/users.ts";
 import { viewsMethods } from "./methods/views.ts";
+import { workObjectMethods } from "./methods/work-objects.ts";
 
 /** Every Web API method the emulator answers; anything else is `unknown_method`. */
 export const API_METHODS: Readonly<Record<string, MethodHandler>> = {
@@ -20,6 +22,8 @@ export const API_METHODS: Readonly<Record<string, MethodHandler>> = {
   ...viewsMethods,
   ...filesMethods,
   ...assistantMethods,
+  ...agentsMethods,
+  ...workObjectMethods,
 };
 
 /**
@@ -43,4 +47,6 @@ export const SANDBOX_SCOPES = [
   "files:read",
   "files:write",
   "assistant:write",
+  "links:read",
+  "links:write",
 ];

@@ -1,4 +1,11 @@
 import { randomBytes } from "node:crypto";
+import {
+  type AgentViewing,
+  agentSessionStoppedEvent,
+  appContextChangedEvent,
+  appContextOf,
+  streamingMessagesOf,
+} from "./agent-events.ts";
 import { assistantThreadsOf } from "./assistant-threads.ts";
 import {
   type AppIdentity,
@@ -325,6 +332,50 @@ export function createEventsSender(options: EventsSenderOptions) {
       const event = assistantThreadEvent({
         type: "assistant_thread_context_changed",
         ...thread,
+        eventTs: nextTs(),
+      });
+      return sendEvent(event, delivery);
+    },
+
+    /**
+     * `message.im` in the agent's Messages tab: like `messageIm`, with `app_context` (what the user
+     * is looking at, as `context.entities`). A message outside a thread starts a session.
+     */
+    agentMessage(
+      input: Omit<UserMessageInput, "channel"> & { channel?: string; viewing?: AgentViewing },
+      delivery: DeliveryOptions = {},
+    ) {
+      const { viewing, ...rest } = input;
+      const channel = rest.channel ?? workspace?.openDm(rest.user).id ?? `D${rest.user.slice(1)}`;
+      const { event, message } = recordUserMessage({ ...rest, channel });
+      const im = userMessageEvent({ ...event, channelType: "im" });
+      return sendEvent({ ...im, app_context: appContextOf(viewing, app.teamId) }, delivery, message);
+    },
+
+    /** `app_context_changed`: `user` now looks at `viewing` with the agent's Messages tab open. */
+    appContextChanged(input: { user: string; viewing?: AgentViewing }, delivery: DeliveryOptions = {}) {
+      const channel = workspace?.openDm(input.user).id ?? `D${input.user.slice(1)}`;
+      const event = appContextChangedEvent({
+        user: input.user,
+        channel,
+        context: appContextOf(input.viewing, app.teamId),
+        eventTs: nextTs(),
+      });
+      return sendEvent(event, delivery);
+    },
+
+    /** `agent_session_stopped`: `user` clicked Stop on the session of `threadTs` (its streaming messages listed). */
+    agentSessionStopped(
+      input: { user: string; channel: string; threadTs: string; streamingMessageTs?: string[] },
+      delivery: DeliveryOptions = {},
+    ) {
+      const streaming =
+        input.streamingMessageTs ?? streamingMessagesOf(workspace?.replies(input.channel, input.threadTs));
+      const event = agentSessionStoppedEvent({
+        user: input.user,
+        channel: input.channel,
+        threadTs: input.threadTs,
+        streamingMessageTs: streaming,
         eventTs: nextTs(),
       });
       return sendEvent(event, delivery);

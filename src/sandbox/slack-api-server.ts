@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../core/logger.ts";
 import { silentLogger } from "../core/logger.ts";
+import { type AgentAppSettings, agentSessionsOf } from "./agent-sessions.ts";
 import type { ApiArgs } from "./api-args.ts";
 import { SlackApiError } from "./api-error.ts";
 import { API_METHODS, SANDBOX_SCOPES } from "./api-methods.ts";
@@ -41,6 +42,8 @@ export interface SlackApiEmulatorOptions {
    * channel). Off unless asked for: `true`, or options (a rate scale, stricter bursts).
    */
   rateLimits?: boolean | EmulatorRateLimitOptions;
+  /** How the app is installed for agent sessions (agent view on, `agent_session_stopped` subscribed by default). */
+  agentApp?: Partial<AgentAppSettings>;
 }
 
 /** One recorded Web API call (the token is left out). */
@@ -86,6 +89,7 @@ export class SlackApiEmulator {
     this.logger = options.logger ?? silentLogger();
     const limits = options.rateLimits;
     this.rateLimits = limits ? new EmulatorRateLimits(limits === true ? {} : limits) : undefined;
+    if (options.agentApp) Object.assign(agentSessionsOf(this.workspace).settings, options.agentApp);
   }
 
   async start(): Promise<this> {

@@ -3,6 +3,7 @@ import type { TraceEvent } from "../agent/run/trace.ts";
 import type { Logger } from "../core/logger.ts";
 import type { TurnOutput } from "../queue/turn-output.ts";
 import type { Storage } from "../storage.ts";
+import { createAgentSessionStatus } from "./agent-view/session-status.ts";
 import { createAssistantStatus } from "./assistant/assistant-status.ts";
 import { postAnswer, showPause, showResult, updateCard } from "./deliver-result.ts";
 import { interruptedNotice } from "./interrupted-notice.ts";
@@ -11,6 +12,7 @@ import { createSlackFiles } from "./slack-files.ts";
 import type { SlackOutput } from "./slack-output.ts";
 import { createStreamedAnswers, type StreamingSetting } from "./stream/streamed-answers.ts";
 import { threadContext } from "./thread-context.ts";
+import type { TicketLinks } from "./work-objects/ticket-links.ts";
 import { openWorkingMessage } from "./working-message.ts";
 
 /** The workers' output port over the Web API: working messages, answers, approval cards, notices. */
@@ -20,6 +22,10 @@ export function createSlackTurnOutput(o: {
   storage: Pick<Storage, "approvals">;
   logger: Logger;
   streaming?: StreamingSetting;
+  /** How the app is installed: agent sessions' status (`agent_view`, the default) or the assistant's status line. */
+  surface?: "agent_view" | "assistant_view";
+  /** Answers carry the tickets their run touched as Work Objects, linked here. */
+  ticketLinks?: TicketLinks;
 }): TurnOutput {
   const { client, progressClient, slack, redactor, bot } = o.slack;
   // What answers and cards are posted with (`deliver-result.ts`).
@@ -30,6 +36,7 @@ export function createSlackTurnOutput(o: {
     registry: o.runtime.registry,
     logger: o.logger,
     approvals: o.storage.approvals,
+    ...(o.ticketLinks ? { ticketLinks: o.ticketLinks } : {}),
   };
   // HERMES_STREAMING: answers stream where Slack allows it, chosen per message (src/slack/stream/).
   const streamed = o.streaming && o.streaming !== "off" ? createStreamedAnswers(s, o.streaming) : undefined;
@@ -50,11 +57,14 @@ export function createSlackTurnOutput(o: {
       const recipient = { userId: requester.userId, teamId: requester.teamId };
       return streamed.progress({ channel, threadTs, recipient, logger }, display);
     },
-    assistantStatus: ({ requester, ...o }) => {
-      const status = createAssistantStatus({ client: s.client, ...o });
+    assistantStatus: ({ requester, ...line }) => {
+      const status =
+        o.surface === "assistant_view"
+          ? createAssistantStatus({ client: s.client, ...line })
+          : createAgentSessionStatus({ client: s.client, ...line });
       if (!streamed || !requester) return status;
       const recipient = { userId: requester.userId, teamId: requester.teamId };
-      return streamed.statusLine({ ...o, recipient }, status);
+      return streamed.statusLine({ ...line, recipient }, status);
     },
     requesterTimezone: async (userId) => (await s.slack.getUser(userId).catch(() => undefined))?.tz,
     files: createSlackFiles({

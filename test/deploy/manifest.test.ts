@@ -4,11 +4,13 @@ import { parse } from "yaml";
 import { SANDBOX_SCOPES } from "../../src/sandbox/api-methods.ts";
 import { suggestedPromptsFor } from "../../src/slack/assistant/suggested-prompts.ts";
 import { DIRECTORY_EVENTS } from "../../src/slack/references/directory-events.ts";
+import { WORK_OBJECT_EVENTS } from "../../src/slack/work-objects/register-work-objects.ts";
 
 interface Manifest {
   features: {
-    assistant_view?: {
-      assistant_description?: string;
+    assistant_view?: unknown;
+    agent_view?: {
+      agent_description?: string;
       suggested_prompts?: Array<{ title: string; message: string }>;
     };
   };
@@ -24,20 +26,22 @@ describe("manifest.yml", () => {
     expect(manifest.oauth_config.scopes.bot).toContain("assistant:write");
   });
 
-  it("subscribes to the events Hermes handles, the assistant threads' and the directory's included", () => {
+  it("subscribes to the events Hermes handles, the agent view's and the directory's included", () => {
     expect(manifest.settings.event_subscriptions.bot_events).toEqual([
       "app_mention",
       "message.im",
       "app_home_opened",
-      "assistant_thread_started",
-      "assistant_thread_context_changed",
+      "app_context_changed",
+      "agent_session_stopped",
       ...Object.keys(DIRECTORY_EVENTS),
+      ...WORK_OBJECT_EVENTS,
     ]);
   });
 
-  it("turns on the assistant view with a description and the members' suggested prompts (at most 4)", () => {
-    const view = manifest.features.assistant_view;
-    expect(view?.assistant_description).toMatch(/\S/);
+  it("turns on the agent view (not the older assistant view) with a description and the members' suggested prompts (at most 4)", () => {
+    expect(manifest.features.assistant_view).toBeUndefined();
+    const view = manifest.features.agent_view;
+    expect(view?.agent_description).toMatch(/\S/);
     expect(view?.suggested_prompts).toEqual(suggestedPromptsFor("user"));
     expect(view!.suggested_prompts!.length).toBeLessThanOrEqual(4);
   });

@@ -14,7 +14,10 @@ export function streamingHermes(): { model: ScriptedModelServer; hermes: () => T
   let t: TestHermes | undefined;
   beforeAll(async () => {
     await model.start();
-    t = await startTestHermes({ model, env: { HERMES_STREAMING: "auto" } });
+    t = await startTestHermes({
+      model,
+      env: { HERMES_STREAMING: "auto", HERMES_SLACK_SURFACE: "assistant_view" },
+    });
     model.enqueue(answer("Hello, I am Hermes."));
     const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: "<@U0HERMES> hi" });
     const started = t;

@@ -1,3 +1,4 @@
+import { agentSessionsOf } from "../agent-sessions.ts";
 import { jsonArg, requiredString, stringArg } from "../api-args.ts";
 import { invalidArguments, SlackApiError } from "../api-error.ts";
 import { type AssistantPrompt, type AssistantThread, assistantThreadsOf } from "../assistant-threads.ts";
@@ -26,6 +27,9 @@ export const assistantMethods: Record<string, MethodHandler> = {
   },
 
   "assistant.threads.setSuggestedPrompts": (ctx) => {
+    // The agent view's Messages tab takes prompts without a thread.
+    if (!stringArg(ctx.args, "thread_ts") && agentSessionsOf(ctx.workspace).settings.agentView)
+      return messagesTabPrompts(ctx);
     const thread = assistantThread(ctx);
     const prompts = suggestedPrompts(ctx);
     const title = stringArg(ctx.args, "title");
@@ -42,6 +46,17 @@ export const assistantMethods: Record<string, MethodHandler> = {
     return {};
   },
 };
+
+/** Prompts for a person's Messages tab: the channel must be a DM of the bot. */
+function messagesTabPrompts(ctx: MethodContext) {
+  const channel = ctx.workspace.getChannel(requiredString(ctx.args, "channel_id"));
+  if (!channel?.is_im || !channel.members.includes(ctx.workspace.bot.userId))
+    throw new SlackApiError("channel_not_found");
+  const prompts = suggestedPrompts(ctx);
+  const title = stringArg(ctx.args, "title");
+  agentSessionsOf(ctx.workspace).setPrompts({ channel: channel.id, ...(title ? { title } : {}), prompts });
+  return {};
+}
 
 function assistantThread(ctx: MethodContext): AssistantThread {
   const channelId = requiredString(ctx.args, "channel_id");

@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { agentSessionsOf } from "../agent-sessions.ts";
 import { assistantThreadsOf } from "../assistant-threads.ts";
 import type { Workspace } from "../workspace.ts";
+import { isDmOf } from "./agent-actions.ts";
 import { pageEvent } from "./user-view.ts";
 
 /** Comment lines keep proxies and the browser from timing an idle stream out. */
@@ -41,6 +43,12 @@ export function openEventStream({
       `id: ${++id}\nevent: workspace\ndata: ${JSON.stringify({ type: "assistant_thread", thread })}\n\n`,
     );
   });
+  // Agent sessions and Messages-tab prompts in the person's DM with the bot.
+  const unsubscribeAgent = agentSessionsOf(workspace).subscribe((change) => {
+    const channel = change.type === "agent_session" ? change.session.channel : change.prompts.channel;
+    if (isDmOf(workspace, channel, me))
+      res.write(`id: ${++id}\nevent: workspace\ndata: ${JSON.stringify(change)}\n\n`);
+  });
   const heartbeat = setInterval(() => res.write(": ping\n\n"), HEARTBEAT_MS);
   heartbeat.unref();
   res.write(`event: ready\ndata: ${JSON.stringify({ me })}\n\n`);
@@ -52,6 +60,7 @@ export function openEventStream({
     clearInterval(heartbeat);
     unsubscribe();
     unsubscribeAssistant();
+    unsubscribeAgent();
     res.end();
   };
   req.once("close", close);

@@ -28,6 +28,8 @@ export type PageSender = Pick<
   | "appHomeOpened"
   | "assistantThreadStarted"
   | "assistantThreadContextChanged"
+  | "agentMessage"
+  | "agentSessionStopped"
 >;
 
 export interface PageActionsOptions {

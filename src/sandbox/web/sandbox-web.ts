@@ -2,13 +2,16 @@ import { readFile } from "node:fs/promises";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { type Logger, silentLogger } from "../../core/logger.ts";
 import type { RunQuery } from "../../store/run-query.ts";
+import { agentSessionsOf } from "../agent-sessions.ts";
 import { assistantThreadsOf } from "../assistant-threads.ts";
 import { avatarSvg } from "../avatar-svg.ts";
 import { sendFileBytes } from "../file-routes.ts";
 import { fileTypeOf } from "../file-types.ts";
 import { sendText } from "../http-util.ts";
 import { listSampleFiles, sampleFileBytes } from "../sample-files.ts";
+import type { WorkObjectSender } from "../work-object-events.ts";
 import type { Workspace } from "../workspace.ts";
+import { createAgentActions, isDmOf } from "./agent-actions.ts";
 import { asQuerySchema, MAX_MESSAGE_BODY_BYTES } from "./api-inputs.ts";
 import { createAssistantActions } from "./assistant-actions.ts";
 import { openEventStream } from "./event-stream.ts";
@@ -17,6 +20,7 @@ import { createPageActions, type PageSender, person } from "./page-actions.ts";
 import { createRunsRoutes } from "./runs-routes.ts";
 import { type Asset, pageHtml, publicAssets, vendorAssets } from "./static-assets.ts";
 import { canDownload, pagePeople, pageState } from "./user-view.ts";
+import { createWorkObjectRoutes } from "./work-object-routes.ts";
 
 export type { PageSender } from "./page-actions.ts";
 export type { PageEvent, PageState } from "./user-view.ts";
@@ -63,6 +67,8 @@ export interface SandboxWebOptions {
   isAdmin?: (userId: string) => Promise<boolean>;
   /** Run records for the Runs panel (admins: every run; others: their own); empty without it. */
   runQuery?: RunQuery;
+  /** Work Object events (`entity_details_requested`, the detail panel's clicks); no panel without it. */
+  workObjects?: WorkObjectSender;
   /** The banner line: which model answers, or that Hermes runs in command mode. */
   modelInfo: string;
   logger?: Logger;
@@ -92,10 +98,14 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
   const { admins, modelInfo, auditFeed } = options;
   const actions = createPageActions({ workspace, sender: options.sender, logger });
   const assistant = createAssistantActions({ workspace, sender: options.sender, logger });
+  const agent = createAgentActions({ workspace, sender: options.sender, logger });
   const assets = new Map<string, Asset>([...publicAssets(), ...vendorAssets()]);
   const streams = new Set<() => void>();
   const isAdmin = options.isAdmin ?? (async (userId: string) => admins.includes(userId));
   const runs = createRunsRoutes({ runQuery: options.runQuery, isAdmin, logger });
+  const workObjects = options.workObjects
+    ? createWorkObjectRoutes({ workspace, sender: options.workObjects, logger })
+    : {};
 
   function asParam(url: URL): string {
     const parsed = asQuerySchema.safeParse({ as: url.searchParams.get("as") ?? "" });
@@ -131,8 +141,13 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
     } else if (path === "/sandbox/api/state") {
       const me = asParam(url);
       const assistantThreads = assistantThreadsOf(workspace).listFor(me);
+      const agentView = agentViewState(workspace, me);
       sendOk(res, {
-        state: { ...pageState({ workspace: workspace, admins }, me, modelInfo), assistantThreads },
+        state: {
+          ...pageState({ workspace: workspace, admins }, me, modelInfo),
+          assistantThreads,
+          ...agentView,
+        },
       });
     } else if (path === "/sandbox/api/stream") {
       const me = asParam(url);
@@ -206,6 +221,10 @@ export function createSandboxWeb(options: SandboxWebOptions): SandboxWeb {
       "/sandbox/api/home": actions.appHomeOpened,
       "/sandbox/api/assistant/threads": assistant.openThread,
       "/sandbox/api/assistant/context": assistant.changeContext,
+      "/sandbox/api/agent/opened": agent.opened,
+      "/sandbox/api/agent/messages": agent.message,
+      "/sandbox/api/agent/stop": agent.stop,
+      ...workObjects,
     };
     const route = routes[path];
     if (!route) return false;
@@ -251,4 +270,13 @@ function workspaceOf(options: SandboxWebOptions): Workspace {
   const workspace = options.workspace ?? options.emulator?.workspace;
   if (!workspace) throw new Error("createSandboxWeb needs a workspace (or an emulator).");
   return workspace;
+}
+
+/** The person's agent sessions and Messages-tab prompts (in their DM with the bot). */
+function agentViewState(workspace: Workspace, me: string) {
+  const sessions = agentSessionsOf(workspace);
+  return {
+    agentSessions: sessions.all().filter((s) => isDmOf(workspace, s.channel, me)),
+    agentPrompts: sessions.allPrompts().find((p) => isDmOf(workspace, p.channel, me)) ?? null,
+  };
 }

@@ -121,10 +121,14 @@ export function createHermesAssistant(s: AssistantDeps, intake: Pick<EventIntake
 
 /**
  * Whether this is the first delivery of an event (a Slack retry of `assistant_thread_started` must
- * not greet twice): claimed in the same durable table as messages, and marked done at once, since
+ * not greet twice, nor a retried Stop cancel twice): claimed in the same durable table as messages, and marked done at once, since
  * a greeting lost to a crash is only a missing greeting. Storage down: greet anyway.
  */
-async function firstDelivery(s: Pick<Storage, "events">, eventId: unknown, log: Logger): Promise<boolean> {
+export async function firstDelivery(
+  s: Pick<Storage, "events">,
+  eventId: unknown,
+  log: Logger,
+): Promise<boolean> {
   if (typeof eventId !== "string" || eventId === "") return true;
   try {
     if ((await s.events.claim(eventId, { staleAfterMs: 10 * 60_000 })) === "duplicate") {

@@ -44,6 +44,7 @@ describe("the sandbox page's assistant pane", () => {
       HERMES_MODEL: "scripted",
       OPENAI_API_KEY: "k",
       HERMES_MODEL_MAX_RETRIES: "0",
+      HERMES_SLACK_SURFACE: "assistant_view",
     };
     hermes = await startHermes({ config: loadConfig(env), logger: silentLogger(), rawEnv: env });
     browser = await launchChromium();

@@ -18,7 +18,7 @@ describe("assistant threads through Bolt's Assistant", () => {
   let t: TestHermes;
   beforeAll(async () => {
     await model.start();
-    t = await startTestHermes({ model, logger: log.logger });
+    t = await startTestHermes({ model, logger: log.logger, env: { HERMES_SLACK_SURFACE: "assistant_view" } });
   }, 180_000);
   afterAll(async () => {
     await t?.stop();

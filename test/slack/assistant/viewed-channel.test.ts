@@ -33,7 +33,7 @@ describe("the viewed channel as untrusted context for tools (assistant threads)"
   let t: TestHermes;
   beforeAll(async () => {
     await model.start();
-    t = await startTestHermes({ model });
+    t = await startTestHermes({ model, env: { HERMES_SLACK_SURFACE: "assistant_view" } });
     t.ws.addChannel({
       id: RELEASE,
       name: RELEASE_NAME,

@@ -1,5 +1,6 @@
 import { render } from "preact";
 import { useCallback, useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { AgentSessions } from "./agent-sessions.js";
 import { postJson } from "./api.js";
 import { AssistantPane } from "./assistant-pane.js";
 import { AuditPanel } from "./audit-panel.js";
@@ -199,6 +200,7 @@ function App({ initialAs }) {
             homeTab
               ? html`<${HomeView} view=${state.view} botName=${displayName(other)} />`
               : html`<div class="channel-body" id="tab-messages" role=${other?.isBot ? "tabpanel" : undefined} aria-labelledby=${other?.isBot ? "tab-messages-button" : undefined}>
+                  ${other?.isBot ? html`<${AgentSessions} key=${as} as=${as} sessions=${state.agentSessions} prompts=${state.agentPrompts} onOpen=${(s) => ws.openThreadIn(s.channel, s.threadTs)} onError=${setToast} />` : null}
                   <${MessageList}
                     key=${`${as}-${current.id}`}
                     messages=${channelMessages(state, current.id)}

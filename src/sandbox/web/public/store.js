@@ -61,7 +61,8 @@ export function useLiveWorkspace(as, onEvent) {
 export function fromServer(state) {
   const messages = new Map(state.messages.map((m) => [keyOf(m.channel, m.ts), m]));
   const threads = (state.assistantThreads ?? []).map((t) => [keyOf(t.channel, t.threadTs), t]);
-  return { ...state, messages, assistantThreads: new Map(threads) };
+  const sessions = (state.agentSessions ?? []).map((t) => [keyOf(t.channel, t.threadTs), t]);
+  return { ...state, messages, assistantThreads: new Map(threads), agentSessions: new Map(sessions) };
 }
 
 export function applyEvent(state, event) {
@@ -70,6 +71,12 @@ export function applyEvent(state, event) {
     assistantThreads.set(keyOf(event.thread.channel, event.thread.threadTs), event.thread);
     return { ...state, assistantThreads };
   }
+  if (event.type === "agent_session") {
+    const agentSessions = new Map(state.agentSessions);
+    agentSessions.set(keyOf(event.session.channel, event.session.threadTs), event.session);
+    return { ...state, agentSessions };
+  }
+  if (event.type === "agent_prompts") return { ...state, agentPrompts: event.prompts };
   if (event.type === "view_published") return { ...state, view: event.view };
   if (event.type === "file_uploaded") return state;
   const messages = new Map(state.messages);

@@ -1,6 +1,7 @@
 import type { WebClient } from "@slack/web-api";
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/logger.ts";
+import type { Metrics } from "../core/metrics.ts";
 import { httpFetch } from "../http/http-fetch.ts";
 import type { Redactor } from "../policy/redact.ts";
 import { CallScheduler } from "../slack/rate-limit/call-scheduler.ts";
@@ -57,7 +58,7 @@ export async function prepareSlackTarget(
  */
 export async function buildSlackClients(
   target: SlackTarget,
-  o: { config: Config; logger: Logger; redactor: Redactor },
+  o: { config: Config; logger: Logger; redactor: Redactor; metrics?: Metrics },
 ): Promise<SlackOutput> {
   const { logger, redactor } = o;
   // One scheduler of Web API calls for both clients: per-budget queues paced to Slack's rate limits.
@@ -66,7 +67,10 @@ export async function buildSlackClients(
     // Keep-alive node:http instead of the built-in fetch, as the model client (http-fetch.ts).
     fetch: httpFetch(),
     logger: slackLogger(logger, "web-api"),
-    scheduler: new CallScheduler({ logger: logger.child({ component: "slack-pacing" }) }),
+    scheduler: new CallScheduler({
+      logger: logger.child({ component: "slack-pacing" }),
+      ...(o.metrics ? { onRateLimited: o.metrics.slackRateLimited } : {}),
+    }),
     rateScale: o.config.env.HERMES_SLACK_RATE_SCALE,
   };
   const client = new PacedWebClient(target.botToken, {

@@ -1,6 +1,7 @@
 import { Redis } from "ioredis";
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/logger.ts";
+import type { Metrics } from "../core/metrics.ts";
 import { createApprovalStore } from "../policy/approval-store.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { createBullmqTurnQueue } from "../queue/bullmq-turn-queue.ts";
@@ -8,7 +9,7 @@ import { createMemoryTurnQueue } from "../queue/memory-turn-queue.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import { createScheduleStore } from "../schedules/schedule-store.ts";
 import type { Storage } from "../storage.ts";
-import { createAuditLog } from "../store/audit.ts";
+import { type AuditLog, createAuditLog } from "../store/audit.ts";
 import { resolveAuditKey } from "../store/audit-key.ts";
 import { warnAboutAuditRole } from "../store/audit-role-check.ts";
 import { createBudgetStore } from "../store/budget-store.ts";
@@ -33,7 +34,7 @@ export async function buildStorage(
   config: Config,
   logger: Logger,
   /** The process's redactor (configured secret values), for approval audit rows. */
-  options: { redact?: (value: unknown) => unknown } = {},
+  options: { redact?: (value: unknown) => unknown; metrics?: Metrics } = {},
 ) {
   const env = config.env;
   // Before anything opens: a production setup without its key refuses to start, saying why.
@@ -58,7 +59,10 @@ export async function buildStorage(
     logger.warn({ err: String(err) }, "could not check the database role's rights on audit_log"),
   );
   const db = handle.db;
-  const audit = createAuditLog({ db, key, pool: handle.kind === "postgres" ? handle.pool : undefined });
+  const audit = timedAppends(
+    createAuditLog({ db, key, pool: handle.kind === "postgres" ? handle.pool : undefined }),
+    options.metrics,
+  );
   const redis = env.REDIS_URL
     ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false })
     : undefined;
@@ -113,6 +117,22 @@ export async function buildStorage(
       await sessions.close().catch(() => undefined);
       redis?.disconnect();
       await handle.close();
+    },
+  };
+}
+
+/** `audit` whose appends are timed for `/metrics` (as their callers wait for them). */
+function timedAppends(audit: AuditLog, metrics: Metrics | undefined): AuditLog {
+  if (!metrics) return audit;
+  return {
+    ...audit,
+    async append(event, tx) {
+      const started = performance.now();
+      try {
+        return await audit.append(event, tx);
+      } finally {
+        metrics.auditAppend((performance.now() - started) / 1000);
+      }
     },
   };
 }

@@ -247,6 +247,28 @@ export function createBullmqTurnQueue(options: BullmqTurnQueueOptions): TurnQueu
       };
     },
 
+    async oldest() {
+      // Oldest first (`asc`): one job of each list.
+      const [waiting, active] = await Promise.all([
+        queue.getJobs(["waiting", "prioritized"], 0, 0, true),
+        queue.getJobs(["active"], 0, 0, true),
+      ]).catch((cause: unknown) => {
+        throw new HermesError("storage_unavailable", "The job queue (Redis) cannot be reached.", { cause });
+      });
+      const since = (
+        jobs: Array<{ timestamp: number; processedOn?: number | undefined } | undefined>,
+        started: boolean,
+      ) => {
+        let min: number | undefined;
+        for (const j of jobs) {
+          const at = j && (started ? (j.processedOn ?? j.timestamp) : j.timestamp);
+          if (at !== undefined && (min === undefined || at < min)) min = at;
+        }
+        return min;
+      };
+      return { waiting: since(waiting, false), active: since(active, true) };
+    },
+
     async isPending(jobId) {
       const state = await queue.getJobState(toBullJobId(jobId)).catch((cause: unknown) => {
         throw new HermesError("storage_unavailable", "The job queue (Redis) cannot be reached.", { cause });

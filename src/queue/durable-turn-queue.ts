@@ -67,6 +67,7 @@ export function createDurableTurnQueue(o: {
     pause: () => queue.pause(),
     stop: (options) => queue.stop(options),
     counts: () => queue.counts(),
+    ...(queue.oldest ? { oldest: queue.oldest } : {}),
     isPending: (jobId) => queue.isPending(jobId),
 
     async recoverPending(claimedBefore = startedAt) {

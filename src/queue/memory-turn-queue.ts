@@ -31,6 +31,8 @@ interface Entry {
   id: string;
   job: QueueJob;
   attempt: number;
+  /** When it was first enqueued (epoch ms). */
+  enqueuedAt: number;
 }
 
 interface Running {
@@ -39,6 +41,8 @@ interface Running {
   done: Promise<void>;
   /** Its handler said it only waits on Slack now (`JobContext.release`): not counted as running. */
   released: boolean;
+  /** When this attempt started (epoch ms). */
+  startedAt: number;
 }
 
 /**
@@ -97,7 +101,13 @@ export function createMemoryTurnQueue(options: MemoryTurnQueueOptions): TurnQueu
 
   function start(entry: Entry, run: JobHandler): void {
     const controller = new AbortController();
-    const running: Running = { entry, controller, done: Promise.resolve(), released: false };
+    const running: Running = {
+      entry,
+      controller,
+      done: Promise.resolve(),
+      released: false,
+      startedAt: Date.now(),
+    };
     const release = () => {
       if (running.released || released >= concurrency * RELEASED_PER_SLOT || !active.has(entry.id)) return;
       running.released = true;
@@ -179,7 +189,7 @@ export function createMemoryTurnQueue(options: MemoryTurnQueueOptions): TurnQueu
         logger.debug({ jobId: id, jobType: checked.type }, "queue job already known; not added again");
         return id;
       }
-      addWaiting({ id, job: checked, attempt: 1 });
+      addWaiting({ id, job: checked, attempt: 1, enqueuedAt: Date.now() });
       schedulePump();
       return id;
     },
@@ -207,6 +217,16 @@ export function createMemoryTurnQueue(options: MemoryTurnQueueOptions): TurnQueu
 
     async counts() {
       return { waiting: waiting.length, delayed: delayed.size, active: active.size, failed: failed.size };
+    },
+
+    async oldest() {
+      let activeSince: number | undefined;
+      for (const r of active.values())
+        if (activeSince === undefined || r.startedAt < activeSince) activeSince = r.startedAt;
+      let waitingSince: number | undefined;
+      for (const e of waiting)
+        if (waitingSince === undefined || e.enqueuedAt < waitingSince) waitingSince = e.enqueuedAt;
+      return { waiting: waitingSince, active: activeSince };
     },
 
     async isPending(jobId) {

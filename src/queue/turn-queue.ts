@@ -61,6 +61,11 @@ export interface QueueCounts {
   failed: number;
 }
 
+export interface QueueOldest {
+  waiting?: number | undefined;
+  active?: number | undefined;
+}
+
 /**
  * The work queue between the Slack receiver and the agent: turns (schedule fires enqueue turns too)
  * and resumes after approvals. BullMQ on Redis when several processes share the work; in process
@@ -87,6 +92,8 @@ export interface TurnQueue {
   stop(options?: StopOptions): Promise<void>;
   /** For `/healthz` and tests. */
   counts(): Promise<QueueCounts>;
+  /** For `/metrics`: when the oldest waiting job was enqueued and the oldest active one started (epoch ms). */
+  oldest?(): Promise<QueueOldest>;
   /** Whether a job with this id is waiting, delayed for a retry or running (not done, failed or unknown). */
   isPending(jobId: string): Promise<boolean>;
 }

@@ -46,6 +46,8 @@ export interface CallSchedulerOptions {
   /** Deliver calls queued per budget at most; beyond, a call fails at once (default 10,000). */
   maxQueuedDeliver?: number;
   logger?: Logger;
+  /** Told of each 429, with the budget's key (`/metrics` counts them by method). */
+  onRateLimited?: (key: string) => void;
 }
 
 interface Pending {
@@ -100,12 +102,14 @@ export class CallScheduler {
   private readonly maxProgress: number;
   private readonly maxDeliver: number;
   private readonly logger: Logger | undefined;
+  private readonly onRateLimited: ((key: string) => void) | undefined;
 
   constructor(options: CallSchedulerOptions = {}) {
     this.retries = options.rateLimitRetries ?? 5;
     this.maxProgress = options.maxQueuedProgress ?? 50;
     this.maxDeliver = options.maxQueuedDeliver ?? 10_000;
     this.logger = options.logger;
+    this.onRateLimited = options.onRateLimited;
   }
 
   schedule<T>(call: ScheduledCall<T>): Promise<T> {
@@ -282,6 +286,7 @@ export class CallScheduler {
       this.pump(key);
       return;
     }
+    this.onRateLimited?.(key);
     b.pushedBack = true;
     b.bucket.pause(Date.now() + seconds * 1000);
     const budget = p.call.lane === "progress" ? 0 : (p.call.rateLimitRetries ?? this.retries);

@@ -14,6 +14,7 @@ import {
   nowSql,
   settledArgs,
 } from "./approval-record.ts";
+import { traceApprovalWait } from "./approval-wait-span.ts";
 import { mayDecide } from "./may-decide.ts";
 
 export interface DecideInput {
@@ -105,7 +106,10 @@ export async function decideApproval(deps: ApprovalDeps, input: DecideInput): Pr
     }
 
     const decided = await applyDecision(deps, approval, input);
-    if (decided) return { kind: "decided", approval: decided };
+    if (decided) {
+      traceApprovalWait(decided, input.decision);
+      return { kind: "decided", approval: decided };
+    }
   }
   const final = await readForDecision(deps, input.approvalId);
   if (!final) return { kind: "not_found" };

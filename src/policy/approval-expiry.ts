@@ -9,6 +9,7 @@ import {
   nowSql,
   settledArgs,
 } from "./approval-record.ts";
+import { traceApprovalWait } from "./approval-wait-span.ts";
 
 const SWEEP_BATCH = 100;
 
@@ -29,7 +30,7 @@ async function settleExpired(deps: ApprovalDeps, tx: Transaction, row: Approval)
  */
 export async function expireApproval(deps: ApprovalDeps, id: string): Promise<Approval | undefined> {
   const now = nowSql(deps);
-  return deps.db.transaction(async (tx) => {
+  const expired = await deps.db.transaction(async (tx) => {
     const [due] = await tx
       .update(approvals)
       .set({ status: "expired", decidedAt: sql`${now}` })
@@ -40,6 +41,8 @@ export async function expireApproval(deps: ApprovalDeps, id: string): Promise<Ap
     await deps.audit.append(approvalAuditEvent(expired, "tool.expired"), tx);
     return expired;
   });
+  if (expired) traceApprovalWait(expired, "expired");
+  return expired;
 }
 
 /**
@@ -52,6 +55,7 @@ export async function expireDueApprovals(deps: ApprovalDeps): Promise<Approval[]
   const out: Approval[] = [];
   for (;;) {
     const batch = await expireBatch(deps);
+    for (const a of batch) traceApprovalWait(a, "expired");
     out.push(...batch);
     if (batch.length < SWEEP_BATCH) return out;
   }

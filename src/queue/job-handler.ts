@@ -1,3 +1,4 @@
+import { inSpan } from "../core/tracing.ts";
 import type { QueueJob } from "./jobs.ts";
 import { handleResumeJob } from "./resume-worker.ts";
 import type { JobContext } from "./turn-queue.ts";
@@ -14,6 +15,18 @@ export async function handleJob(
     case "turn":
       return handleTurnJob(s, job, ctx);
     case "resume":
-      return handleResumeJob(s, job, ctx);
+      // The resumed part of a run is its own `invoke_agent` span (the first part's ended at the pause).
+      return inSpan(
+        "invoke_agent hermes",
+        {
+          attributes: {
+            "gen_ai.operation.name": "invoke_agent",
+            "gen_ai.agent.name": "hermes",
+            "hermes.run.id": job.runId,
+            "hermes.resume.reason": job.reason,
+          },
+        },
+        () => handleResumeJob(s, job, ctx),
+      );
   }
 }

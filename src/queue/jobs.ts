@@ -21,6 +21,8 @@ export const turnJobMetaSchema = z.looseObject({
   viewing: z.object({ channelId: id, teamId: id.optional() }).optional(),
   /** Files shared with the message, by reference: read by the worker (`files.info`, then the bytes). */
   files: z.array(slackFileRefSchema).max(MAX_FILES_PER_MESSAGE).optional(),
+  /** The W3C trace context of the event's span (when tracing is on): the worker's run span continues it. */
+  traceparent: z.string().max(128).optional(),
 });
 
 /** A Slack message (mention or DM) to answer: one agent turn in the thread `sessionKey`. */

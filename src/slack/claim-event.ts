@@ -1,4 +1,5 @@
 import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
+import { tracing } from "../core/tracing.ts";
 import type { TurnJob } from "../queue/jobs.ts";
 import type { Storage } from "../storage.ts";
 import { classifyEvent, type SlackMessageEvent, type TurnRequest } from "./classify-event.ts";
@@ -47,6 +48,18 @@ export function createEventRecorder(
       ts: request.ts,
     });
     const eventId = bodyEventId ?? `${request.channelId}-${request.ts}`;
+    // The event's span (when tracing is on): its context goes with the job, so the run continues its trace.
+    const span = tracing().startSpan(`slack.event ${event.type}`, {
+      kind: "server",
+      attributes: {
+        "slack.event.type": event.type,
+        "slack.event.id": eventId,
+        "slack.team.id": request.teamId,
+        "slack.channel.id": request.channelId,
+        "gen_ai.conversation.id": key,
+      },
+    });
+    const traceparent = span.traceparent();
     const job: TurnJob = {
       type: "turn",
       sessionKey: key,
@@ -61,15 +74,20 @@ export function createEventRecorder(
       meta: {
         inThread: request.inThread,
         ...(request.files.length > 0 ? { files: request.files } : {}),
+        ...(traceparent ? { traceparent } : {}),
       },
     };
     try {
       const claim = await lane.first(() =>
         s.events.claim(eventId, { sessionKey: key, staleAfterMs, payload: job }),
       );
+      span.setAttributes({ "hermes.event.claim": claim });
       return claim === "duplicate" ? { kind: "duplicate", job } : { kind: "accepted", job, request };
     } catch (error) {
+      span.fail("event not recorded", "claim_failed");
       return { kind: "unrecorded", job, request, error };
+    } finally {
+      span.end();
     }
   };
 }

@@ -43,6 +43,8 @@ export interface ModelResponse {
    * set for a plain JSON answer: command mode, a server that refused or ignored `stream`.
    */
   streamed?: boolean;
+  /** Parts of `usage` the server itemised (OpenAI's `*_tokens_details`), when it did. */
+  usageDetails?: { cachedInputTokens?: number; reasoningTokens?: number };
 }
 
 /** The port the loop talks to. One real implementation (OpenAI-compatible HTTP). */

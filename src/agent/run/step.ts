@@ -147,6 +147,7 @@ export async function callModel(
     return { kind: "failed", error };
   }
   state.countModelCall(response.usage);
+  tracer.spans?.chatContent(prepared.messages, response.content);
   tracer.emit("model.response", {
     model: sent.model,
     // The model that answered, as the server names it (what prices and the run record go by).
@@ -158,6 +159,7 @@ export async function callModel(
     toolCalls: response.toolCalls.map((c) => c.name),
     contentChars: response.content.length,
     usage: response.usage,
+    ...(response.usageDetails ? { usageDetails: response.usageDetails } : {}),
     latencyMs: response.latencyMs,
     repairs: response.repairs,
     // Whether the answer came as a stream: only then does the turn's answer stream into Slack.

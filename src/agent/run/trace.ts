@@ -1,4 +1,6 @@
 import { type LineWriter, type Logger, lineWriter } from "../../core/logger.ts";
+import { tracing } from "../../core/tracing.ts";
+import { type GenAiSpans, genAiSpans } from "./genai-spans.ts";
 
 export type TraceEventType =
   | "run.start"
@@ -59,6 +61,8 @@ export interface Tracer {
   emit(event: TraceEventType, data?: Record<string, unknown>): void;
   /** A child logger with runId and sessionKey bound (tools log through it). */
   readonly logger: Logger;
+  /** The run's OpenTelemetry GenAI spans, fed by `emit`; undefined when tracing is off. */
+  readonly spans?: GenAiSpans | undefined;
 }
 
 export function createTracer(options: {
@@ -71,8 +75,10 @@ export function createTracer(options: {
   let child: Logger | undefined;
   // The run's lines in one JSON.stringify each (logger.ts); pino's own path for what it cannot write.
   let write: LineWriter | undefined | null = null;
+  const spans = genAiSpans(tracing());
   const tracer: Tracer = {
     step: 0,
+    spans,
     // A pino child costs a serialization of its bindings: made only when something logs through it.
     get logger() {
       child ??= options.logger.child(ids);
@@ -87,10 +93,13 @@ export function createTracer(options: {
         if (write === null) write = lineWriter(options.logger, ids);
         if (!write?.(level, line, event)) tracer.logger[level](line, event);
       }
-      if (options.onEvent) {
-        options.onEvent(
-          Object.assign({ runId: ids.runId, sessionKey: ids.sessionKey, event, step: tracer.step }, data),
+      if (options.onEvent || spans) {
+        const e = Object.assign(
+          { runId: ids.runId, sessionKey: ids.sessionKey, event, step: tracer.step },
+          data,
         );
+        spans?.onEvent(e);
+        options.onEvent?.(e);
       }
     },
   };

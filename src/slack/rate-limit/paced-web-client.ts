@@ -1,5 +1,6 @@
 import { type WebAPICallResult, WebClient, type WebClientOptions } from "@slack/web-api";
-import type { CallScheduler, Lane } from "./call-scheduler.ts";
+import { tracing } from "../../core/tracing.ts";
+import { type CallScheduler, type Lane, retryAfterSeconds } from "./call-scheduler.ts";
 import { channelOf, rateKeyOf } from "./tiers.ts";
 
 export interface PacedWebClientOptions extends WebClientOptions {
@@ -66,15 +67,59 @@ export class PacedWebClient extends WebClient {
   ): Promise<WebAPICallResult> {
     const { key, pace } = rateKeyOf(method, options, this.rateScale);
     const lane = how.lane ?? this.lane;
-    return this.scheduler.schedule({
-      key,
-      pace,
-      lane,
-      ...(lane === "progress" ? { coalesceId: messageId(method, options) } : {}),
-      ...(how.rateLimitRetries === undefined ? {} : { rateLimitRetries: how.rateLimitRetries }),
-      ...(how.maxWaitMs === undefined ? {} : { maxWaitMs: how.maxWaitMs }),
-      run: () => super.apiCall(method, options),
+    const schedule = (run: () => Promise<WebAPICallResult>) =>
+      this.scheduler.schedule({
+        key,
+        pace,
+        lane,
+        ...(lane === "progress" ? { coalesceId: messageId(method, options) } : {}),
+        ...(how.rateLimitRetries === undefined ? {} : { rateLimitRetries: how.rateLimitRetries }),
+        ...(how.maxWaitMs === undefined ? {} : { maxWaitMs: how.maxWaitMs }),
+        run,
+      });
+    if (!tracing().enabled) return schedule(() => super.apiCall(method, options));
+    return this.traced(method, options, { key, lane }, schedule);
+  }
+
+  /** The call in a client span: its method, budget (rate key, expected wait, lane) and the 429s it met. */
+  private async traced(
+    method: string,
+    options: Record<string, unknown>,
+    at: { key: string; lane: Lane },
+    schedule: (run: () => Promise<WebAPICallResult>) => Promise<WebAPICallResult>,
+  ): Promise<WebAPICallResult> {
+    const span = tracing().startSpan(`slack ${method}`, {
+      kind: "client",
+      attributes: {
+        "rpc.system": "slack_web_api",
+        "rpc.method": method,
+        "slack.channel.id": channelOf(options),
+        "slack.rate.key": at.key,
+        "slack.rate.lane": at.lane,
+        "slack.rate.expected_wait_ms": Math.round(this.scheduler.expectedWaitMs(at.key)),
+      },
     });
+    let limited = 0;
+    try {
+      return await schedule(async () => {
+        try {
+          return await super.apiCall(method, options);
+        } catch (err) {
+          if (retryAfterSeconds(err) !== undefined) limited++;
+          throw err;
+        }
+      });
+    } catch (err) {
+      const code = (err as { code?: unknown; data?: { error?: unknown } } | null) ?? undefined;
+      span.fail(
+        typeof code?.data?.error === "string" ? code.data.error : "slack call failed",
+        typeof code?.code === "string" ? code.code : undefined,
+      );
+      throw err;
+    } finally {
+      span.setAttributes({ "slack.rate_limited.count": limited });
+      span.end();
+    }
   }
 }
 

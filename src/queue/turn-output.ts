@@ -5,11 +5,11 @@ import type { SlackFileRef } from "../files/intake/file-refs.ts";
 import type { SlackFiles } from "../files/intake/slack-files.ts";
 import type { Approval } from "../policy/approval-store.ts";
 
-/** Where a turn's answer goes: its thread, replacing the "working…" message when there is one. */
+/** Where a turn's answer goes: its thread, below the "working…" message (removed then) when there is one. */
 export interface ReplyTarget {
   channel: string;
   threadTs: string;
-  /** The "working…" message to replace with the answer (when one went out). */
+  /** The "working…" message the answer is posted below and that is then removed (when one went out). */
   placeholderTs?: string | undefined;
 }
 
@@ -18,7 +18,7 @@ export interface ProgressDisplay {
   show(event: TraceEvent): void;
   /** Waits for (or drops) a pending update, so it cannot land after the answer. */
   close(): Promise<void>;
-  /** After `close`: the working message the answer replaces, when one went out (and is still there). */
+  /** After `close`: the working message the answer removes, when one went out (and is still there). */
   workingTs?(): string | undefined;
   /** Closes it and removes the working message: the job had nothing to show (a duplicate). Never throws. */
   discard?(): Promise<void>;
@@ -77,7 +77,7 @@ export interface TurnOutput {
   /** Posts a short notice in the turn's thread (files not read, and why); never replaces the working message. */
   postNotice(text: string, target: ReplyTarget): Promise<void>;
   /**
-   * Posts Markdown as the answer (credentials cut out), replacing the working message. With `runId`
+   * Posts Markdown as the answer (credentials cut out), then removes the working message. With `runId`
    * its last message names that run (Slack message metadata); with `feedbackRunId` (a completed
    * run's answer) it ends with the 👍/👎 buttons rating that run, and names it too.
    */

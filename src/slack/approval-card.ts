@@ -1,4 +1,5 @@
 import type { types } from "@slack/bolt";
+import { isSlackId, slackRef } from "../agent/command/result-sentences/slack-refs.ts";
 import { canonicalJson } from "../core/canonical-json.ts";
 import { redactSecrets } from "../policy/redact.ts";
 import { fallbackText } from "./answer-blocks.ts";
@@ -47,6 +48,9 @@ export function approvalCard(
   for (const [i, text] of argSections(a.args).entries()) {
     blocks.push({ type: "section", block_id: id(`args${i}`), text: { type: "mrkdwn", text } });
   }
+  const named = namedArgs(a.args);
+  if (named)
+    blocks.push({ type: "context", block_id: id("names"), elements: [{ type: "mrkdwn", text: named }] });
 
   if (state.kind === "pending") {
     blocks.push({
@@ -124,6 +128,27 @@ function argSections(args: unknown): string[] {
   if (escaped.length > shown)
     out.push(`_…and ${escaped.length - shown} more characters of arguments (the audit log has them all)._`);
   return out;
+}
+
+/** A Slack user or channel reference as written in arguments: `<@U…>`, `<#C…>`, `<#C…|name>`. */
+const REFERENCE = /^<(?:@[UW][A-Z0-9]+|#[CGD][A-Z0-9]+)(?:\|[^<>]*)?>$/;
+
+/**
+ * The people and channels the arguments name, as Slack references (shown as names): the code block
+ * above keeps the exact ids, which Slack does not turn into names there. Top-level values only;
+ * a user group is left as its id in the code block.
+ */
+function namedArgs(args: unknown): string | undefined {
+  if (!args || typeof args !== "object" || Array.isArray(args)) return undefined;
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(args).sort(([x], [y]) => (x < y ? -1 : 1))) {
+    const refs = (Array.isArray(value) ? value : [value])
+      // A user group stays an id (`isSlackId` is people and channels): its reference would notify it.
+      .filter((v): v is string => typeof v === "string" && (isSlackId(v) || REFERENCE.test(v)))
+      .map((v) => (REFERENCE.test(v) ? v : slackRef(v)));
+    if (refs.length) parts.push(`\`${escapeMrkdwn(key)}\` ${refs.slice(0, 10).join(", ")}`);
+  }
+  return parts.length ? parts.join(" · ").slice(0, 3000) : undefined;
 }
 
 function title(status: "approved" | "rejected" | "expired"): string {

@@ -35,32 +35,23 @@ type AnswerMetadata = types.MessageMetadata & { entities?: types.EntityMetadata[
 /** What posting a paused run's cards needs (each card's ts is stored on its approval). */
 type PausePosting = CardUpdates & Pick<Storage, "approvals">;
 
-/**
- * An answer waits this long at most for its budget to replace the working message in place; beyond,
- * a new reply goes out instead when that is sooner.
- */
+/** A pause's line waits this long at most for its budget to replace the working message. */
 const REPLACE_WAIT_MS = 2_000;
 
 /**
- * Replaces the working message in place when that is about as quick as a new reply. `chat.update` is
- * one budget for the whole workspace (Slack's tier 3, ~50/min) while replies are paced per channel, so
- * in a burst, or when another channel's updates fill that budget, the answer is posted instead of
- * waiting its turn; so is one whose budget a 429 pauses past that wait. The update never waits out a
- * 429: the caller posts the text as a new reply.
+ * Replaces the working message in place when that is about as quick as a new reply: only for lines
+ * that stand in for it (a pause's), never for an answer, which is always a new message (Slack marks
+ * an updated message "(edited)"). `chat.update` is one budget for the whole workspace (Slack's tier 3,
+ * ~50/min) while replies are paced per channel, so when that budget is busy, or a 429 pauses it, the
+ * caller posts a new reply instead of waiting. The update never waits out a 429.
  */
 async function replacePlaceholder(
   s: Pick<SlackOutput, "client">,
   target: ReplyTarget,
-  m: SlackMessagePayload & { metadata?: AnswerMetadata },
+  m: SlackMessagePayload,
 ): Promise<boolean> {
   if (!target.placeholderTs) return false;
-  const args = {
-    channel: target.channel,
-    ts: target.placeholderTs,
-    text: m.text,
-    blocks: m.blocks,
-    ...(m.metadata ? { metadata: m.metadata } : {}),
-  };
+  const args = { channel: target.channel, ts: target.placeholderTs, text: m.text, blocks: m.blocks };
   const paced = asPaced(s.client);
   // Worth waiting for up to as long as a new reply would wait anyway (a couple of seconds at least).
   const maxWaitMs = paced ? Math.max(REPLACE_WAIT_MS, paced.expectedWaitMs("chat.postMessage", args)) : 0;
@@ -76,8 +67,8 @@ async function replacePlaceholder(
 }
 
 /**
- * The working message of an answer that went out as a new reply is removed (its own budget, so it
- * never holds up answers); failing that, it stays, which is only untidy.
+ * The working message is removed once the answer is up below it (`chat.delete` is a budget of its
+ * own, and the answer never waits for it); failing that, it stays, which is only untidy.
  */
 function removePlaceholder(s: Pick<SlackOutput, "client"> & { logger: Logger }, target: ReplyTarget): void {
   if (!target.placeholderTs) return;
@@ -89,8 +80,8 @@ function removePlaceholder(s: Pick<SlackOutput, "client"> & { logger: Logger }, 
 }
 
 /**
- * Shows a finished turn in its thread: an answer replaces the working message (further parts follow
- * as replies); a failure shows one short sentence with the run id, never a stack. Either names its
+ * Shows a finished turn in its thread: the answer is posted as new replies and the working message
+ * removed; a failure shows one short sentence with the run id, never a stack. Either names its
  * run in the message metadata.
  */
 export async function showResult(s: AnswerPosting, result: TurnResult, target: ReplyTarget): Promise<void> {
@@ -141,7 +132,8 @@ function fallbackNote(result: TurnResult): string {
 }
 
 /**
- * Posts Markdown as the answer: replaces the placeholder, then replies; a huge answer becomes a file.
+ * Posts Markdown as the answer: new replies in the thread (never an update, which Slack would mark
+ * "(edited)"), then the working message is removed; a huge answer becomes a file.
  * Credentials are cut out first (configured secret values, tokens, keys): a model that read one in a
  * tool result, or was told to repeat one, cannot post it. Personal data the requester asked for stays.
  * With `feedbackRunId`, the last message ends with the 👍/👎 buttons rating that run; with `runId`
@@ -160,7 +152,6 @@ export async function postAnswer(
   for (const [i, part] of messages.entries()) {
     const m =
       runId && i === messages.length - 1 ? { ...part, metadata: answerMetadata(runId, options) } : part;
-    if (i === 0 && (await replacePlaceholder(s, target, m))) continue;
     await s.client.chat.postMessage({
       channel: target.channel,
       thread_ts: target.threadTs,
@@ -196,17 +187,26 @@ function withFeedback(messages: SlackMessagePayload[], runId: string): SlackMess
 }
 
 /**
- * A paused run's approvals (stored with its snapshot by the worker): the waiting line replaces the
- * working message, then one card per pending call, its metadata naming the run.
+ * A paused run's approvals (stored with its snapshot by the worker): the pause's line replaces the
+ * working message, then one card per pending call, its metadata naming the run. The line says what
+ * was asked, never a state that goes stale: each card shows its own state and is updated in place
+ * when it is decided, expires or is cancelled.
  */
 export async function showPause(s: PausePosting, created: Approval[], target: ReplyTarget): Promise<void> {
-  const names = [...new Set(created.map((a) => `\`${a.tool}\``))].join(", ");
-  const waiting = `:raised_hand: Waiting for approval of ${names}: use the ${created.length > 1 ? "cards" : "card"} below.`;
+  const waiting = pauseLine(created);
   if (!(await replacePlaceholder(s, target, { text: waiting, blocks: [] }))) {
     await s.client.chat.postMessage({ channel: target.channel, thread_ts: target.threadTs, text: waiting });
     removePlaceholder(s, target);
   }
   for (const a of created) await postCard(s, a, target);
+}
+
+/** ":raised_hand: I asked for approval to run `send_message`: the card below shows the decision." */
+export function pauseLine(created: readonly Pick<Approval, "tool">[]): string {
+  const names = [...new Set(created.map((a) => `\`${a.tool}\``))].join(", ");
+  const cards =
+    created.length > 1 ? "the cards below show the decisions" : "the card below shows the decision";
+  return `:raised_hand: I asked for approval to run ${names}: ${cards}.`;
 }
 
 async function postCard(s: PausePosting, a: Approval, target: ReplyTarget): Promise<void> {

@@ -6,7 +6,7 @@ import { asPaced } from "./rate-limit/paced-web-client.ts";
 
 export const WORKING_TEXT = ":hourglass_flowing_sand: Working on it…";
 
-/** A turn's "working…" message: progress while it runs, the message its answer replaces. */
+/** A turn's "working…" message: progress while it runs, removed once its answer is posted below it. */
 export interface WorkingMessage {
   /** Shows a progress line (only the latest one is kept while the message is not up yet). */
   show(text: string): void;

@@ -63,7 +63,8 @@ describe("channel and person names in command mode, end to end through Bolt", ()
     await reply(
       ts,
       "the result",
-      (text) => text.startsWith("`send_message` →") && text.includes("C0GENERAL"),
+      // The result in words, the channel as a reference Slack shows by name.
+      (text) => text.startsWith("`send_message` returned:\nSent: yes\nTo: <#C0GENERAL>"),
     );
 
     const rows = await waitFor(
@@ -187,8 +188,10 @@ describe("channel and person names in command mode, end to end through Bolt", ()
     const ticket = await ask(
       "run create_ticket title=Badge reader at the 2F door is dead assignee=<@U0USER1>",
     );
-    const done = await reply(ticket, "the ticket", (text) => text.startsWith("`create_ticket` →"));
-    expect(done.text).toContain("Badge reader at the 2F door is dead");
+    const done = await reply(ticket, "the ticket", (text) => text.startsWith("Opened ticket #"));
+    expect(done.text).toMatch(
+      /^Opened ticket #\d+ 'Badge reader at the 2F door is dead' \(medium\), assigned to <@U0USER1>\.$/,
+    );
     const opened = await rowsOfCall("create_ticket", (a) => String(a.title).startsWith("Badge reader"));
     expect(opened.map((r) => r.action).sort()).toEqual(["tool.executed", "tool.requested"]);
     for (const row of opened.filter((r) => r.args)) {

@@ -51,9 +51,10 @@ describe("the fallback model, end to end (Slack emulator, real HTTP, Postgres)",
     );
     expect(primary.requests).toHaveLength(2);
     expect(backup.requests.map((r) => r.body.model)).toEqual(["backup-model", "backup-model"]);
-    // The progress message announced the switch (or a later step named the fallback model).
-    const updates = t.emulator
-      .callsTo("chat.update")
+    // The thread announced the switch: a progress update (when the turn lasted past its first
+    // interval) or the answer, posted as a new reply, named the fallback model.
+    const updates = [...t.emulator.callsTo("chat.update"), ...t.emulator.callsTo("chat.postMessage")]
+      .filter((c) => c.args.thread_ts === ts || c.args.ts !== undefined)
       .map((c) => String((c.args as { text?: unknown }).text ?? ""));
     expect(updates.some((text) => text.includes("fallback model `backup-model`"))).toBe(true);
     const runs = await waitFor(

@@ -56,7 +56,11 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
       "answer",
     );
     expect(reply.text).toContain("*02:00*"); // Markdown became mrkdwn
-    expect(botReplies(t, "C0OPS", ts)).toHaveLength(1); // the working message was replaced, not added to
+    // The answer is a message of its own (no "(edited)"), posted below the working message, which is removed.
+    expect(reply.edited).toBeUndefined();
+    await waitFor(() => botReplies(t, "C0OPS", ts).length === 1, 30_000, "working message removed");
+    expect(botReplies(t, "C0OPS", ts).map((m) => m.ts)).toEqual([reply.ts]);
+    expect(t.emulator.callsTo("chat.update").some((c) => String(c.args.text).includes("02:00"))).toBe(false);
     expect(model.requests[0]!.body.messages.at(-1)!.content).toBe("when does the VPN restart?");
   });
 
@@ -183,8 +187,8 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
   });
 
   it("a rate-limited progress update is dropped; the answer is not delayed", async () => {
-    // chat.update is limited (Slack asks for 30 s): progress is dropped, and the answer that would
-    // replace the working message is posted as a new reply instead of waiting. A Hermes of its own:
+    // chat.update is limited (Slack asks for 30 s): progress is dropped, and the answer (always a new
+    // reply) does not wait for it. A Hermes of its own:
     // it keeps honouring those 30 s for chat.update (as Slack would still refuse it), which the other
     // tests here must not inherit.
     const own = await startTestHermes({ model });
@@ -204,8 +208,10 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
       );
       expect(Date.now() - started).toBeLessThan(8000); // not the 30 s Slack asked to wait
       expect(reply.text).toBe("It is 10:00.");
-      expect(own.emulator.callsTo("chat.update").length).toBeGreaterThan(0);
-      // The working message it did not replace is removed (chat.delete is a budget of its own).
+      // No update got through (Slack refused each one tried: progress dropped), and the answer is no update.
+      expect(own.emulator.callsTo("chat.update").filter((c) => c.response?.ok === true)).toEqual([]);
+      expect(reply.edited).toBeUndefined();
+      // The working message is removed (chat.delete is a budget of its own).
       await waitFor(
         () => botReplies(own, "C0OPS", d.message!.ts).length === 1,
         30_000,

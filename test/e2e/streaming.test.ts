@@ -158,7 +158,8 @@ describe("answers stream into Slack, end to end", () => {
     const streamed = await waitFor(
       () =>
         botReplies(app(), "C0OPS", ts).find(
-          (m) => m.stream?.state === "stopped" && m.text.includes("Waiting for approval"),
+          (m) =>
+            m.stream?.state === "stopped" && m.text.includes("I asked for approval to run `send_message`"),
         ),
       30_000,
       "the stream, stopped with the waiting line",
@@ -300,7 +301,7 @@ describe("answers stream into Slack, end to end", () => {
     expect(audit.some((r) => r.toolCallId === "call_delete" && r.action === "tool.denied")).toBe(true);
   });
 
-  it("a model server that cannot stream (one JSON body): no Slack stream, the working message becomes the answer", async () => {
+  it("a model server that cannot stream (one JSON body): no Slack stream, the working message shows progress, then the answer is posted", async () => {
     app().emulator.clearCalls();
     model.streams = false;
     model.enqueue(toolCalls([{ name: "get_current_time", args: {} }]), answer(ANSWER));
@@ -314,14 +315,18 @@ describe("answers stream into Slack, end to end", () => {
     expect(model.requests.every((r) => r.body.stream === true)).toBe(true);
     expect(app().emulator.callsTo("chat.startStream")).toHaveLength(0);
     expect(final.stream).toBeUndefined();
-    // The post-and-update path: the working message, updated with the progress, became the answer.
+    // The post-and-update path: the working message showed the progress; the answer is a new message
+    // below it (never an edit), and the working message is removed.
     const working = app()
       .emulator.callsTo("chat.postMessage")
       .find((c) => c.args.thread_ts === ts && String(c.args.text).includes("Working on it"));
-    expect(working?.response?.ts).toBe(final.ts);
+    expect(working?.response?.ts).toBeDefined();
+    expect(Number(final.ts)).toBeGreaterThan(Number(working!.response!.ts));
+    expect(final.edited).toBeUndefined();
     const plan = planAnswer(ANSWER);
     if (plan.kind !== "messages") throw new Error("expected one message");
     expect(final.text).toBe(plan.messages[0]!.text);
+    await waitFor(() => botReplies(app(), "C0OPS", ts).length === 1, 30_000, "working message removed");
     expect(botReplies(app(), "C0OPS", ts).map((m) => m.ts)).toEqual([final.ts]);
   });
 });
@@ -334,7 +339,7 @@ describe("command mode with HERMES_STREAMING=auto", () => {
   }, 120_000);
   afterAll(() => t?.stop());
 
-  it("`run get_current_time`: no chat.startStream; the working message shows the call and becomes the answer", async () => {
+  it("`run get_current_time`: no chat.startStream; the working message shows the call, then the answer is posted", async () => {
     const d = await t.sender.appMention({
       user: "U0USER1",
       channel: "C0OPS",
@@ -351,7 +356,10 @@ describe("command mode with HERMES_STREAMING=auto", () => {
     const working = t.emulator
       .callsTo("chat.postMessage")
       .find((c) => c.args.thread_ts === ts && String(c.args.text).includes("Working on it"));
-    expect(working?.response?.ts).toBe(final.ts);
+    expect(working?.response?.ts).toBeDefined();
+    expect(Number(final.ts)).toBeGreaterThan(Number(working!.response!.ts));
+    expect(final.edited).toBeUndefined();
+    await waitFor(() => botReplies(t, "C0OPS", ts).length === 1, 30_000, "working message removed");
     expect(botReplies(t, "C0OPS", ts).map((m) => m.ts)).toEqual([final.ts]);
   });
 });

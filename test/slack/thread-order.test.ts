@@ -90,7 +90,7 @@ describe("turns of one thread, in message order", () => {
       expect(userTexts(requests[1]!).at(-1)).toContain(`thread ${i} second`);
       const seen = requests[1]!.body.messages.filter((m) => m.role === "assistant").map((m) => m.content);
       expect(seen).toContain(`Answered "thread ${i} first".`);
-      // Each answer replaces its own working message, posted as each delivery was taken: with both
+      // Each answer is posted once its turn ends (its working message removed): with both
       // sent at the same moment, in either order.
       expect(answers(first.ts).sort()).toEqual([
         `Answered "thread ${i} first".`,

@@ -7,12 +7,14 @@ import {
   INTERRUPTED_RESULT,
   TOOL_CHANGED_RESULT,
 } from "../run/stop-messages.ts";
+import { resultSentence } from "./result-sentences/result-sentence.ts";
 
 /**
- * Command mode's answer to a person: a tool's result as it is, and a refusal or an error as one plain
- * sentence saying what happened and what to do, instead of the text written for a model ("Fix these
- * fields and call … again", "Do not try to reach the same effect another way"). `content` is the tool
- * message the runtime produced; `spec` (when the tool is known) gives a `Try:` line.
+ * Command mode's answer to a person: a tool's result in sentences (`result-sentences/`), and a refusal
+ * or an error as one plain sentence saying what happened and what to do, instead of the text written
+ * for a model ("Fix these fields and call … again", "Do not try to reach the same effect another
+ * way"). `content` is the tool message the runtime produced; `spec` (when the tool is known) gives a
+ * `Try:` line.
  */
 export function commandReply(tool: string, content: string, spec?: ToolSpec): string {
   const name = `\`${tool}\``;
@@ -50,7 +52,7 @@ export function commandReply(tool: string, content: string, spec?: ToolSpec): st
   if (failed) return `${name} failed: ${failed[1]}`;
   const unrun = /^Not run: ([\s\S]*)$/.exec(content);
   if (unrun) return `${name} was not run: ${unrun[1]}`;
-  return `${name} → ${content}`;
+  return resultSentence(tool, content);
 }
 
 /** `- text: Invalid input: expected string, received undefined (required field is missing)` lines. */

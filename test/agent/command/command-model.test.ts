@@ -40,8 +40,8 @@ describe("command mode", () => {
       { name: "create_ticket", args: { title: "Printer on 3F jammed", priority: "high" } },
     ]);
     expect(r.status).toBe("completed");
-    expect(r.answer).toContain("`create_ticket` →");
-    expect(r.answer).toContain('"id":42');
+    // A result without a sentence of its own reads as its fields, never as JSON.
+    expect(r.answer).toBe("`create_ticket` returned:\nId: 42\nTitle: Printer on 3F jammed\nPriority: high");
   });
 
   it("an unquoted message of several words reaches the tool whole; unreadable arguments run nothing", async () => {
@@ -123,6 +123,6 @@ describe("command mode", () => {
     const done = await resumeRun(paused.snapshot!, { [callId]: { status: "approved", by: "U0ADMIN" } }, deps);
     expect(done.status).toBe("completed");
     expect(executions).toHaveLength(1);
-    expect(done.answer).toContain("`create_ticket` →");
+    expect(done.answer).toContain("`create_ticket` returned:\nId: 42");
   });
 });

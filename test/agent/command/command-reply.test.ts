@@ -78,13 +78,13 @@ describe("command mode answers in plain sentences", () => {
     expect(commandReply("send_message", AUDIT_UNAVAILABLE_RESULT)).toContain("Try again in a few minutes.");
   });
 
-  it("an unknown name gives the resolver's own sentence; a tool's error and a result pass through", () => {
+  it("an unknown name gives the resolver's own sentence; a tool's error passes through, a result reads as words", () => {
     expect(
       commandReply("send_message", UNRESOLVED_RESULT("No channel named #genral. Did you mean #general?")),
     ).toBe("`send_message` was not run: No channel named #genral. Did you mean #general?");
     expect(commandReply("get_ticket", "Error from get_ticket: There is no ticket #9.")).toBe(
       "`get_ticket` failed: There is no ticket #9.",
     );
-    expect(commandReply("get_ticket", '{"id":9}')).toBe('`get_ticket` → {"id":9}');
+    expect(commandReply("get_ticket", '{"id":9}')).toBe("`get_ticket` returned:\nId: 9");
   });
 });

@@ -44,7 +44,7 @@ export interface BurstReport {
   limited: { total: number; maxPerCall: number; worstCall?: string; byMethod: Record<string, number> };
   /** Progress updates (chat.update of a working message with progress text): sent, and shown. */
   progress: { attempted: number; shown: number };
-  /** Answers that replaced their working message, and answers posted as a new reply. */
+  /** Answers that updated their working message in place (none: answers are new replies), and answers posted. */
   answers: { replaced: number; posted: number };
   callsByMethod: Record<string, number>;
 }
@@ -110,7 +110,7 @@ export async function runSlackBurst(o: BurstOptions): Promise<BurstReport> {
     );
     const totalMs = Date.now() - started;
     const all = [...busy, ...quiet];
-    // Working messages not replaced are removed at chat.delete's own pace.
+    // Working messages are removed at chat.delete's own pace once their answer is up.
     await waitFor(
       () => all.every((th) => !replies(th.channel, th.ts).some((m) => m.text.startsWith(WORKING))),
       ((o.threads * 2) / o.scale) * 1000 + 60_000,

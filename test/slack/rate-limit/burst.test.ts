@@ -22,7 +22,9 @@ describe("a burst of 200 threads in one channel under Slack's rate limits", () =
     // The quiet channel did not wait for the busy one's 429s and backlog (paced at 20 posts/s there,
     // its 200 working messages alone take 10 s): all its threads were answered before half the busy ones.
     expect(r.quiet.busyAnsweredThen).toBeLessThan(r.threads / 2);
-    // Working messages: replaced by their answer, or removed once the answer was posted below.
+    // Answers are new messages, never an update of the working message (Slack would mark it "(edited)");
+    // every working message is removed once its answer was posted below it.
+    expect(r.answers.replaced).toBe(0);
     expect(r.workingLeft).toBe(0);
   }, 600_000);
 });

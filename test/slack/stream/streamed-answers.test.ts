@@ -91,8 +91,25 @@ async function turnIn(channel: string, e: SlackApiEmulator = emulator) {
   return { q, s, streamed, display, target, finish };
 }
 
+/**
+ * The bot's replies once the working message `workingTs` is removed: one answer, a new message posted
+ * after it (never an update of it, which Slack would mark "(edited)").
+ */
+async function answeredAlone(channel: string, threadTs: string, workingTs: string | undefined) {
+  await waitFor(
+    () => emulator.workspace.getMessage(channel, workingTs!) === undefined,
+    10_000,
+    "working message removed",
+  );
+  const replies = emulator.workspace.replies(channel, threadTs)!.filter((m) => m.user === DEMO.bot);
+  expect(replies).toHaveLength(1);
+  expect(Number(replies[0]!.ts)).toBeGreaterThan(Number(workingTs));
+  expect(replies[0]!.edited).toBeUndefined();
+  return replies;
+}
+
 describe("streamed answers, chosen per message", () => {
-  it("a channel turn without its requester's team: no stream, the working message shows progress and becomes the answer", async () => {
+  it("a channel turn without its requester's team: no stream, the working message shows progress, then the answer is posted and it is removed", async () => {
     const t = await turnIn(DEMO.ops);
     const progress = t.streamed.progress(
       {
@@ -112,8 +129,7 @@ describe("streamed answers, chosen per message", () => {
     await progress.close();
     await t.finish(result("Two tickets are open."));
     expect(emulator.callsTo("chat.startStream")).toHaveLength(0);
-    const replies = emulator.workspace.replies(DEMO.ops, t.q.ts)!.filter((m) => m.user === DEMO.bot);
-    expect(replies.map((m) => m.ts)).toEqual([t.target.placeholderTs]);
+    const replies = await answeredAlone(DEMO.ops, t.q.ts, t.target.placeholderTs);
     expect(replies[0]!.text).toBe("Two tickets are open.");
   });
 
@@ -219,9 +235,11 @@ describe("streamed answers, chosen per message", () => {
     const plan = planAnswer(long);
     if (plan.kind !== "messages") throw new Error("messages expected");
     expect(plan.messages.length).toBeGreaterThan(1);
+    // The parts are new messages; the stopped stream they stand in for is removed.
+    await waitFor(() => emulator.workspace.getMessage(DEMO.dmUser, streamTs) === undefined);
     const replies = emulator.workspace.replies(DEMO.dmUser, t.q.ts)!.filter((m) => m.user === DEMO.bot);
     expect(replies.map((m) => m.text)).toEqual(plan.messages.map((m) => m.text));
-    expect(replies[0]!.ts).toBe(streamTs);
+    expect(replies.every((m) => m.edited === undefined && m.stream === undefined)).toBe(true);
   });
 
   it("a rate-limited start: no stream for this message, the working message shows progress and the answer", async () => {
@@ -239,8 +257,8 @@ describe("streamed answers, chosen per message", () => {
     expect(emulator.callsTo("chat.startStream")).toHaveLength(1);
     await progress.close();
     await t.finish(result("One ticket is open."));
-    const replies = emulator.workspace.replies(DEMO.dmUser, t.q.ts)!.filter((m) => m.user === DEMO.bot);
-    expect(replies.map((m) => [m.ts, m.text])).toEqual([[t.target.placeholderTs, "One ticket is open."]]);
+    const replies = await answeredAlone(DEMO.dmUser, t.q.ts, t.target.placeholderTs);
+    expect(replies.map((m) => m.text)).toEqual(["One ticket is open."]);
   });
 
   it("a long text is appended in pieces Slack accepts (12,000 characters a call at most)", async () => {
@@ -267,7 +285,7 @@ describe("streamed answers, chosen per message", () => {
 });
 
 describe("a stream only for a model that streams", () => {
-  it("answers in one piece (command mode, a server that refused `stream`): no stream, the working message shows the calls and becomes the answer", async () => {
+  it("answers in one piece (command mode, a server that refused `stream`): no stream, the working message shows the calls, then the answer is posted and it is removed", async () => {
     const t = await turnIn(DEMO.dmUser);
     const progress = t.streamed.progress(
       { channel: DEMO.dmUser, threadTs: t.q.ts, logger: t.s.logger },
@@ -283,8 +301,8 @@ describe("a stream only for a model that streams", () => {
     await progress.close();
     await t.finish(result("Two tickets are open."));
     expect(emulator.callsTo("chat.startStream")).toHaveLength(0);
-    const replies = emulator.workspace.replies(DEMO.dmUser, t.q.ts)!.filter((m) => m.user === DEMO.bot);
-    expect(replies.map((m) => [m.ts, m.text])).toEqual([[t.target.placeholderTs, "Two tickets are open."]]);
+    const replies = await answeredAlone(DEMO.dmUser, t.q.ts, t.target.placeholderTs);
+    expect(replies.map((m) => m.text)).toEqual(["Two tickets are open."]);
   });
 
   it("a resumed run's approved call runs before its first model call: its card waits, and the stream starts with it once the model streams", async () => {

@@ -54,11 +54,13 @@ describe("ticket tools take people by name", () => {
 
   it("assignee by real name, @handle or Chinese display name is stored, audited and searched as the id", async () => {
     expect(await turn('run create_ticket title="VPN down" assignee="Wang Lei"')).toContain(
-      '"assignee":"U0WANGLEI"',
+      "assigned to <@U0WANGLEI>",
     );
     expect(lastRequested("create_ticket")?.args).toMatchObject({ assignee: "U0WANGLEI" });
 
-    expect(await turn("run update_ticket id=1 assignee=@zhao.min")).toContain("U0ZHAOMIN");
+    expect(await turn("run update_ticket id=1 assignee=@zhao.min")).toContain(
+      "assignee <@U0WANGLEI> → <@U0ZHAOMIN>",
+    );
     expect(lastRequested("update_ticket")?.args).toMatchObject({ id: 1, assignee: "U0ZHAOMIN" });
 
     const found = await turn("run search_tickets assignee=赵敏 created_by=li.ming");

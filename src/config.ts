@@ -93,6 +93,8 @@ export const envSchema = z.object({
   // Multiplies Slack's published Web API rates Hermes paces its calls to (tests: a faster emulator)
   HERMES_SLACK_RATE_SCALE: num(1, 0.01, 10_000),
   PORT: int(3000, 0, 65535),
+  // When set, GET /metrics answers only `Authorization: Bearer <token>`
+  HERMES_METRICS_TOKEN: optionalString,
 
   // Model
   OPENAI_BASE_URL: optionalUrl("an OpenAI-compatible endpoint, e.g. http://localhost:11434/v1"),
@@ -219,6 +221,8 @@ export const envSchema = z.object({
   HERMES_HTTP_TOOLS: optionalString,
   // A YAML or JSON file of MCP servers whose tools join the registry (src/mcp/mcp-config.ts)
   HERMES_MCP_SERVERS: optionalString,
+  // A YAML file of channel profiles (src/profiles/profiles-file.ts); it wins over /hermes profile set
+  HERMES_PROFILES: optionalString,
 
   // Audit: the HMAC key for args_sha256 and checkpoints (generated under HERMES_DATA_DIR when embedded)
   HERMES_AUDIT_KEY: z.preprocess(

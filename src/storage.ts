@@ -1,5 +1,6 @@
 import type { RunRecordPort } from "./agent/record/record-port.ts";
 import type { ApprovalStore } from "./policy/approval-store.ts";
+import type { ChannelProfiles } from "./profiles/channel-profiles.ts";
 import type { AuditLog } from "./store/audit.ts";
 import type { DatabaseHandle } from "./store/db.ts";
 import type { EventDedupe } from "./store/event-dedupe.ts";
@@ -26,4 +27,6 @@ export interface Storage {
   sessions: SessionStore;
   /** 👍/👎 on answers, one per run and user. */
   feedback: FeedbackStore;
+  /** Channel profiles (HERMES_PROFILES or `channel_profiles`); absent: every channel runs the same. */
+  profiles?: ChannelProfiles;
 }

@@ -4,9 +4,11 @@ import { createOpenAIModel } from "../agent/model/openai-model.ts";
 import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/logger.ts";
+import type { Metrics } from "../core/metrics.ts";
 import type { McpServerConfig } from "../mcp/mcp-config.ts";
 import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
 import type { Redactor } from "../policy/redact.ts";
+import type { ChannelProfiles } from "../profiles/channel-profiles.ts";
 import { createAuditSink } from "../store/audit-sink.ts";
 import type { SlackPort } from "../tools/slack-port.ts";
 import type { BuiltStorage } from "./build-storage.ts";
@@ -24,14 +26,21 @@ export async function buildRuntime(o: {
   redactor: Redactor;
   rawEnv: Record<string, string | undefined>;
   mcpServers: readonly McpServerConfig[];
+  /** Channel profiles: `delegate`'s sub-agent keeps its channel's allow-list. */
+  profiles?: ChannelProfiles | undefined;
+  /** Model calls' latency and tokens are recorded here. */
+  metrics?: Metrics;
 }): Promise<{ runtime: AgentRuntime; mcp?: McpToolSource }> {
   const { config, storage } = o;
   const env = config.env;
+  const measured = o.metrics ? { metrics: o.metrics } : {};
   // One cap on model calls in flight for the whole process: the primary and the fallback share it.
   // Each run rebuilds these with its budget meter inside the limit and command mode (`modelsForRun`).
   const models: ModelSet = {
-    ...(config.model ? { primary: createOpenAIModel(config.model) } : {}),
-    ...(config.fallbackModel ? { fallback: createOpenAIModel(config.fallbackModel) } : {}),
+    ...(config.model ? { primary: createOpenAIModel({ ...config.model, ...measured }) } : {}),
+    ...(config.fallbackModel
+      ? { fallback: createOpenAIModel({ ...config.fallbackModel, ...measured }) }
+      : {}),
     limit: modelCallLimit(env.HERMES_MODEL_CONCURRENCY),
   };
   const { model, fallbackModel } = modelsForRun(models);
@@ -53,6 +62,7 @@ export async function buildRuntime(o: {
     auditSink,
     rawEnv: o.rawEnv,
     mcpServers: o.mcpServers,
+    ...(o.profiles ? { profiles: o.profiles } : {}),
   });
   const runtime: AgentRuntime = {
     model,

@@ -10,6 +10,8 @@ import type { McpServerConfig } from "../mcp/mcp-config.ts";
 import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
 import { resolveLevel } from "../policy/levels.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
+import { profileRules } from "../profiles/channel-profile.ts";
+import type { ChannelProfiles } from "../profiles/channel-profiles.ts";
 import type { Database } from "../store/db.ts";
 import type { UserStore } from "../store/user-store.ts";
 import { loadToolModules } from "../tools/custom/load-tool-modules.ts";
@@ -44,6 +46,8 @@ export interface BuildToolsOptions {
   rawEnv: Record<string, string | undefined>;
   /** `HERMES_MCP_SERVERS`, already loaded (a bad file stops start-up before anything is built). */
   mcpServers?: readonly McpServerConfig[];
+  /** Channel profiles: `delegate`'s sub-agent gets the tools its run's channel allows, no more. */
+  profiles?: ChannelProfiles;
 }
 
 /** Where the registry keeps one MCP server's tools (`ToolRegistry.replaceSource`): one source each. */
@@ -69,10 +73,11 @@ export async function buildTools(
   const guards: Record<string, PolicyGuard> = { send_message: sendMessageGuard(o.slack) };
   // The sub-agent gets the caller's permitted tools and policy, resolved when it runs, from the
   // registry as it is by then (complete: start-up registers every tool before any run).
-  const access = async (run: RunIdentity) => ({
-    ...(await resolveAccess({ users: o.users, config: o.config, registry, guards }, run.userId)),
-    onToolEvent: o.auditSink,
-  });
+  const access = async (run: RunIdentity) => {
+    const profile = (await o.profiles?.forChannel(run.channelId))?.profile ?? {};
+    const sources = { users: o.users, config: o.config, registry, guards };
+    return { ...(await resolveAccess(sources, run.userId, profileRules(profile))), onToolEvent: o.auditSink };
+  };
   registry.register(
     getCurrentTime(),
     getViewedChannel(o.slack),

@@ -1,6 +1,7 @@
 import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/logger.ts";
+import type { Metrics } from "../core/metrics.ts";
 import type { ReadTurnFiles } from "../files/intake/turn-files-reader.ts";
 import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
 import type { RunStops } from "../queue/run-stops.ts";
@@ -35,4 +36,6 @@ export interface HermesParts {
   budgets?: BudgetStore;
   /** The user's Stop on a thread's run (agent sessions), from the receiver to the run's worker. */
   stops?: RunStops;
+  /** This process's metrics (`/metrics`): turns, model calls, Slack 429s, audit appends. */
+  metrics?: Metrics;
 }

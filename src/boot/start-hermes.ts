@@ -15,6 +15,8 @@ import { startDirectoryBroadcast } from "../slack/references/directory-broadcast
 import { fireSchedule } from "../slack/schedule-fire.ts";
 import { createSlackTurnOutput } from "../slack/turn-output.ts";
 import { ticketLinks } from "../slack/work-objects/ticket-links.ts";
+import { startTelemetry } from "../telemetry/otel-tracing.ts";
+import { buildChannelProfiles, checkProfileTools, readProfilesFile } from "./build-profiles.ts";
 import { buildReceiving } from "./build-receiving.ts";
 import { buildRuntime, describeModel } from "./build-runtime.ts";
 import { buildSlackClients, prepareSlackTarget } from "./build-slack-clients.ts";
@@ -22,6 +24,7 @@ import { buildStorage, storesOf } from "./build-storage.ts";
 import { embeddedCliAccess } from "./embedded-cli-access.ts";
 import { healthRoute, watchQueueWorker } from "./health-route.ts";
 import type { HermesParts } from "./hermes-parts.ts";
+import { metricsRouteOf, processMetrics } from "./process-metrics.ts";
 import type { ProcessRole } from "./process-role.ts";
 import { sandboxPage } from "./sandbox-page.ts";
 import type { SandboxSlack } from "./sandbox-slack.ts";
@@ -58,13 +61,18 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   const mcpServers = o.config.env.HERMES_MCP_SERVERS
     ? await loadMcpConfig(o.config.env.HERMES_MCP_SERVERS, { env: rawEnv, cwd: process.cwd() })
     : [];
+  const profilesFile = readProfilesFile(o.config.env.HERMES_PROFILES);
   const config = withSandboxAdmin(o.config);
   const { target, sandbox } = await prepareSlackTarget(config, logger);
   const secrets = o.secrets ?? (await loadSecretValues({ config, rawEnv }));
   if (sandbox) secrets.add(sandbox.botToken, sandbox.signingSecret);
   const redactor = createRedactor({ secrets });
+  // OpenTelemetry tracing only when an OTLP endpoint is set: the SDK is not even loaded otherwise.
+  const telemetry = await startTelemetry({ env: rawEnv, logger, redact: redactor.redactText });
+  // One registry per process (never prom-client's global one): `/metrics` on the health port.
+  const metrics = processMetrics(config);
 
-  const built = await buildStorage(config, logger, { redact: redactor.redact });
+  const built = await buildStorage(config, logger, { redact: redactor.redact, metrics });
   addGeneratedAuditKey(secrets, config);
   // Embedded: `npm run runs` / `npm run audit` run here while this process owns the data.
   const cliAccess = embeddedCliAccess(built, config, logger);
@@ -74,8 +82,13 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   );
   if (sandbox) await seedDemoTickets(built.handle.db);
   const storage = storesOf(built);
+  storage.profiles = buildChannelProfiles({
+    handle: built.handle,
+    audit: built.audit,
+    fromFile: profilesFile,
+  });
 
-  const slack = await buildSlackClients(target, { config, logger, redactor });
+  const slack = await buildSlackClients(target, { config, logger, redactor, metrics });
   const { runtime, mcp } = await buildRuntime({
     config,
     logger,
@@ -84,7 +97,10 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     redactor,
     rawEnv,
     mcpServers,
+    profiles: storage.profiles,
+    metrics,
   });
+  checkProfileTools(profilesFile, runtime.registry, logger);
   const output = createSlackTurnOutput({
     slack,
     runtime,
@@ -139,9 +155,11 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     ...(readFiles ? { readFiles } : {}),
     ...(mcp ? { mcp } : {}),
     budgets: built.budgets,
+    metrics,
   };
 
   const modelInfo = describeModel(config);
+  const metricsRoute = metricsRouteOf(metrics, parts);
   const scheduler = createScheduler({
     store: built.schedules,
     logger,
@@ -156,6 +174,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
           target,
           routes: [
             healthRoute(parts, modelInfo, role === "receiver" ? undefined : queue),
+            metricsRoute,
             ...(cliAccess ? [cliAccess.route] : []),
             ...(sandbox ? [sandbox.route] : []),
           ],
@@ -181,7 +200,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     // A worker takes no Slack request; it serves `/healthz` for its readiness probe.
     started = slackApp
       ? { ...(await slackApp.start(port, sandbox ? "127.0.0.1" : undefined)), stop: () => slackApp.stop() }
-      : await startRouteServer([healthRoute(parts, modelInfo, queue)], port);
+      : await startRouteServer([healthRoute(parts, modelInfo, queue), metricsRoute], port);
   } catch (err) {
     // Nothing half-started stays behind: the database and Redis connections and the MCP servers
     // close with the error.
@@ -190,6 +209,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     await mcp?.close().catch(() => undefined);
     await stops.close().catch(() => undefined);
     await built.close().catch(() => undefined);
+    await telemetry?.stop();
     throw err;
   }
   cliAccess?.publish(started.port);
@@ -216,6 +236,8 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
       await directoryBroadcast?.close();
       await stops.close().catch(() => undefined);
       await built.close();
+      // Last: the spans of what just stopped are sent.
+      await telemetry?.stop();
     },
   };
 }

@@ -12,7 +12,7 @@ const SHARED_RECOVERY_GRACE_MS = 5_000;
 
 /** What a worker runs a job with, out of the parts. */
 export function workerDepsOf(parts: HermesParts): WorkerDeps {
-  const { config, logger, storage, runtime, output, readFiles, stops } = parts;
+  const { config, logger, storage, runtime, output, readFiles, stops, metrics } = parts;
   return {
     config,
     logger,
@@ -21,6 +21,7 @@ export function workerDepsOf(parts: HermesParts): WorkerDeps {
     output,
     ...(readFiles ? { readFiles } : {}),
     ...(stops ? { stops } : {}),
+    ...(metrics ? { metrics } : {}),
   };
 }
 

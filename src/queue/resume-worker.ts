@@ -30,6 +30,7 @@ export async function handleResumeJob(
   job: ResumeJob,
   ctx: { signal: AbortSignal; logger: Logger },
 ) {
+  const began = performance.now();
   const { runs, sessions, approvals } = s.storage;
   const record = await runs.get(job.runId);
   if (record?.status !== "paused" && record?.status !== "running") return;
@@ -81,7 +82,7 @@ export async function handleResumeJob(
     let recorder: RunRecorder | undefined;
     let stopWatch: { dispose(): void } | undefined;
     try {
-      const access = await requesterAccess(s, run.userId);
+      const access = await requesterAccess(s, run.userId, run.channelId);
       // The same requester and channel as the turn that paused: a resumed run is paid from the same budgets.
       const stop = s.stops?.watch(record.sessionKey, record.createdAt.getTime());
       stopWatch = stop;
@@ -110,8 +111,10 @@ export async function handleResumeJob(
       if (result.status !== "paused") await runs.finish(job.runId, result.status);
       await reportOutcomes(s, job.runId, result);
       await deliverOutcome(s, result, to);
+      s.metrics?.turnFinished(result.status, (performance.now() - began) / 1000);
     } catch (err) {
       log.error({ err: errorMessage(err) }, "resume failed");
+      s.metrics?.turnFinished("failed", (performance.now() - began) / 1000);
       if (!result) {
         recorder?.fail("error", errorMessage(err));
         await recorder?.settled();

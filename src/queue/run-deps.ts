@@ -1,21 +1,35 @@
+import { withChannelInstructions } from "../agent/context/system-prompt.ts";
 import { runtimeDepsFor } from "../agent/run/agent-runtime.ts";
 import type { Access, ToolEventSink } from "../agent/run/policy-hook.ts";
 import type { RuntimeDeps } from "../agent/run/runtime-types.ts";
 import type { RunSnapshot, SettledCall } from "../agent/run/snapshot.ts";
 import type { Logger } from "../core/logger.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
+import { type ChannelProfile, profileRules } from "../profiles/channel-profile.ts";
 import { settleOpenCalls } from "./recover-run.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
 
 type RunSources = Pick<WorkerDeps, "config" | "logger" | "storage" | "runtime">;
 
+/** A requester's access in one channel, with the instructions the channel's profile adds, if any. */
+export type RunAccess = Access & { instructions?: string };
+
 /**
- * The requester's level and permitted tools, read fresh for every turn and resume: a level changed
- * since the run began applies at once.
+ * The requester's level and permitted tools in `channelId` (its profile's allow-list and default
+ * level apply), read fresh for every turn and resume: a level or profile changed since the run
+ * began applies at once.
  */
-export function requesterAccess(s: RunSources, userId: string): Promise<Access> {
+export async function requesterAccess(s: RunSources, userId: string, channelId?: string): Promise<RunAccess> {
   const { registry, guards } = s.runtime;
-  return resolveAccess({ users: s.storage.users, config: s.config, registry, guards }, userId);
+  // The profile is read beside the requester's row, not after it.
+  const profile = s.storage.profiles?.forChannel(channelId).then((p): ChannelProfile => p.profile);
+  const access = await resolveAccess(
+    { users: s.storage.users, config: s.config, registry, guards },
+    userId,
+    profile?.then(profileRules),
+  );
+  const instructions = (await profile)?.instructions;
+  return instructions ? { ...access, instructions } : access;
 }
 
 /**
@@ -24,11 +38,12 @@ export function requesterAccess(s: RunSources, userId: string): Promise<Access> 
  */
 export function runDeps(
   s: RunSources,
-  access: Access,
+  access: RunAccess,
   signal: AbortSignal,
   channelId: string | undefined,
 ): RuntimeDeps {
-  return runtimeDepsFor({ ...s.runtime, logger: s.logger }, access, signal, channelId);
+  const deps = runtimeDepsFor({ ...s.runtime, logger: s.logger }, access, signal, channelId);
+  return access.instructions ? { ...deps, systemPrompt: withChannelInstructions(access.instructions) } : deps;
 }
 
 /** Wraps the audit sink: `onRequested` once a call's request was recorded (it may run from then on). */

@@ -1,3 +1,4 @@
+import { tracing } from "../core/tracing.ts";
 import type { TurnJob } from "./jobs.ts";
 import { inThreadOrder } from "./thread-order.ts";
 import { failTurn, openTurn, settleEnded, startReads, startTurn } from "./turn.ts";
@@ -16,7 +17,35 @@ export async function handleTurnJob(
   job: TurnJob,
   ctx: Pick<JobContext, "signal" | "logger"> & Partial<Pick<JobContext, "release">>,
 ): Promise<void> {
+  const began = performance.now();
   const turn = openTurn(s, job, ctx.logger);
+  const span = tracing().startSpan("invoke_agent hermes", {
+    parent: job.meta?.traceparent,
+    attributes: {
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": "hermes",
+      "gen_ai.conversation.id": job.sessionKey,
+      "hermes.run.id": turn.run.id,
+      "slack.event.id": job.eventId,
+    },
+  });
+  try {
+    await tracing().withSpan(span, () => runJob(s, job, ctx, turn, began));
+  } finally {
+    // The run id a continued turn goes on with is known only once the turn started.
+    span.setAttributes({ "hermes.run.id": turn.run.id });
+    span.end();
+  }
+}
+
+/** The turn itself: inside the run's span (what it calls, the model and the tools, are its children). */
+async function runJob(
+  s: WorkerDeps,
+  job: TurnJob,
+  ctx: Pick<JobContext, "signal" | "logger"> & Partial<Pick<JobContext, "release">>,
+  turn: ReturnType<typeof openTurn>,
+  began: number,
+): Promise<void> {
   try {
     const reads = () => startReads(s, job);
     await inThreadOrder(s, job, { ...ctx, reads }, async (lockSignal, started) => {
@@ -37,9 +66,11 @@ export async function handleTurnJob(
       // the next job starts now instead of behind this delivery.
       ctx.release?.();
       await deliverTurn(s, turn, result);
+      s.metrics?.turnFinished(result.status, (performance.now() - began) / 1000);
     });
   } catch (err) {
     await failTurn(s, turn, err);
+    s.metrics?.turnFinished("failed", (performance.now() - began) / 1000);
   } finally {
     await turn.status?.clear();
   }

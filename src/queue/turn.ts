@@ -1,6 +1,5 @@
 import { randomUUID } from "node:crypto";
 import type { RunRecorder } from "../agent/record/recorder.ts";
-import type { Access } from "../agent/run/policy-hook.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Storage } from "../storage.ts";
@@ -9,7 +8,7 @@ import type { RunRecord, RunStore } from "../store/run-store.ts";
 import type { LoadedSession } from "../store/session-store.ts";
 import { failureSentence } from "./failure-sentence.ts";
 import type { TurnJob, TurnJobMeta } from "./jobs.ts";
-import { requesterAccess } from "./run-deps.ts";
+import { type RunAccess, requesterAccess } from "./run-deps.ts";
 import { settleFinishedRun } from "./settle-finished-run.ts";
 import type { ProgressDisplay, ReplyTarget, StatusDisplay, TurnOutput } from "./turn-output.ts";
 import type { WorkerDeps } from "./worker-deps.ts";
@@ -49,7 +48,7 @@ export interface RunSoFar {
 
 /** The reads a turn starts with (see `startReads`). */
 export interface TurnReads {
-  access: Promise<Access>;
+  access: Promise<RunAccess>;
   /** Whether the event's turn already finished, and the run it started, if any. */
   checks: Promise<[finished: boolean, earlier: RunRecord | undefined]>;
   history: Promise<LoadedSession>;
@@ -112,7 +111,7 @@ export function startReads(
   job: TurnJob,
 ): TurnReads {
   const { runs, sessions } = s.storage;
-  const access = requesterAccess(s, job.userId);
+  const access = requesterAccess(s, job.userId, job.channelId);
   // The event's status and its run in one statement.
   const checks = runs
     .forEventTurn(job.eventId)

@@ -1,6 +1,7 @@
 import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../core/logger.ts";
+import type { Metrics } from "../core/metrics.ts";
 import type { ReadTurnFiles } from "../files/intake/turn-files-reader.ts";
 import type { Storage } from "../storage.ts";
 import type { RunStops } from "./run-stops.ts";
@@ -20,4 +21,6 @@ export interface WorkerDeps {
   readFiles?: ReadTurnFiles;
   /** The user's Stop on a thread's run (agent sessions); absent where nobody can stop one. */
   stops?: RunStops;
+  /** Turns' outcomes and latency for `/metrics`; absent where nothing is scraped. */
+  metrics?: Metrics;
 }

@@ -56,6 +56,9 @@ export const AUDIT_ACTIONS = [
   // A file shared with a turn that Hermes did not read: args {file_id, name, code, …}, error the
   // sentence the person was told.
   "file.refused",
+  // An admin changed a channel's profile, or the default one (/hermes profile set): args {channel,
+  // before, after}, each the profile's fields or null when there was none.
+  "profile.changed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -463,6 +466,24 @@ export const tokenUsage = pgTable(
     check("token_usage_non_negative_check", sql`used >= 0 AND reserved >= 0`),
     index("token_usage_day_idx").on(t.day),
   ],
+);
+
+/**
+ * A channel's agent profile (`/hermes profile set`): instructions added to the system prompt, the only
+ * tools the channel's runs may call, and the level people without one of their own get there.
+ * `channel_id` "default" is the profile of every channel without its own.
+ */
+export const channelProfiles = pgTable(
+  "channel_profiles",
+  {
+    channelId: text("channel_id").primaryKey(),
+    instructions: text("instructions"),
+    toolAllow: text("tool_allow").array(),
+    level: text("level").$type<"viewer" | "user">(),
+    updatedBy: text("updated_by"),
+    updatedAt: updatedAt(),
+  },
+  () => [check("channel_profiles_level_check", sql`level IS NULL OR level IN ('viewer', 'user')`)],
 );
 
 /** A channel's daily token budget, overriding HERMES_BUDGET_CHANNEL_TOKENS_PER_DAY (set by /hermes budget). */

@@ -6,6 +6,7 @@ import type {
 } from "openai/resources/chat/completions";
 import type { ModelConfig } from "../../config.ts";
 import { HermesError } from "../../core/errors.ts";
+import type { Metrics } from "../../core/metrics.ts";
 import { httpFetch } from "../../http/http-fetch.ts";
 import type { ChatMessage } from "../context/messages.ts";
 import type { ChatModel, ModelRequest, ModelResponse, ToolSpec } from "./chat-model.ts";
@@ -24,6 +25,8 @@ export interface OpenAIModelOptions extends ModelConfig {
   maxRetryDelayMs?: number;
   /** Called for each failed attempt that will be retried (the trace records it). */
   onRetry?: (info: { attempt: number; status?: number; delayMs: number; error: string }) => void;
+  /** Each answered request's latency and tokens, under the configured model's name. */
+  metrics?: Metrics;
 }
 
 const RETRYABLE = new Set([408, 409, 429]);
@@ -81,9 +84,15 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
       outcome = { completion: await client.chat.completions.create(params, withTurnSignal(request.signal)) };
       if (refusedStream) streamRefused = true;
     }
-    const latencyMs = Math.round(performance.now() - started);
-    if ("completion" in outcome) return toResponse(fromCompletion(outcome.completion), request, latencyMs);
-    return { ...toResponse(outcome, request, latencyMs), streamed: true };
+    const elapsed = performance.now() - started;
+    const latencyMs = Math.round(elapsed);
+    const response =
+      "completion" in outcome
+        ? toResponse(fromCompletion(outcome.completion), request, latencyMs)
+        : { ...toResponse(outcome, request, latencyMs), streamed: true };
+    const { promptTokens, completionTokens } = response.usage;
+    options.metrics?.modelCall(options.model, elapsed / 1000, promptTokens, completionTokens);
+    return response;
   }
 
   /** A plain completion as the message to normalize (a body that is not a completion is refused). */
@@ -124,6 +133,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
         totalTokens: u?.total_tokens ?? (u?.prompt_tokens ?? 0) + (u?.completion_tokens ?? 0),
         requests: 1,
       },
+      ...usageDetails(u),
     };
   }
 
@@ -283,4 +293,24 @@ export function toOpenAIMessages(messages: ChatMessage[]): ChatCompletionMessage
     }
   }
   return out;
+}
+
+/** The cached input and reasoning tokens a server reported inside its usage, when it did. */
+function usageDetails(usage: RawOutcome["usage"]): Pick<ModelResponse, "usageDetails"> {
+  const u = usage as
+    | {
+        prompt_tokens_details?: { cached_tokens?: unknown } | null;
+        completion_tokens_details?: { reasoning_tokens?: unknown } | null;
+      }
+    | null
+    | undefined;
+  const cached = u?.prompt_tokens_details?.cached_tokens;
+  const reasoning = u?.completion_tokens_details?.reasoning_tokens;
+  if (typeof cached !== "number" && typeof reasoning !== "number") return {};
+  return {
+    usageDetails: {
+      ...(typeof cached === "number" ? { cachedInputTokens: cached } : {}),
+      ...(typeof reasoning === "number" ? { reasoningTokens: reasoning } : {}),
+    },
+  };
 }

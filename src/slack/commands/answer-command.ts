@@ -15,13 +15,14 @@ import { helpText, shortHelp } from "./help-text.ts";
 import { modelAnswer } from "./model-answer.ts";
 import { parseAuditFilters } from "./parse-audit-filters.ts";
 import { parseHermesCommand } from "./parse-hermes-command.ts";
+import { profileAnswer } from "./profile-answer.ts";
 import { runAnswer, runsAnswer } from "./runs-answer.ts";
 import { type ScheduleCommandOptions, scheduleAnswer } from "./schedule-answer.ts";
 import { usageAnswer } from "./usage-answer.ts";
 
 export type HermesCommandServices = AccessServices & {
   logger: Logger;
-  storage: Pick<Storage, "audit" | "runQuery">;
+  storage: Pick<Storage, "audit" | "runQuery" | "profiles">;
   slack: Pick<SlackOutput, "client" | "slack">;
   budgets?: BudgetServices["budgets"];
 };
@@ -112,6 +113,8 @@ export async function answerHermesCommand(
         return textMessage(await budgetAnswer(s, input, parsed.args));
       case "usage":
         return textMessage(await usageAnswer(s, input));
+      case "profile":
+        return textMessage(await profileAnswer(s, input, parsed.args));
     }
   } catch (err) {
     return failureMessage(s, err, { userId: input.userId, subcommand: parsed.kind });

@@ -14,11 +14,13 @@ export type HermesCommand =
   /** `args`: a user or channel and an amount, or nothing (show the limits). */
   | { kind: "budget"; args: string }
   | { kind: "usage" }
+  /** `args`: nothing (show this channel's profile), or `set …` / `clear …`. */
+  | { kind: "profile"; args: string }
   | { kind: "unknown"; word: string };
 
 type SimpleKind = Exclude<
   HermesCommand["kind"],
-  "audit" | "run" | "runs" | "schedule" | "budget" | "unknown"
+  "audit" | "run" | "runs" | "schedule" | "budget" | "profile" | "unknown"
 >;
 
 const ALIASES = new Map<string, SimpleKind>([
@@ -47,5 +49,7 @@ export function parseHermesCommand(text: string): HermesCommand {
   if (word === "schedule" || word === "schedules") return { kind: "schedule", text: trimmed };
   if (word === "budget" || word === "budgets")
     return { kind: "budget", args: trimmed.slice(word.length).trim() };
+  if (word === "profile" || word === "profiles")
+    return { kind: "profile", args: trimmed.slice(word.length).trim() };
   return { kind: "unknown", word: trimmed.split(/\s+/)[0] ?? "" };
 }

@@ -15,7 +15,7 @@ import { type AdminHomeData, homeView } from "./home-view.ts";
 
 export type AppHomeServices = AccessServices & {
   logger: Logger;
-  storage: Pick<Storage, "audit">;
+  storage: Pick<Storage, "audit" | "profiles">;
   slack: Pick<SlackOutput, "client">;
 };
 
@@ -27,6 +27,7 @@ export interface AppHomeOptions {
 
 const RECENT_REQUESTS = 10;
 const ADMIN_AUDIT_ROWS = 20;
+const MAX_PROFILES_SHOWN = 30;
 
 /** Publishes the App Home whenever a user opens its Home tab (`app_home_opened`, tab `home`). */
 export function registerAppHome(app: App, services: AppHomeServices, options: AppHomeOptions = {}): void {
@@ -79,12 +80,19 @@ async function buildHome(s: AppHomeServices, options: AppHomeOptions, userId: st
       actorId: userId,
       filters: { limit: ADMIN_AUDIT_ROWS },
     });
-    const [approvals, audit, schedules] = await Promise.all([
+    const profiles = s.storage.profiles;
+    const [approvals, audit, schedules, profileList] = await Promise.all([
       decidableApprovals(s.storage, access),
       s.storage.audit.query({ limit: ADMIN_AUDIT_ROWS }),
       options.schedules?.list(),
+      profiles?.list(MAX_PROFILES_SHOWN),
     ]);
-    admin = { approvals, audit: audit.rows, schedules };
+    admin = {
+      approvals,
+      audit: audit.rows,
+      schedules,
+      ...(profiles && profileList ? { profiles: { entries: profileList, file: profiles.file } } : {}),
+    };
   }
   return homeView({
     access,

@@ -1,5 +1,6 @@
 import type { Access } from "../../agent/run/policy-hook.ts";
 import type { Approval } from "../../policy/approval-store.ts";
+import type { ChannelProfile } from "../../profiles/channel-profile.ts";
 import { formatScheduleList } from "../../schedules/format-schedules.ts";
 import type { Schedule } from "../../schedules/schedule-store.ts";
 import type { AuditRow } from "../../store/audit-chain.ts";
@@ -16,6 +17,7 @@ import {
   linesToSections,
   section,
 } from "../commands/block-builders.ts";
+import { profileLine } from "../commands/profile-answer.ts";
 import { toolLines } from "../commands/tools-blocks.ts";
 
 /** Slack's limit on blocks in a view. */
@@ -24,6 +26,7 @@ const TOOLS_CHARS = 6000;
 const ROWS_CHARS = 8000;
 const SCHEDULES_CHARS = 6000;
 const APPROVALS_CHARS = 12_000;
+const PROFILES_CHARS = 4000;
 
 export interface AdminHomeData {
   /** Pending approvals this admin may decide, oldest first. */
@@ -32,6 +35,8 @@ export interface AdminHomeData {
   audit: readonly AuditRow[];
   /** Undefined when schedules are not enabled. */
   schedules: readonly Schedule[] | undefined;
+  /** The channel profiles, and the file they come from when `HERMES_PROFILES` is set; absent: not enabled. */
+  profiles?: { entries: ReadonlyArray<{ id: string; profile: ChannelProfile }>; file?: string | undefined };
 }
 
 export interface HomeViewInput {
@@ -77,6 +82,7 @@ export function homeView(input: HomeViewInput): { type: "home"; blocks: Block[] 
     ...fitted(admin.audit.map(auditRowLine), ROWS_CHARS, "The audit log is empty.", "/hermes audit"),
     header("Schedules"),
     ...scheduleBlocks(admin.schedules, now),
+    ...(admin.profiles ? [header("Channel profiles"), ...profileBlocks(admin.profiles)] : []),
   ];
   const approvalsHead = [divider(), header(`Pending approvals (${admin.approvals.length})`)];
   const room = VIEW_MAX_BLOCKS - top.length - approvalsHead.length - rest.length - 1;
@@ -102,5 +108,21 @@ function scheduleBlocks(schedules: readonly Schedule[] | undefined, now: Date): 
   return [
     ...linesToSections(fit.lines),
     context(`${more}Manage them with \`/hermes schedule add|list|remove\`.`),
+  ];
+}
+
+function profileBlocks(profiles: NonNullable<AdminHomeData["profiles"]>): Block[] {
+  const lines = profiles.entries.map(({ id, profile }) => profileLine(id, profile));
+  const how = profiles.file
+    ? `Kept in the file ${profiles.file} (HERMES_PROFILES), which wins over Slack: change them there.`
+    : "Change them with `/hermes profile set …` in the channel (`default` for the default profile).";
+  return [
+    ...fitted(
+      lines,
+      PROFILES_CHARS,
+      "No channel has a profile: every channel runs with Hermes's defaults.",
+      "/hermes profile",
+    ),
+    context(how),
   ];
 }

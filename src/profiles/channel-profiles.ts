@@ -29,14 +29,32 @@ export function fileManagedSentence(file: string): string {
   return `Channel profiles are kept in the file ${file} (HERMES_PROFILES), which wins over Slack: change them there and restart Hermes.`;
 }
 
+/** How long a channel's stored profile is reused before it is read again (another process may change it). */
+export const PROFILE_CACHE_MS = 5_000;
+const MAX_CACHED = 5_000;
+
 export function createChannelProfiles(o: {
   store: ProfileStore;
   /** Profiles from `HERMES_PROFILES`, with the file's path. */
   fromFile?: { file: string; profiles: ReadonlyMap<string, ChannelProfile> };
+  now?: () => number;
 }): ChannelProfiles {
   const { fromFile } = o;
-  const read = async (ids: string[]): Promise<ReadonlyMap<string, ChannelProfile>> =>
-    fromFile ? fromFile.profiles : o.store.get(ids);
+  const now = o.now ?? Date.now;
+  // A turn's profile comes from here, not from a statement of its own each turn: a change made in
+  // this process applies at once (the cache is dropped), one made by another within PROFILE_CACHE_MS.
+  const cached = new Map<string, { at: number; found: Promise<ReadonlyMap<string, ChannelProfile>> }>();
+  const read = (ids: string[]): Promise<ReadonlyMap<string, ChannelProfile>> => {
+    if (fromFile) return Promise.resolve(fromFile.profiles);
+    const key = ids.join(" ");
+    const hit = cached.get(key);
+    if (hit && now() - hit.at < PROFILE_CACHE_MS) return hit.found;
+    if (cached.size >= MAX_CACHED) cached.clear();
+    const found = o.store.get(ids);
+    cached.set(key, { at: now(), found });
+    found.catch(() => cached.delete(key));
+    return found;
+  };
   return {
     ...(fromFile ? { file: fromFile.file } : {}),
     async forChannel(channelId) {
@@ -58,7 +76,8 @@ export function createChannelProfiles(o: {
     set(change, audit) {
       if (fromFile)
         return Promise.reject(new HermesError("permission_denied", fileManagedSentence(fromFile.file)));
-      return o.store.set(change, audit);
+      cached.clear();
+      return o.store.set(change, audit).finally(() => cached.clear());
     },
   };
 }

@@ -16,8 +16,8 @@ export type RunAccess = Access & { instructions?: string };
 
 /**
  * The requester's level and permitted tools in `channelId` (its profile's allow-list and default
- * level apply), read fresh for every turn and resume: a level or profile changed since the run
- * began applies at once.
+ * level apply), for every turn and resume: a level changed since the run began applies at once, a
+ * profile changed in this process at once and in another within a few seconds (`PROFILE_CACHE_MS`).
  */
 export async function requesterAccess(s: RunSources, userId: string, channelId?: string): Promise<RunAccess> {
   const { registry, guards } = s.runtime;

@@ -165,7 +165,9 @@ describe("token budgets through Slack", () => {
     expect(reply.text).toBe(
       "You have used your daily token budget (10,000 tokens); it resets at 00:00 UTC. An admin can raise it with /hermes budget <@U0WANGLEI> 20k.",
     );
-    expect(botReplies(t, "C0GENERAL", ts)).toHaveLength(1);
+    // The working message, if one went out, is removed once the sentence is posted.
+    await waitFor(() => botReplies(t, "C0GENERAL", ts).length === 1, 30_000, "the working message removed");
+    expect(botReplies(t, "C0GENERAL", ts)).toEqual([reply]);
     expect(model.requests).toHaveLength(0);
     expect(await sq("SELECT status FROM runs WHERE snapshot->'run'->>'userId' = 'U0WANGLEI'")).toEqual([
       { status: "stopped" },

@@ -42,9 +42,13 @@ function png(width: number, height: number, rows: number): Buffer {
 }
 
 /** A page whose content stream is millions of no-op operators: a 5 KB file that takes seconds to read. */
+/**
+ * A ~70 KB PDF whose one page is 64 MB of save/restore operators: several seconds of parsing even in a
+ * warm worker on a quiet machine (4 MB of them parse in ~0.4 s there), so a 1 s limit always stops it.
+ */
 function slowPdf(): Buffer {
   return writePdf([
-    { lines: [], deflated: deflateSync(Buffer.alloc(4 * 1024 * 1024, "q Q\n"), { level: 9 }) },
+    { lines: [], deflated: deflateSync(Buffer.alloc(64 * 1024 * 1024, "q Q\n"), { level: 9 }) },
   ]);
 }
 

@@ -96,7 +96,19 @@ describe("a card that waited for approval is updated when decided", () => {
       sql`update approvals set expires_at = now() - interval '1 second' where id = ${approvalId}`,
     );
     const { expireApprovals } = await import("../../../src/boot/background-work.ts");
-    expect(await expireApprovals(t.hermes.services)).toBe(1);
+    // Hermes' own expiry sweep may take it first; either way it is expired once.
+    const byThisCall = await expireApprovals(t.hermes.services);
+    expect(byThisCall).toBeLessThanOrEqual(1);
+    await waitFor(
+      async () =>
+        (
+          await t.hermes.services.storage.db.db.execute(
+            sql`select status from approvals where id = ${approvalId}`,
+          )
+        ).rows[0]?.status === "expired",
+      30_000,
+      "the approval expired",
+    );
     await settled(ts, card.ts, (x) => x.includes("before the approval expired"), "Expired");
   });
 

@@ -4,7 +4,7 @@ import { agentSessionsOf } from "../agent-sessions.ts";
 import type { EventsSender } from "../events-sender.ts";
 import type { Delivery } from "../signed-delivery.ts";
 import type { Workspace } from "../workspace.ts";
-import { describeIssues } from "./api-inputs.ts";
+import { deliverToBot, pageChannelId, pageUserId, parsePageInput } from "./bot-delivery.ts";
 import { PageApiError } from "./json-http.ts";
 import { person } from "./page-actions.ts";
 import { canSee } from "./user-view.ts";
@@ -12,8 +12,8 @@ import { canSee } from "./user-view.ts";
 /** The events sender's methods the page's Messages tab drives. */
 export type AgentSender = Pick<EventsSender, "appHomeOpened" | "agentMessage" | "agentSessionStopped">;
 
-const userId = z.string().regex(/^[UW][A-Z0-9]{1,20}$/, "not a user id");
-const channelId = z.string().regex(/^[CDG][A-Z0-9]{1,20}$/, "not a channel id");
+const userId = pageUserId;
+const channelId = pageChannelId;
 const ts = z.string().regex(/^\d{1,12}\.\d{6}$/, "not a message ts");
 
 const openedSchema = z.object({ as: userId });
@@ -32,23 +32,9 @@ const stopSchema = z.object({ as: userId, channel: channelId, threadTs: ts });
 export function createAgentActions(o: { workspace: Workspace; sender: AgentSender; logger: Logger }) {
   const { workspace, sender, logger } = o;
 
-  function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) throw new PageApiError(400, "invalid_input", describeIssues(parsed.error));
-    return parsed.data;
-  }
+  const parse = parsePageInput;
 
-  async function deliver(what: string, send: () => Promise<Delivery>): Promise<void> {
-    let delivery: Delivery;
-    try {
-      delivery = await send();
-    } catch (err) {
-      logger.warn({ err, what }, "sandbox page: the bot could not be reached");
-      throw new PageApiError(502, "bot_unreachable", "Hermes could not be reached. Is it running?");
-    }
-    if (delivery.status < 200 || delivery.status >= 300)
-      throw new PageApiError(502, "bot_refused", `Hermes answered HTTP ${delivery.status}.`);
-  }
+  const deliver = (what: string, send: () => Promise<Delivery>) => deliverToBot(logger, what, send);
 
   return {
     /** The person opened the agent's Messages tab: the bot may offer suggested prompts. */

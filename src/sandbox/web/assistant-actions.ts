@@ -4,7 +4,7 @@ import { type AssistantThread, assistantThreadsOf } from "../assistant-threads.t
 import type { EventsSender } from "../events-sender.ts";
 import type { Delivery } from "../signed-delivery.ts";
 import type { Workspace } from "../workspace.ts";
-import { describeIssues } from "./api-inputs.ts";
+import { deliverToBot, pageChannelId, pageUserId, parsePageInput } from "./bot-delivery.ts";
 import { PageApiError } from "./json-http.ts";
 import { person } from "./page-actions.ts";
 import { canSee } from "./user-view.ts";
@@ -12,8 +12,8 @@ import { canSee } from "./user-view.ts";
 /** The events sender's methods the assistant pane drives. */
 export type AssistantSender = Pick<EventsSender, "assistantThreadStarted" | "assistantThreadContextChanged">;
 
-const userId = z.string().regex(/^[UW][A-Z0-9]{1,20}$/, "not a user id");
-const channelId = z.string().regex(/^[CDG][A-Z0-9]{1,20}$/, "not a channel id");
+const userId = pageUserId;
+const channelId = pageChannelId;
 
 const openThreadSchema = z.object({ as: userId, viewing: channelId.optional() });
 const contextSchema = z.object({
@@ -31,11 +31,7 @@ const contextSchema = z.object({
 export function createAssistantActions(o: { workspace: Workspace; sender: AssistantSender; logger: Logger }) {
   const { workspace, sender, logger } = o;
 
-  function parse<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) throw new PageApiError(400, "invalid_input", describeIssues(parsed.error));
-    return parsed.data;
-  }
+  const parse = parsePageInput;
 
   function viewable(as: string, viewing: string | undefined): string | undefined {
     if (viewing && !canSee(workspace, viewing, as))
@@ -43,17 +39,7 @@ export function createAssistantActions(o: { workspace: Workspace; sender: Assist
     return viewing;
   }
 
-  async function deliver(what: string, send: () => Promise<Delivery>): Promise<void> {
-    let delivery: Delivery;
-    try {
-      delivery = await send();
-    } catch (err) {
-      logger.warn({ err, what }, "sandbox page: the bot could not be reached");
-      throw new PageApiError(502, "bot_unreachable", "Hermes could not be reached. Is it running?");
-    }
-    if (delivery.status < 200 || delivery.status >= 300)
-      throw new PageApiError(502, "bot_refused", `Hermes answered HTTP ${delivery.status}.`);
-  }
+  const deliver = (what: string, send: () => Promise<Delivery>) => deliverToBot(logger, what, send);
 
   return {
     /** A new assistant thread in the person's DM with the bot; the bot greets it. */

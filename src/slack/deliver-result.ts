@@ -85,11 +85,13 @@ function removePlaceholder(s: Pick<SlackOutput, "client"> & { logger: Logger }, 
  * run in the message metadata.
  */
 export async function showResult(s: AnswerPosting, result: TurnResult, target: ReplyTarget): Promise<void> {
+  await postAnswer(s, resultMarkdown(result), target, resultOptions(s, result));
+}
+
+/** How a finished turn's answer is posted: rated or not (`ratedBy`), with the tickets it touched as Work Objects. */
+export function resultOptions(s: Pick<AnswerPosting, "ticketLinks">, result: TurnResult): AnswerOptions {
   const entities = s.ticketLinks ? ticketEntitiesOf(result.messages, s.ticketLinks) : [];
-  await postAnswer(s, resultMarkdown(result), target, {
-    ...ratedBy(result),
-    ...(entities.length ? { entities } : {}),
-  });
+  return { ...ratedBy(result), ...(entities.length ? { entities } : {}) };
 }
 
 /**
@@ -173,7 +175,7 @@ export async function postAnswer(
   }
 }
 
-function answerMetadata(runId: string, options: AnswerOptions): AnswerMetadata {
+export function answerMetadata(runId: string, options: AnswerOptions): AnswerMetadata {
   return options.entities?.length
     ? { ...runMetadata(runId), entities: options.entities }
     : runMetadata(runId);

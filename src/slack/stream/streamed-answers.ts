@@ -6,9 +6,14 @@ import type { ProgressDisplay, ReplyTarget, StatusDisplay } from "../../queue/tu
 import { planAnswer } from "../answer-blocks.ts";
 import { statusOf } from "../assistant/assistant-status.ts";
 import { defuseBroadcasts } from "../blocks/slack-references.ts";
-import { type AnswerPosting, postAnswer, ratedBy, resultMarkdown } from "../deliver-result.ts";
+import {
+  type AnswerPosting,
+  answerMetadata,
+  postAnswer,
+  resultMarkdown,
+  resultOptions,
+} from "../deliver-result.ts";
 import { feedbackBlock } from "../feedback-block.ts";
-import { runMetadata } from "../run-metadata.ts";
 import {
   type AnswerStream,
   type AnswerStreamOptions,
@@ -139,7 +144,7 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
     async showResult(result: TurnResult, target: ReplyTarget): Promise<boolean> {
       if (!streams.has(key(target))) return false;
       const markdown = resultMarkdown(result);
-      const rated = ratedBy(result);
+      const rated = resultOptions(s, result);
       const feedback = rated.feedbackRunId ? [feedbackBlock(rated.feedbackRunId)] : [];
       const { target: settled, earlierText } = await settleStream(target, feedback);
       if (settled === target) return false;
@@ -155,7 +160,7 @@ export function createStreamedAnswers(s: AnswerPosting, setting: StreamingSettin
             ts: settled.placeholderTs,
             text: only.text,
             blocks: [...only.blocks, ...feedback],
-            metadata: runMetadata(result.runId),
+            metadata: answerMetadata(result.runId, rated),
           });
           return true;
         } catch (err) {

@@ -16,6 +16,7 @@ import { CallScheduler } from "../../../src/slack/rate-limit/call-scheduler.ts";
 import { PacedWebClient } from "../../../src/slack/rate-limit/paced-web-client.ts";
 import { createStreamedAnswers } from "../../../src/slack/stream/streamed-answers.ts";
 import { createWebSlackPort } from "../../../src/slack/web-slack-port.ts";
+import { type TicketLinks, ticketLinks } from "../../../src/slack/work-objects/ticket-links.ts";
 import { openWorkingMessage } from "../../../src/slack/working-message.ts";
 import { waitFor } from "../../helpers/hermes-harness.ts";
 import { quietSlackLogger, startSlackEmulator } from "../../helpers/slack.ts";
@@ -30,7 +31,7 @@ beforeEach(async () => {
 });
 afterEach(() => emulator.stop());
 
-function output(e: SlackApiEmulator) {
+function output(e: SlackApiEmulator, extra: { ticketLinks?: TicketLinks } = {}) {
   const scheduler = new CallScheduler();
   const common = {
     slackApiUrl: e.url,
@@ -41,7 +42,13 @@ function output(e: SlackApiEmulator) {
   };
   const client = new PacedWebClient("xoxb-test", { ...common, lane: "deliver" });
   const progressClient = new PacedWebClient("xoxb-test", { ...common, lane: "progress" });
-  const s = { client, slack: createWebSlackPort(client), redactor: createRedactor(), logger: silentLogger() };
+  const s = {
+    client,
+    slack: createWebSlackPort(client),
+    redactor: createRedactor(),
+    logger: silentLogger(),
+    ...extra,
+  };
   return { s, progressClient, streamed: createStreamedAnswers(s, { minIntervalMs: 50 }) };
 }
 
@@ -64,9 +71,13 @@ const result = (answer: string): TurnResult => ({
   modelCalls: 2,
 });
 
-async function turnIn(channel: string, e: SlackApiEmulator = emulator) {
+async function turnIn(
+  channel: string,
+  e: SlackApiEmulator = emulator,
+  extra: { ticketLinks?: TicketLinks } = {},
+) {
   const q = postAsUser(e.workspace, { user: DEMO.user, channel, text: "<@U0HERMES> tickets?" });
-  const { s, progressClient, streamed } = output(e);
+  const { s, progressClient, streamed } = output(e, extra);
   const working = await s.client.chat.postMessage({ channel, thread_ts: q.ts, text: "Working on it…" });
   const placeholderTs = working.ts!;
   const fallback = openWorkingMessage({
@@ -131,6 +142,44 @@ describe("streamed answers, chosen per message", () => {
     expect(emulator.callsTo("chat.startStream")).toHaveLength(0);
     const replies = await answeredAlone(DEMO.ops, t.q.ts, t.target.placeholderTs);
     expect(replies[0]!.text).toBe("Two tickets are open.");
+  });
+
+  it("a streamed answer about a ticket ends carrying it as a Work Object, as the posted path does", async () => {
+    const t = await turnIn(DEMO.dmUser, emulator, {
+      ticketLinks: ticketLinks("https://desk.example.com/tickets"),
+    });
+    const progress = t.streamed.progress(
+      { channel: DEMO.dmUser, threadTs: t.q.ts, logger: t.s.logger },
+      t.display,
+    );
+    progress.show(streamedCalls);
+    progress.show(event({ event: "model.text", delta: "Opened ticket #7 " }));
+    await waitFor(() => emulator.callsTo("chat.startStream")[0]?.response?.ok === true);
+    await progress.close();
+    const ticket = {
+      created: "#7",
+      ticket: "#7",
+      title: "VPN down",
+      status: "open",
+      priority: "high",
+      assignee: null,
+      created_by: DEMO.user,
+      created_at: "2026-12-07T10:00:00Z",
+    };
+    await t.finish({
+      ...result("Opened ticket #7 for the VPN."),
+      messages: [{ role: "tool", toolCallId: "c1", name: "create_ticket", content: JSON.stringify(ticket) }],
+    });
+    const streamTs = emulator.callsTo("chat.startStream")[0]!.response!.ts as string;
+    const shown = await waitFor(() => {
+      const m = emulator.workspace.getMessage(DEMO.dmUser, streamTs);
+      return m?.text.includes("Opened ticket #7") ? m : undefined;
+    });
+    const entities = (shown.metadata as { entities?: Array<{ external_ref: { id: string }; url: string }> })
+      ?.entities;
+    expect(entities?.map((e) => [e.external_ref.id, e.url])).toEqual([
+      ["7", "https://desk.example.com/tickets/7"],
+    ]);
   });
 
   it("a rate-limited append waits, the text meanwhile is buffered into the next one, and nothing is lost", async () => {

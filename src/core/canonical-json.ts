@@ -20,7 +20,8 @@ function write(value: JsonValue): string {
   return `{${keys.map((k) => `${JSON.stringify(k)}:${write(value[k] as JsonValue)}`).join(",")}}`;
 }
 
-export function sha256Hex(data: string): string {
+/** The SHA-256 of a text (its UTF-8) or of bytes, as lower-case hex. */
+export function sha256Hex(data: string | Uint8Array): string {
   // One-shot: no Hash object per call (~3× faster for the short texts hashed per call and audit row).
   return hash("sha256", data, "hex");
 }

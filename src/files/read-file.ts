@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { capText } from "./cap-text.ts";
 import { decodeText, looksLikeText } from "./decode-text.ts";
 import { type FileLimits, fileLimits } from "./file-limits.ts";
@@ -11,6 +10,7 @@ import { type DocumentFormat, sniffFileType } from "./sniff-file-type.ts";
 import { wavSeconds } from "./wav-duration.ts";
 import { checkZipSizes } from "./zip-guard.ts";
 
+export { sha256Hex } from "../core/canonical-json.ts";
 export { refuseBySize } from "./refuse-by-size.ts";
 
 /** What one attached file gives the model, or the sentence saying why it gives nothing. */
@@ -87,11 +87,6 @@ export async function readFile(
   } catch (error) {
     return { kind: "refused", reason: refusals.unreadable(name), cause: causeOf(error) };
   }
-}
-
-/** The file's SHA-256 in hex: the same bytes give the same key wherever they were attached. */
-export function sha256Hex(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
 }
 
 async function readDocument(

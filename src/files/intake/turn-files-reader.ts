@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../../core/canonical-json.ts";
 import type { Logger } from "../../core/logger.ts";
 import type { AuditLog } from "../../store/audit.ts";
 import type { ResultStore } from "../../tools/result-store.ts";
@@ -46,7 +46,7 @@ export function createTurnFilesReader(o: {
     limits: o.limits,
     read: async (bytes: Uint8Array, meta: { name: string; declaredMime?: string }) =>
       (await readers()).readFile(bytes, meta, o.limits),
-    sha256: (bytes: Uint8Array) => createHash("sha256").update(bytes).digest("hex"),
+    sha256: sha256Hex,
     refuseBySize: (size: number, name: string) => refuseBySize(size, name, o.limits),
     imagesAccepted: o.imagesAccepted,
     redactText: o.redactText,

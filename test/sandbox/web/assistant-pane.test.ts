@@ -1,16 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import type { Browser, Locator, Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningHermes, startHermes } from "../../../src/boot/start-hermes.ts";
-import { loadConfig } from "../../../src/config.ts";
-import { silentLogger } from "../../../src/core/logger.ts";
+import type { Locator, Page } from "playwright-core";
+import { describe, expect, it } from "vitest";
 import { assistantThreadsOf } from "../../../src/sandbox/assistant-threads.ts";
-import { launchChromium } from "../../helpers/chromium.ts";
-import { TEST_AUDIT_KEY, waitFor } from "../../helpers/hermes-harness.ts";
-import { createTestDatabase, type TestDatabase } from "../../helpers/pg.ts";
-import { answer, ScriptedModelServer, toolCalls } from "../../helpers/scripted-model.ts";
+import { waitFor } from "../../helpers/hermes-harness.ts";
+import { useSandboxInBrowser } from "../../helpers/sandbox-in-browser.ts";
+import { answer, toolCalls } from "../../helpers/scripted-model.ts";
 
 const ARTIFACTS = "test-artifacts";
 // Only bounds a hang on a busy machine: each state shows up in well under a second idle.
@@ -22,48 +15,11 @@ const visible = (l: Locator) => l.waitFor({ state: "visible", timeout: UI_WAIT_M
  * scripted model, driven in Chromium: the assistant split view from the top bar.
  */
 describe("the sandbox page's assistant pane", () => {
-  const model = new ScriptedModelServer();
-  let db: TestDatabase | undefined;
-  let dataDir: string | undefined;
-  let hermes: RunningHermes | undefined;
-  let browser: Browser | undefined;
-
-  beforeAll(async () => {
-    mkdirSync(ARTIFACTS, { recursive: true });
-    await model.start();
-    db = await createTestDatabase();
-    dataDir = mkdtempSync(join(tmpdir(), "hermes-assistant-pane-"));
-    const env = {
-      PORT: "0",
-      DATABASE_URL: db.url,
-      HERMES_AUDIT_KEY: TEST_AUDIT_KEY,
-      HERMES_DATA_DIR: dataDir,
-      HERMES_LOG_LEVEL: "silent",
-      HERMES_ADMINS: "U0ADMIN",
-      OPENAI_BASE_URL: model.baseURL,
-      HERMES_MODEL: "scripted",
-      OPENAI_API_KEY: "k",
-      HERMES_MODEL_MAX_RETRIES: "0",
-      HERMES_SLACK_SURFACE: "assistant_view",
-    };
-    hermes = await startHermes({ config: loadConfig(env), logger: silentLogger(), rawEnv: env });
-    browser = await launchChromium();
-  }, 120_000);
-
-  afterAll(async () => {
-    const steps = [
-      () => browser?.close(),
-      () => hermes?.stop(),
-      () => model.stop(),
-      () => db?.drop(),
-      async () => {
-        if (dataDir) rmSync(dataDir, { recursive: true, force: true });
-      },
-    ];
-    const results = await Promise.allSettled(steps.map((s) => Promise.resolve().then(s)));
-    const failed = results.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    if (failed) throw failed.reason;
+  const sandbox = useSandboxInBrowser({
+    name: "assistant-pane",
+    env: { HERMES_SLACK_SURFACE: "assistant_view" },
   });
+  const { model } = sandbox;
 
   it("opens from the top bar; a chip sends its prompt; the status names the running tool, then the answer replaces it", async () => {
     model.enqueue(
@@ -76,7 +32,7 @@ describe("the sandbox page's assistant pane", () => {
         delayMs: 2_000,
       },
     );
-    const page: Page = await browser!.newPage({
+    const page: Page = await sandbox.browser().newPage({
       viewport: { width: 1280, height: 800 },
       reducedMotion: "reduce",
     });
@@ -91,7 +47,7 @@ describe("the sandbox page's assistant pane", () => {
     page.setDefaultTimeout(UI_WAIT_MS);
     const errors: string[] = [];
     page.on("pageerror", (e) => errors.push(e.message));
-    await page.goto(`http://127.0.0.1:${hermes!.port}/?as=U0USER1#C0OPS`);
+    await page.goto(`http://127.0.0.1:${sandbox.hermes().port}/?as=U0USER1#C0OPS`);
     await visible(page.getByRole("heading", { name: "#ops", level: 1 }));
 
     await page.getByRole("button", { name: "Ask Hermes" }).click();
@@ -124,7 +80,7 @@ describe("the sandbox page's assistant pane", () => {
     expect(prompt).toContain('<untrusted source="slack-assistant-context">\nviewing channel: <#C0OPS>');
     // One turn, no "Working on it…" message anywhere in the DM.
     expect(model.requests).toHaveLength(2);
-    const dm = hermes!.sandbox!.workspace;
+    const dm = sandbox.hermes().sandbox!.workspace;
     const replies = dm.history("D0USER1").flatMap((m) => dm.replies("D0USER1", m.ts) ?? []);
     expect(replies.some((m) => m.text.includes("Working on it"))).toBe(false);
 

@@ -1,4 +1,5 @@
 import { isUtf8 } from "node:buffer";
+import { escapeRegExp } from "../core/escape-regexp.ts";
 import { mayNeedScreening, screeningView } from "../core/normalize-text.ts";
 import { applySpans, findSpans } from "./apply-rules.ts";
 import { always, CREDENTIAL_RULES, MAY_MATCH, PII_RULES, type Rule } from "./redact-rules.ts";
@@ -244,10 +245,6 @@ function decodeBase64Text(run: string): string | undefined {
   const text = bytes.toString("utf8");
   // Printable text only: control characters other than tab and line breaks mean it was not text.
   return /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F]/.test(text) ? undefined : text;
-}
-
-function escapeRegExp(text: string): string {
-  return text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
 }
 
 /** A configured value as a pattern that also finds it split by a line break or invisible characters. */

@@ -20,6 +20,8 @@ const OTHER_TAG =
   /<\/?((?:[\w.-]{1,24}:)?[\w-]{0,24}think[\w-]{0,24})>|<\|(START|END)_(\w{0,24}THINK\w{0,24})\|>/gi;
 /** Distinct extra tags taken per message. */
 const MAX_OTHER_TAGS = 8;
+/** Thinking-like tags looked at per message; no model writes more, and a text of them stays cheap. */
+const MAX_TAGS_SCANNED = 4_096;
 /** Blocks taken out of one message; past this many the rest stays (no model writes that many). */
 const MAX_BLOCKS = 10_000;
 
@@ -90,12 +92,16 @@ export function splitReasoning(content: string): SplitReasoning {
 function reasoningTags(content: string): ReasoningTag[] {
   const found = new Map<string, { tag: ReasoningTag; closed: boolean; plain: boolean }>();
   for (const t of KNOWN_TAGS) found.set(t.open, { tag: t, closed: true, plain: true });
+  // Each distinct written form is looked at once: a text of 100,000 `<think>` costs one scan.
+  const seen = new Set<string>();
   OTHER_TAG.lastIndex = 0;
   for (
-    let m = OTHER_TAG.exec(content);
-    m && found.size < KNOWN_TAGS.length + MAX_OTHER_TAGS;
-    m = OTHER_TAG.exec(content)
+    let m = OTHER_TAG.exec(content), scanned = 0;
+    m && found.size < KNOWN_TAGS.length + MAX_OTHER_TAGS && scanned < MAX_TAGS_SCANNED;
+    m = OTHER_TAG.exec(content), scanned++
   ) {
+    if (seen.has(m[0])) continue;
+    seen.add(m[0]);
     const tag = m[1]
       ? { open: `<${m[1]}>`, close: `</${m[1]}>` }
       : { open: `<|START_${m[3]}|>`, close: `<|END_${m[3]}|>` };

@@ -1,3 +1,4 @@
+import { escapeRegExp } from "../../../core/escape-regexp.ts";
 /** How much of a reply the report shows. */
 export const SAMPLE_MAX = 300;
 
@@ -47,8 +48,4 @@ export function rawSample(text: string, max = SAMPLE_MAX): string {
     .replace(/\t/g, "\\t")
     .replace(/[\u0000-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
   return visible.length > max ? `${visible.slice(0, max - 1)}…` : visible;
-}
-
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }

@@ -1,3 +1,4 @@
+import { escapeRegExp } from "../../../core/escape-regexp.ts";
 import { bareToolName } from "../../../tools/tool-names.ts";
 import { maskQuotedCode, restoreInValue } from "../code-regions.ts";
 import { leadsIn } from "./leads-in.ts";
@@ -57,7 +58,7 @@ export function recoverWith(
   const first = readOnce(formats, text, ctx, fallback);
   if (first?.kind !== "calls") {
     if (first) return { calls: [], prose: masked.restore(first.prose) };
-    const marker = allMarkers.find((m) => startsALine(text, m));
+    const marker = markerStartingALine(text, allMarkers);
     return { calls: [], prose: written, ...(marker ? { unrecovered: marker } : {}) };
   }
   const groups = [{ at: first.at, format: first.format.id, calls: first.calls }];
@@ -149,15 +150,23 @@ function firstMarker(text: string, markers: readonly string[], start: number): n
   return best === Number.POSITIVE_INFINITY ? start : best;
 }
 
-/** True when `marker` occurs at the start of the text or of a line (after blanks). Linear. */
-function startsALine(text: string, marker: string): boolean {
-  for (let at = text.indexOf(marker); at >= 0; at = text.indexOf(marker, at + marker.length)) {
-    let i = at - 1;
-    while (i >= 0 && (text[i] === " " || text[i] === "\t")) i--;
-    if (i < 0 || text[i] === "\n" || text[i] === "\r") return true;
+/** The first of `markers` that starts the text or a line (after blanks), if any. One linear scan. */
+function markerStartingALine(text: string, markers: readonly string[]): string | undefined {
+  let pattern = lineStartPatterns.get(markers);
+  if (!pattern) {
+    pattern = new RegExp(`(?:^|[\\n\\r])[ \\t]*(${markers.map(escapeRegExp).join("|")})`, "g");
+    lineStartPatterns.set(markers, pattern);
   }
-  return false;
+  // At one place the pattern takes the first marker of the list that matches there, so the
+  // earliest listed marker that starts a line is always among those found.
+  const found = new Set<string>();
+  for (const m of text.matchAll(pattern)) {
+    found.add(m[1]!);
+    if (found.size === markers.length) break;
+  }
+  return markers.find((m) => found.has(m));
 }
+const lineStartPatterns = new WeakMap<readonly string[], RegExp>();
 
 function firstNonSpace(text: string): number {
   const m = /\S/.exec(text);

@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { configDefaults, defineConfig, type TestProjectConfiguration } from "vitest/config";
+import LongestFirstSequencer from "./test/setup/longest-first-sequencer.ts";
 import { unitLane } from "./test/setup/unit-lane.ts";
 
 /**
@@ -77,6 +78,8 @@ export default defineConfig(({ mode }) => {
       // Two cores: files run in parallel forks, each with its own database / Redis prefix.
       pool: "forks",
       maxWorkers: 2,
+      // The longest files start first, also in a fresh clone with no durations cached.
+      sequence: { sequencer: LongestFirstSequencer },
       projects: projects(impure),
     },
   };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { parseModelPrices } from "./core/model-prices.ts";
+import type { RedisTarget } from "./core/redis-target.ts";
 import { readTokenAmount, TOKEN_AMOUNT_FORMS } from "./core/token-amount.ts";
 
 /**
@@ -134,6 +135,8 @@ export const envSchema = z.object({
   // Storage
   DATABASE_URL: optionalUrl("a Postgres URL, e.g. postgres://user@127.0.0.1:5432/hermes"),
   REDIS_URL: optionalUrl("a Redis URL, e.g. redis://127.0.0.1:6379"),
+  // `on`: REDIS_URL is a node of a Redis Cluster (the queue's keys share one hash slot: `{prefix}`)
+  HERMES_REDIS_CLUSTER: z.preprocess(emptyToUndefined, z.enum(["on", "off"]).default("off")),
   HERMES_DATA_DIR: z.preprocess(emptyToUndefined, z.string().trim().default(".hermes")),
   // Postgres connections per process (PGlite is one connection): processes × this ≤ max_connections − headroom
   HERMES_PG_POOL: int(5, 1, 1000),
@@ -312,6 +315,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (env.SLACK_APP_TOKEN && !env.SLACK_BOT_TOKEN) {
     problems.push("SLACK_BOT_TOKEN is required with SLACK_APP_TOKEN (Socket Mode needs both tokens)");
   }
+  if (env.HERMES_REDIS_CLUSTER === "on" && !env.REDIS_URL) {
+    problems.push("HERMES_REDIS_CLUSTER=on needs REDIS_URL: the address of one node of the cluster");
+  }
   if (env.OPENAI_BASE_URL && !env.HERMES_MODEL) {
     problems.push(
       "HERMES_MODEL is required when OPENAI_BASE_URL is set (e.g. HERMES_MODEL=qwen2.5:7b-instruct)",
@@ -365,4 +371,9 @@ function fallbackOf(primary: ModelConfig, name: string, env: Env): ModelConfig {
     model: name,
     apiKey: env.HERMES_FALLBACK_API_KEY ?? (sameServer ? primary.apiKey : "not-needed"),
   };
+}
+
+/** Where Redis is, when it is configured (`REDIS_URL`, `HERMES_REDIS_CLUSTER`). */
+export function redisTargetOf(env: Pick<Env, "REDIS_URL" | "HERMES_REDIS_CLUSTER">): RedisTarget | undefined {
+  return env.REDIS_URL ? { url: env.REDIS_URL, cluster: env.HERMES_REDIS_CLUSTER === "on" } : undefined;
 }

@@ -1,7 +1,7 @@
-import { Redis } from "ioredis";
-import type { Config } from "../config.ts";
+import { type Config, redisTargetOf } from "../config.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Metrics } from "../core/metrics.ts";
+import { openRedis, queueKeyPrefix } from "../core/redis-target.ts";
 import { createApprovalStore } from "../policy/approval-store.ts";
 import { createRedactor } from "../policy/redact.ts";
 import { createBullmqTurnQueue } from "../queue/bullmq-turn-queue.ts";
@@ -63,8 +63,9 @@ export async function buildStorage(
     createAuditLog({ db, key, pool: handle.kind === "postgres" ? handle.pool : undefined }),
     options.metrics,
   );
-  const redis = env.REDIS_URL
-    ? new Redis(env.REDIS_URL, { maxRetriesPerRequest: 2, lazyConnect: false })
+  const redisTarget = redisTargetOf(env);
+  const redis = redisTarget
+    ? openRedis(redisTarget, { maxRetriesPerRequest: 2, lazyConnect: false })
     : undefined;
   redis?.on("error", (err) => logger.warn({ err: err.message }, "redis error"));
   const sessions: SessionStore = redis
@@ -76,11 +77,11 @@ export async function buildStorage(
         logger,
       })
     : createMemorySessionStore({ ttlSeconds: env.HERMES_SESSION_TTL_SECONDS });
-  const queue: TurnQueue = env.REDIS_URL
+  const queue: TurnQueue = redisTarget
     ? createBullmqTurnQueue({
-        redis: env.REDIS_URL,
+        redis: redisTarget,
         logger,
-        prefix: env.HERMES_REDIS_PREFIX,
+        prefix: queueKeyPrefix(env.HERMES_REDIS_PREFIX, redisTarget.cluster),
         lockDurationMs: env.HERMES_QUEUE_LOCK_SECONDS * 1000,
         stalledIntervalMs: env.HERMES_QUEUE_LOCK_SECONDS * 500,
       })

@@ -187,6 +187,7 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     REDIS_URL && slack.directory
       ? startDirectoryBroadcast({
           redisUrl: REDIS_URL,
+          cluster: config.env.HERMES_REDIS_CLUSTER === "on",
           prefix: HERMES_REDIS_PREFIX,
           directory: slack.directory,
           logger,

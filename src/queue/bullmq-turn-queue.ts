@@ -1,7 +1,7 @@
 import { type Job, Queue, WaitingError, Worker } from "bullmq";
-import { Redis } from "ioredis";
 import { HermesError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
+import { duplicateRedis, openRedis, type RedisClient, type RedisTarget } from "../core/redis-target.ts";
 import { runJob } from "./job-runner.ts";
 import { JOB_ATTEMPTS } from "./jobs.ts";
 import {
@@ -21,12 +21,13 @@ import {
 
 export interface BullmqTurnQueueOptions {
   /**
-   * A Redis URL (the queue opens and closes its own connections), or a connected ioredis client: used
-   * to enqueue and left open on `stop()`; the worker gets a duplicate with `maxRetriesPerRequest: null`.
+   * Where Redis is (a URL or a target: the queue opens and closes its own connections), or a connected
+   * client: used to enqueue and left open on `stop()`; the worker gets a duplicate with
+   * `maxRetriesPerRequest: null`.
    */
-  redis: Redis | string;
+  redis: RedisClient | RedisTarget | string;
   logger: Logger;
-  /** BullMQ key prefix (keys are `<prefix>:<queueName>:…`). Default `hermes`. */
+  /** BullMQ key prefix (keys are `<prefix>:<queueName>:…`; a hash tag on a Redis Cluster: `queueKeyPrefix`). Default `hermes`. */
   prefix?: string;
   /** Default `turns`. */
   queueName?: string;
@@ -67,7 +68,7 @@ export function createBullmqTurnQueue(options: BullmqTurnQueueOptions): TurnQueu
   const prefix = options.prefix ?? "hermes";
   const queueName = options.queueName ?? "turns";
   const baseRetryDelayMs = options.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
-  const ownsClient = typeof options.redis === "string";
+  const ownsClient = isTarget(options.redis);
   const client = openClient(options.redis, logger);
   const queue = new Queue(queueName, {
     connection: client,
@@ -80,7 +81,7 @@ export function createBullmqTurnQueue(options: BullmqTurnQueueOptions): TurnQueu
   queue.on("error", (err) => logger.warn({ err, queueName }, "queue Redis error"));
 
   let worker: Worker | undefined;
-  let workerClient: Redis | undefined;
+  let workerClient: RedisClient | undefined;
   // One controller per running job: shutdown aborts them all, a lost lock aborts its own.
   const controllers = new Map<string, AbortController>();
   // Jobs released from the worker's concurrency (`JobContext.release`): it runs `base + released`.
@@ -182,10 +183,9 @@ export function createBullmqTurnQueue(options: BullmqTurnQueueOptions): TurnQueu
       const concurrency = checkConcurrency(processOptions.concurrency);
       base = concurrency;
       paused = false;
-      workerClient =
-        typeof options.redis === "string"
-          ? new Redis(options.redis, { maxRetriesPerRequest: null })
-          : options.redis.duplicate({ maxRetriesPerRequest: null });
+      workerClient = isTarget(options.redis)
+        ? openRedis(targetOf(options.redis), { maxRetriesPerRequest: null })
+        : duplicateRedis(options.redis, { maxRetriesPerRequest: null });
       worker = new Worker(queueName, (job, token) => processJob(job, token, handler), {
         connection: workerClient,
         prefix,
@@ -281,14 +281,22 @@ export function createBullmqTurnQueue(options: BullmqTurnQueueOptions): TurnQueu
 /** BullMQ's states of a job that will still run (or is running). */
 const PENDING_STATES = new Set<string>(["waiting", "prioritized", "waiting-children", "delayed", "active"]);
 
-async function quit(client: Redis): Promise<void> {
+async function quit(client: RedisClient): Promise<void> {
   await client.quit().catch(() => client.disconnect());
 }
 
-function openClient(redis: Redis | string, logger: Logger): Redis {
-  if (typeof redis !== "string") return redis;
+function isTarget(redis: BullmqTurnQueueOptions["redis"]): redis is RedisTarget | string {
+  return typeof redis === "string" || (typeof redis === "object" && "url" in redis && "cluster" in redis);
+}
+
+function targetOf(redis: RedisTarget | string): RedisTarget {
+  return typeof redis === "string" ? { url: redis, cluster: false } : redis;
+}
+
+function openClient(redis: BullmqTurnQueueOptions["redis"], logger: Logger): RedisClient {
+  if (!isTarget(redis)) return redis;
   // Enqueueing is on the request path: fail within a few retries rather than wait for Redis forever.
-  const client = new Redis(redis, { maxRetriesPerRequest: 2 });
+  const client = openRedis(targetOf(redis), { maxRetriesPerRequest: 2 });
   client.on("error", (err: unknown) => logger.debug({ err }, "queue Redis connection error"));
   return client;
 }

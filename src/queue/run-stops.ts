@@ -1,6 +1,6 @@
-import type { Redis } from "ioredis";
 import { errorMessage } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
+import { duplicateRedis, type RedisClient } from "../core/redis-target.ts";
 
 /**
  * How long a stop stays asked for: a run of the thread that starts its work (or resumes) within this
@@ -78,7 +78,7 @@ export function createMemoryRunStops(now: () => number = Date.now): RunStops {
  * key, so a worker that picks the run up (or resumes it) a moment later still sees it.
  */
 export function createRedisRunStops(o: {
-  redis: Redis;
+  redis: RedisClient;
   keyPrefix: string;
   logger: Logger;
   now?: () => number;
@@ -87,7 +87,7 @@ export function createRedisRunStops(o: {
   const local = localStops(now);
   const channel = `${o.keyPrefix}run-stop`;
   const keyOf = (sessionKey: string) => `${o.keyPrefix}run-stop:{${sessionKey}}`;
-  const subscriber = o.redis.duplicate();
+  const subscriber = duplicateRedis(o.redis);
   subscriber.on("error", (err) => o.logger.warn({ err: err.message }, "run-stop subscriber error"));
   subscriber.on("message", (_channel: string, text: string) => {
     try {

@@ -1,12 +1,13 @@
 import { Redis } from "ioredis";
 import { HermesError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
+import type { RedisClient } from "../core/redis-target.ts";
 import { createRedisSessionLock } from "./session-lock.ts";
 import { parseStoredMessages, type SessionStore, sessionTtlMs, storeClosedError } from "./session-store.ts";
 
 export interface RedisSessionStoreOptions {
   /** A connected ioredis client (left open on `close()`), or a URL (the store opens and closes it). */
-  redis: Redis | string;
+  redis: RedisClient | string;
   /** Prepended to every key and to the lock notification channel. Default `hermes:`. */
   keyPrefix?: string;
   /** Sliding TTL of a thread's history; each load or save renews it. Default 7 days. */
@@ -24,7 +25,7 @@ export function createRedisSessionStore(options: RedisSessionStoreOptions): Sess
   const keyPrefix = options.keyPrefix ?? "hermes:";
   const ttlMs = sessionTtlMs(options.ttlSeconds);
   const ownsClient = typeof options.redis === "string";
-  const redis = typeof options.redis === "string" ? new Redis(options.redis) : options.redis;
+  const redis: RedisClient = typeof options.redis === "string" ? new Redis(options.redis) : options.redis;
   // ioredis reconnects by itself; without a listener its connection errors go to stderr unlogged.
   if (ownsClient)
     redis.on("error", (err: unknown) => logger.warn({ err }, "session store Redis connection error"));

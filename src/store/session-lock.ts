@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
-import type { Redis } from "ioredis";
 import { HermesError } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
+import { duplicateRedis, type RedisClient } from "../core/redis-target.ts";
 import {
   lockLostError,
   lockWaitTimeoutError,
@@ -80,7 +80,7 @@ return 0
 `);
 
 export interface RedisSessionLockOptions {
-  redis: Redis;
+  redis: RedisClient;
   keyPrefix: string;
   logger: Logger;
 }
@@ -101,7 +101,7 @@ export function createRedisSessionLock({
   const channel = `${keyPrefix}lock-released`;
   const waiters = new Map<string, Set<Waiter>>();
   const holders = new Set<AbortController>();
-  let subscriber: Redis | undefined;
+  let subscriber: RedisClient | undefined;
   let subscribed: Promise<void> | undefined;
   let closed = false;
 
@@ -121,7 +121,7 @@ export function createRedisSessionLock({
 
   function subscribe(): Promise<void> {
     subscribed ??= (async () => {
-      const sub = redis.duplicate();
+      const sub = duplicateRedis(redis);
       subscriber = sub;
       sub.on("error", (err: unknown) => logger.debug({ err }, "session lock subscriber error"));
       sub.on("message", (ch: string, sessionKey: string) => {
@@ -317,7 +317,7 @@ function lua(body: string): LuaScript {
 
 /** EVALSHA with an EVAL fallback: the script body is sent once per server, not on every call. */
 async function runScript(
-  redis: Redis,
+  redis: RedisClient,
   script: LuaScript,
   keys: string[],
   args: Array<string | number>,

@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { App } from "@slack/bolt";
-import { Redis } from "ioredis";
 import { errorMessage } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
+import { openRedis, type RedisClient } from "../../core/redis-target.ts";
 import { DIRECTORY_EVENTS } from "./directory-events.ts";
 import type { WorkspaceDirectory } from "./workspace-directory.ts";
 
@@ -72,6 +72,8 @@ export function directoryEventFields(type: string, event: unknown): Record<strin
 
 export interface DirectoryBroadcastOptions {
   redisUrl: string;
+  /** `HERMES_REDIS_CLUSTER=on`: `redisUrl` is a node of a Redis Cluster. */
+  cluster?: boolean;
   /** `HERMES_REDIS_PREFIX`: the channel is `<prefix>:directory`, so deployments sharing a Redis stay apart. */
   prefix: string;
   directory: WorkspaceDirectory;
@@ -106,7 +108,7 @@ export function startDirectoryBroadcast(o: DirectoryBroadcastOptions): Directory
     role: string,
     options: { lazyConnect: boolean; maxRetriesPerRequest: number | null },
   ) => {
-    const redis = new Redis(o.redisUrl, options);
+    const redis = openRedis({ url: o.redisUrl, cluster: o.cluster ?? false }, options);
     // One warning per outage, not one per reconnect attempt.
     let down = false;
     redis.on("error", (err: Error) => {
@@ -122,7 +124,7 @@ export function startDirectoryBroadcast(o: DirectoryBroadcastOptions): Directory
 
   // Subscribing waits for Redis (no retry limit); once subscribed, ioredis subscribes again after a reconnect.
   const subscriber = connection("subscriber", { lazyConnect: false, maxRetriesPerRequest: null });
-  let publisher: Redis | undefined;
+  let publisher: RedisClient | undefined;
 
   subscriber.on("message", (_channel: string, message: string) => void receive(message));
   subscriber.subscribe(channel).catch((err: unknown) => {

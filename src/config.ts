@@ -75,6 +75,29 @@ const tokensPerDay = tokens(
 
 const slackUserId = /^[UW][A-Z0-9]{2,}$/;
 
+/** 32 bytes written as 64 hex digits or base64 (44 characters); undefined when it is neither. */
+export function decodeKey32(text: string): Buffer | undefined {
+  const t = text.trim();
+  const bytes = /^[0-9a-fA-F]{64}$/.test(t)
+    ? Buffer.from(t, "hex")
+    : /^[A-Za-z0-9+/_-]{43}=?$/.test(t)
+      ? Buffer.from(t, "base64")
+      : undefined;
+  return bytes?.length === 32 ? bytes : undefined;
+}
+
+const optionalKey32 = (name: string) =>
+  z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .trim()
+      .refine((v) => decodeKey32(v) !== undefined, {
+        message: `must be 32 random bytes as 64 hex digits or base64 (e.g. \`openssl rand -base64 32\`) for ${name}`,
+      })
+      .optional(),
+  );
+
 export const envSchema = z.object({
   // Slack
   SLACK_BOT_TOKEN: z.preprocess(
@@ -91,6 +114,21 @@ export const envSchema = z.object({
       .optional(),
   ),
   SLACK_API_URL: optionalUrl("the Slack Web API base, e.g. https://slack.com/api/"),
+  // OAuth installs (any number of workspaces and Enterprise orgs) instead of one SLACK_BOT_TOKEN
+  SLACK_CLIENT_ID: optionalString,
+  SLACK_CLIENT_SECRET: optionalString,
+  SLACK_STATE_SECRET: optionalString,
+  // Where Slack sends the installer back (the app's redirect URL); unset: the one the app has configured
+  SLACK_REDIRECT_URI: optionalUrl(
+    "the app's OAuth redirect URL, e.g. https://hermes.example.com/slack/oauth_redirect",
+  ),
+  // Bot scopes asked for at install, comma-separated; unset: the manifest's (slack/oauth/install-scopes.ts)
+  SLACK_SCOPES: optionalString,
+  // Slack's OAuth authorize page (tests point it at the emulator's)
+  SLACK_AUTHORIZE_URL: optionalUrl("Slack's OAuth authorize page, e.g. https://slack.com/oauth/v2/authorize"),
+  // 32 bytes (base64 or hex) that encrypt the stored installation tokens; the previous key only decrypts
+  HERMES_INSTALLATION_KEY: optionalKey32("HERMES_INSTALLATION_KEY"),
+  HERMES_INSTALLATION_PREVIOUS_KEY: optionalKey32("HERMES_INSTALLATION_PREVIOUS_KEY"),
   // Multiplies Slack's published Web API rates Hermes paces its calls to (tests: a faster emulator)
   HERMES_SLACK_RATE_SCALE: num(1, 0.01, 10_000),
   PORT: int(3000, 0, 65535),
@@ -262,7 +300,23 @@ export interface ModelConfig {
 export type SlackConnection =
   | { mode: "sandbox" }
   | { mode: "http"; botToken: string; signingSecret: string }
-  | { mode: "socket"; botToken: string; appToken: string };
+  | { mode: "socket"; botToken: string; appToken: string }
+  /** Installed by OAuth in any number of workspaces (and Enterprise orgs): each one's token is stored encrypted. */
+  | { mode: "oauth"; signingSecret: string; oauth: OAuthSettings };
+
+/** The app's OAuth credentials and the keys of the stored installations (`slack/oauth/`). */
+export interface OAuthSettings {
+  clientId: string;
+  clientSecret: string;
+  stateSecret: string;
+  /** Encrypts and decrypts stored tokens; `previousKey` only decrypts (rotation: rows are re-sealed with `key`). */
+  key: Buffer;
+  previousKey?: Buffer;
+  redirectUri?: string;
+  /** Bot scopes asked for at install; undefined: the manifest's. */
+  scopes?: string[];
+  authorizeUrl?: string;
+}
 
 /** A configured model (and maybe its fallback), or none: command mode, where only `run <tool> …` works. */
 export type ModelChoice =
@@ -315,6 +369,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
   if (env.SLACK_APP_TOKEN && !env.SLACK_BOT_TOKEN) {
     problems.push("SLACK_BOT_TOKEN is required with SLACK_APP_TOKEN (Socket Mode needs both tokens)");
   }
+  problems.push(...oauthProblems(env));
   if (env.HERMES_REDIS_CLUSTER === "on" && !env.REDIS_URL) {
     problems.push("HERMES_REDIS_CLUSTER=on needs REDIS_URL: the address of one node of the cluster");
   }
@@ -355,7 +410,56 @@ function slackConnection(env: Env): SlackConnection {
   const { SLACK_BOT_TOKEN: botToken, SLACK_APP_TOKEN: appToken, SLACK_SIGNING_SECRET: signingSecret } = env;
   if (botToken && appToken) return { mode: "socket", botToken, appToken };
   if (botToken && signingSecret) return { mode: "http", botToken, signingSecret };
+  const {
+    SLACK_CLIENT_ID: clientId,
+    SLACK_CLIENT_SECRET: clientSecret,
+    SLACK_STATE_SECRET: stateSecret,
+  } = env;
+  const key = env.HERMES_INSTALLATION_KEY ? decodeKey32(env.HERMES_INSTALLATION_KEY) : undefined;
+  if (clientId && clientSecret && stateSecret && signingSecret && key) {
+    const previousKey = env.HERMES_INSTALLATION_PREVIOUS_KEY
+      ? decodeKey32(env.HERMES_INSTALLATION_PREVIOUS_KEY)
+      : undefined;
+    const scopes = env.SLACK_SCOPES?.split(",")
+      .map((s) => s.trim())
+      .filter(Boolean);
+    const oauth: OAuthSettings = {
+      clientId,
+      clientSecret,
+      stateSecret,
+      key,
+      ...(previousKey ? { previousKey } : {}),
+      ...(env.SLACK_REDIRECT_URI ? { redirectUri: env.SLACK_REDIRECT_URI } : {}),
+      ...(scopes?.length ? { scopes } : {}),
+      ...(env.SLACK_AUTHORIZE_URL ? { authorizeUrl: env.SLACK_AUTHORIZE_URL } : {}),
+    };
+    return { mode: "oauth", signingSecret, oauth };
+  }
   return { mode: "sandbox" };
+}
+
+/** OAuth mode (client id and secret set, no bot token) needs its state secret, signing secret and key. */
+function oauthProblems(env: Env): string[] {
+  if (!env.SLACK_CLIENT_ID && !env.SLACK_CLIENT_SECRET) return [];
+  if (env.SLACK_BOT_TOKEN) return [];
+  const missing = [
+    ["SLACK_CLIENT_ID", env.SLACK_CLIENT_ID],
+    ["SLACK_CLIENT_SECRET", env.SLACK_CLIENT_SECRET],
+    ["SLACK_STATE_SECRET", env.SLACK_STATE_SECRET],
+    ["SLACK_SIGNING_SECRET", env.SLACK_SIGNING_SECRET],
+    ["HERMES_INSTALLATION_KEY", env.HERMES_INSTALLATION_KEY],
+  ].filter(([, v]) => !v);
+  const problems = missing.map(
+    ([name]) => `${name} is required for OAuth installs (SLACK_CLIENT_ID and SLACK_CLIENT_SECRET are set)`,
+  );
+  if (env.SLACK_APP_TOKEN)
+    problems.push("OAuth installs take Slack's requests over HTTP: unset SLACK_APP_TOKEN");
+  if (
+    env.HERMES_INSTALLATION_PREVIOUS_KEY &&
+    env.HERMES_INSTALLATION_PREVIOUS_KEY === env.HERMES_INSTALLATION_KEY
+  )
+    problems.push("HERMES_INSTALLATION_PREVIOUS_KEY must differ from HERMES_INSTALLATION_KEY");
+  return problems;
 }
 
 /**

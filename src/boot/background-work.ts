@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import { errorMessage } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
 import { RESUME_CAUSES, resumeJobId, turnJobId } from "../queue/jobs.ts";
+import type { TeamScope } from "../queue/team-scope.ts";
 import type { TurnOutput } from "../queue/turn-output.ts";
 import type { TurnQueue } from "../queue/turn-queue.ts";
 import type { Scheduler } from "../schedules/scheduler.ts";
@@ -23,7 +24,16 @@ export interface BackgroundDeps {
   slack: Pick<SlackOutput, "client">;
   queue: TurnQueue;
   output: TurnOutput;
+  /** OAuth installs: what is shown in Slack goes as the workspace it belongs to. */
+  teams?: TeamScope | undefined;
 }
+
+/** `show` as `teamId`'s workspace's (OAuth installs), or as the one workspace's. */
+const asTeam = (
+  s: { teams?: TeamScope | undefined },
+  teamId: string | null | undefined,
+  show: () => Promise<void>,
+) => (s.teams ? s.teams.run(teamId || undefined, show) : show());
 
 const SWEEP_MS = 10_000;
 /** Interrupted calls are looked for at start-up and then every this often (they may age into it). */
@@ -86,10 +96,11 @@ export async function expireApprovals(s: {
   storage: Pick<Storage, "approvals">;
   queue: TurnQueue;
   output: TurnOutput;
+  teams?: TeamScope | undefined;
 }): Promise<number> {
   const expired = await s.storage.approvals.expireDue();
   for (const a of expired) {
-    await s.output.updateCard(a);
+    await asTeam(s, a.teamId, () => s.output.updateCard(a));
     if (a.runId) {
       await s.queue.enqueue(
         { type: "resume", runId: a.runId, approvalId: a.id, reason: "expired" },
@@ -136,7 +147,7 @@ export const ABANDONED_REASON = "Its worker died and no other worker continued i
  * Embedded: one process, whose start-up continues every running run.
  */
 export async function abandonStaleRuns(
-  s: Pick<BackgroundDeps, "config" | "logger" | "runtime" | "queue" | "output"> & {
+  s: Pick<BackgroundDeps, "config" | "logger" | "runtime" | "queue" | "output" | "teams"> & {
     storage: Pick<Storage, "runs" | "events" | "approvals">;
   },
 ): Promise<number> {
@@ -158,9 +169,10 @@ export async function abandonStaleRuns(
         );
     const { channelId, threadTs } = record.snapshot.run;
     if (!channelId || !threadTs) continue;
-    await s.output
-      .postAnswer(abandonedNotice(runId), { channel: channelId, threadTs }, { runId })
-      .catch((err: unknown) => s.logger.warn({ err: errorMessage(err), runId }, "could not tell the thread"));
+    // The thread's team is the first part of its key (`team:channel:thread_ts`).
+    await asTeam(s, sessionKey.split(":")[0], () =>
+      s.output.postAnswer(abandonedNotice(runId), { channel: channelId, threadTs }, { runId }),
+    ).catch((err: unknown) => s.logger.warn({ err: errorMessage(err), runId }, "could not tell the thread"));
   }
   return stale.length;
 }
@@ -186,7 +198,7 @@ async function continuationQueued(
  * executing now is left alone until it is.
  */
 export async function reconcileInterruptedCalls(
-  s: Pick<BackgroundDeps, "config" | "logger" | "runtime" | "output"> & {
+  s: Pick<BackgroundDeps, "config" | "logger" | "runtime" | "output" | "teams"> & {
     storage: Pick<Storage, "db" | "audit">;
   },
   options: { atStartup?: boolean } = {},
@@ -200,16 +212,12 @@ export async function reconcileInterruptedCalls(
   });
   for (const call of interrupted) {
     if (!call.channelId || !call.threadTs) continue;
-    await s.output
-      .tellInterrupted({
-        channel: call.channelId,
-        threadTs: call.threadTs,
-        tool: call.tool,
-        runId: call.runId,
-      })
-      .catch((err: unknown) =>
-        s.logger.warn({ err: errorMessage(err), runId: call.runId }, "could not tell the thread"),
-      );
+    const { channelId: channel, threadTs } = call;
+    await asTeam(s, call.teamId, () =>
+      s.output.tellInterrupted({ channel, threadTs, tool: call.tool, runId: call.runId }),
+    ).catch((err: unknown) =>
+      s.logger.warn({ err: errorMessage(err), runId: call.runId }, "could not tell the thread"),
+    );
   }
   return interrupted.length;
 }

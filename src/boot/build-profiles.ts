@@ -14,7 +14,10 @@ export function readProfilesFile(file: string | undefined): ProfilesFile | undef
   return file ? { file, profiles: loadProfilesFile(file) } : undefined;
 }
 
-/** The channels' profiles: the file's when one is configured, else those kept in `channel_profiles`. */
+/**
+ * The channels' profiles: the file's when one is configured, else those kept in `channel_profiles`,
+ * per tenant (`core/tenant.ts`).
+ */
 export function buildChannelProfiles(o: {
   handle: DatabaseHandle;
   audit: AuditLog;

@@ -7,16 +7,19 @@ import type { HermesParts } from "./hermes-parts.ts";
 
 /** Bolt, the listeners and the admin surfaces: loaded only by processes that take Slack requests. */
 async function loadReceiving() {
-  const [app, events, actions, admin, assistant, directory, workObjects, agentView] = await Promise.all([
-    import("../slack/create-slack-app.ts"),
-    import("../slack/event-listeners.ts"),
-    import("../slack/action-listeners.ts"),
-    import("./admin-surfaces.ts"),
-    import("../slack/assistant/create-assistant.ts"),
-    import("../slack/references/directory-events.ts"),
-    import("../slack/work-objects/register-work-objects.ts"),
-    import("../slack/agent-view/register-agent-view.ts"),
-  ]);
+  const [app, events, actions, admin, assistant, directory, workObjects, agentView, teamOfBody, uninstalls] =
+    await Promise.all([
+      import("../slack/create-slack-app.ts"),
+      import("../slack/event-listeners.ts"),
+      import("../slack/action-listeners.ts"),
+      import("./admin-surfaces.ts"),
+      import("../slack/assistant/create-assistant.ts"),
+      import("../slack/references/directory-events.ts"),
+      import("../slack/work-objects/register-work-objects.ts"),
+      import("../slack/agent-view/register-agent-view.ts"),
+      import("../slack/oauth/team-of-body.ts"),
+      import("../slack/oauth/register-uninstalls.ts"),
+    ]);
   return {
     ...app,
     ...events,
@@ -26,6 +29,8 @@ async function loadReceiving() {
     ...directory,
     ...workObjects,
     ...agentView,
+    ...teamOfBody,
+    ...uninstalls,
   };
 }
 
@@ -42,14 +47,20 @@ export async function buildReceiving(
   const intake = receiving.createEventIntake(parts);
   const agentView = parts.config.env.HERMES_SLACK_SURFACE !== "assistant_view";
   const { target } = o;
+  const installs = parts.slack.installs;
   const slackApp = receiving.createSlackApp({
-    botToken: target.botToken,
+    ...(installs
+      ? {
+          // OAuth installs: each request is authorized and handled as its workspace's (or org's).
+          authorize: (source) => installs.install.authorize(source),
+          within: (body, handle) => installs.workspaces.handleRequest(receiving.teamOfBody(body), handle),
+        }
+      : { botToken: target.botToken, bot: parts.slack.bot }),
     signingSecret: target.signingSecret,
     appToken: target.appToken,
     slackApiUrl: target.slackApiUrl,
     logger: parts.logger,
-    bot: parts.slack.bot,
-    routes: o.routes,
+    routes: installs ? [...o.routes, ...installs.install.routes] : o.routes,
     events: intake,
     // HERMES_SLACK_SURFACE: the agent view (Messages tab, agent sessions) or the assistant split view.
     ...(agentView ? {} : { assistant: receiving.createHermesAssistant(parts, intake) }),
@@ -65,6 +76,7 @@ export async function buildReceiving(
     ...parts,
     links: ticketLinks(parts.config.env.HERMES_TICKET_URL_BASE),
   });
+  if (installs) receiving.registerUninstalls(slackApp.app, installs.install, parts.logger);
   if (parts.slack.directory)
     receiving.registerDirectoryEvents(slackApp.app, parts.slack.directory, parts.logger);
   return slackApp;

@@ -1,8 +1,9 @@
+import type { ChatModel } from "../agent/model/chat-model.ts";
 import { modelCallLimit } from "../agent/model/limit-model-calls.ts";
 import { type ModelSet, modelsForRun } from "../agent/model/models-for-run.ts";
 import { createOpenAIModel } from "../agent/model/openai-model.ts";
 import type { AgentRuntime } from "../agent/run/agent-runtime.ts";
-import type { Config } from "../config.ts";
+import type { Config, ModelConfig } from "../config.ts";
 import type { Logger } from "../core/logger.ts";
 import type { Metrics } from "../core/metrics.ts";
 import type { McpServerConfig } from "../mcp/mcp-config.ts";
@@ -42,6 +43,7 @@ export async function buildRuntime(o: {
       ? { fallback: createOpenAIModel({ ...config.fallbackModel, ...measured }) }
       : {}),
     limit: modelCallLimit(env.HERMES_MODEL_CONCURRENCY),
+    ...(config.model ? { variant: modelVariants(config, measured) } : {}),
   };
   const { model, fallbackModel } = modelsForRun(models);
   // Only a real model's calls are paid from the daily token budgets (command mode costs nothing).
@@ -88,4 +90,41 @@ export function describeModel(config: Config): string {
     ? `, fallback ${config.fallbackModel.model} at ${config.fallbackModel.baseURL ?? "api.openai.com"}`
     : "";
   return `model ${config.model.model} at ${config.model.baseURL ?? "api.openai.com"}${fallback}`;
+}
+
+const MAX_VARIANTS = 64;
+
+/**
+ * The models channel profiles ask for: the primary's server (the fallback's: HERMES_FALLBACK_BASE_URL,
+ * else the primary's) under another model name, or streaming otherwise than HERMES_STREAMING. One
+ * client per variant, made when first asked for and kept (at most `MAX_VARIANTS`). A name the server
+ * does not know answers 404: the run's sentence then says the channel's profile names it.
+ */
+function modelVariants(config: Config, measured: { metrics?: Metrics }): ModelSet["variant"] {
+  const made = new Map<string, ChatModel>();
+  return (role, o) => {
+    const base: ModelConfig | undefined =
+      role === "fallback" ? (config.fallbackModel ?? config.model) : config.model;
+    if (!base) return undefined;
+    const model = o.model ?? base.model;
+    const stream = o.stream ?? base.stream ?? false;
+    const key = `${role}\u0000${model}\u0000${stream}`;
+    let found = made.get(key);
+    if (!found) {
+      if (made.size >= MAX_VARIANTS) made.clear();
+      found = createOpenAIModel({
+        ...base,
+        model,
+        stream,
+        ...measured,
+        ...(o.model
+          ? {
+              notFoundHint: `The model \`${model}\` this channel's profile names may not exist there: an admin can change it with \`/hermes profile set ${role === "fallback" ? "fallback_model" : "model"} …\`.`,
+            }
+          : {}),
+      });
+      made.set(key, found);
+    }
+    return found;
+  };
 }

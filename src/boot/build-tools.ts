@@ -74,7 +74,7 @@ export async function buildTools(
   // The sub-agent gets the caller's permitted tools and policy, resolved when it runs, from the
   // registry as it is by then (complete: start-up registers every tool before any run).
   const access = async (run: RunIdentity) => {
-    const profile = (await o.profiles?.forChannel(run.channelId))?.profile ?? {};
+    const profile = (await o.profiles?.forChannel(run.channelId, run.teamId))?.profile ?? {};
     const sources = { users: o.users, config: o.config, registry, guards };
     return { ...(await resolveAccess(sources, run.userId, profileRules(profile))), onToolEvent: o.auditSink };
   };

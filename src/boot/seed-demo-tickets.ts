@@ -1,9 +1,13 @@
+import { LEGACY_TENANT, type TenantKey } from "../core/tenant.ts";
 import type { Database } from "../store/db.ts";
 import { sql } from "../store/drizzle.ts";
 import { tickets } from "../store/schema.ts";
 
-/** A few tickets for the sandbox's demo workspace, so search and reports have something to show. Only into an empty table. */
-export async function seedDemoTickets(db: Database): Promise<number> {
+/**
+ * A few tickets for the sandbox's demo workspace, so search and reports have something to show. Only
+ * into an empty table; they belong to `tenant` (`core/tenant.ts`: the team the turns run in).
+ */
+export async function seedDemoTickets(db: Database, tenant: TenantKey = LEGACY_TENANT): Promise<number> {
   const [row] = (await db.execute<{ n: number }>(sql`select count(*)::int as n from tickets`)).rows;
   if ((row?.n ?? 0) > 0) return 0;
   const seed = [
@@ -48,6 +52,6 @@ export async function seedDemoTickets(db: Database): Promise<number> {
       createdBy: "U0USER1",
     },
   ] as const;
-  await db.insert(tickets).values(seed.map((t) => ({ ...t })));
+  await db.insert(tickets).values(seed.map((t) => ({ ...t, teamId: tenant })));
   return seed.length;
 }

@@ -15,6 +15,7 @@ import { startDirectoryBroadcast } from "../slack/references/directory-broadcast
 import { fireSchedule } from "../slack/schedule-fire.ts";
 import { createSlackTurnOutput } from "../slack/turn-output.ts";
 import { ticketLinks } from "../slack/work-objects/ticket-links.ts";
+import { adoptLegacyRows } from "../store/adopt-legacy-rows.ts";
 import { startTelemetry } from "../telemetry/otel-tracing.ts";
 import { buildChannelProfiles, checkProfileTools, readProfilesFile } from "./build-profiles.ts";
 import { buildReceiving } from "./build-receiving.ts";
@@ -88,7 +89,9 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     fromFile: profilesFile,
   });
 
-  const slack = await buildSlackClients(target, { config, logger, redactor, metrics });
+  const slack = await buildSlackClients(target, { config, logger, redactor, metrics, db: built.handle.db });
+  // One bot token serves one workspace: rows from before team scoping (team_id '') become its own.
+  if (slack.bot.teamId) await adoptLegacyRows(built.handle.db, slack.bot.teamId, logger);
   const { runtime, mcp } = await buildRuntime({
     config,
     logger,
@@ -108,11 +111,10 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     logger,
     surface: config.env.HERMES_SLACK_SURFACE,
     ticketLinks: ticketLinks(config.env.HERMES_TICKET_URL_BASE),
-    // Appends of one streamed message at most once a second (tier 4 is shared by every message).
-    streaming:
-      config.env.HERMES_STREAMING === "off"
-        ? "off"
-        : { minIntervalMs: 1000 / config.env.HERMES_SLACK_RATE_SCALE },
+    // Appends of one streamed message at most once a second (tier 4 is shared by every message). A
+    // Slack stream opens only once the run's model streams: HERMES_STREAMING sets whether the models
+    // stream, and a channel's profile may say otherwise for its runs (`streaming: on|off`).
+    streaming: { minIntervalMs: 1000 / config.env.HERMES_SLACK_RATE_SCALE },
   });
   const readFiles = output.files
     ? createTurnFilesReader({
@@ -164,7 +166,11 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
     store: built.schedules,
     logger,
     refreshMs: config.env.HERMES_SCHEDULE_RELOAD_SECONDS * 1000,
-    onFire: (fire) => fireSchedule(parts, fire),
+    // OAuth installs: a schedule fires as its team's workspace (its token, its channel).
+    onFire: (fire) =>
+      slack.installs
+        ? slack.installs.workspaces.run(fire.schedule.teamId || undefined, () => fireSchedule(parts, fire))
+        : fireSchedule(parts, fire),
   });
   // Bolt and the listeners are loaded only by processes that receive events (all, receiver): a worker needs neither.
   const slackApp =
@@ -184,7 +190,8 @@ export async function startHermes(o: StartOptions): Promise<RunningHermes> {
   // With Redis, a directory event one process receives reaches every process's directory.
   const { REDIS_URL, HERMES_REDIS_PREFIX } = config.env;
   const directoryBroadcast =
-    REDIS_URL && slack.directory
+    // OAuth installs: each workspace's directory is fed by its own events only.
+    REDIS_URL && slack.directory && !slack.installs
       ? startDirectoryBroadcast({
           redisUrl: REDIS_URL,
           cluster: config.env.HERMES_REDIS_CLUSTER === "on",

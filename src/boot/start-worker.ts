@@ -13,7 +13,10 @@ const SHARED_RECOVERY_GRACE_MS = 5_000;
 /** What a worker runs a job with, out of the parts. */
 export function workerDepsOf(parts: HermesParts): WorkerDeps {
   const { config, logger, storage, runtime, output, readFiles, stops, metrics } = parts;
+  const workspaces = parts.slack.installs?.workspaces;
   return {
+    // OAuth installs: each job runs as its team's workspace.
+    ...(workspaces ? { teams: { run: (teamId, work) => workspaces.run(teamId, work) } } : {}),
     config,
     logger,
     storage,
@@ -48,5 +51,7 @@ export async function startWorker(parts: HermesParts, durableQueue: DurableTurnQ
   await recovered.catch((err: unknown) =>
     logger.error({ err: String(err) }, "could not pick up unfinished turns"),
   );
-  return startBackgroundWork(parts, scheduler, { recoverTurns });
+  return startBackgroundWork({ ...parts, ...(worker.teams ? { teams: worker.teams } : {}) }, scheduler, {
+    recoverTurns,
+  });
 }

@@ -63,7 +63,7 @@ export async function createEvalEnvironment(logger: Logger) {
       /** A clean slate for the next run: empty scenario tables, the demo tickets again. */
       async reset() {
         await db.execute(sql.raw(`TRUNCATE ${SCENARIO_TABLES.join(", ")} RESTART IDENTITY CASCADE`));
-        await seedDemoTickets(db);
+        await seedDemoTickets(db, DEMO.team);
       },
       async close() {
         try {

@@ -1,4 +1,5 @@
 import { HermesError } from "../core/errors.ts";
+import { tenantKey } from "../core/tenant.ts";
 import {
   type ChannelProfile,
   DEFAULT_PROFILE_ID,
@@ -9,19 +10,23 @@ import type { ProfileAudit, ProfileChange, ProfileChanged, ProfileStore } from "
 
 /**
  * The channels' profiles, from `HERMES_PROFILES` when that file is configured (it wins: Slack shows
- * them but cannot change them) or else from Postgres, where admins change them with `/hermes profile set`.
+ * them but cannot change them) or else from Postgres, where admins change them with `/hermes profile set`
+ * or the App Home's modal. Kept per tenant (`core/tenant.ts`: the Slack team, else the org, else '').
  */
 export interface ChannelProfiles {
-  /** The profile a run in `channelId` gets: its own, else the default, else none. */
-  forChannel(channelId: string | undefined): Promise<EffectiveProfile>;
-  /** The profile kept under `id` (a channel or `default`), if any. */
-  own(id: string): Promise<ChannelProfile | undefined>;
+  /** The profile a run in `channelId` of `teamId` gets: its own, else the default, else none. */
+  forChannel(channelId: string | undefined, teamId?: string): Promise<EffectiveProfile>;
+  /** The profile kept under `id` (a channel or `default`) of `teamId`, if any. */
+  own(id: string, teamId?: string): Promise<ChannelProfile | undefined>;
   /** The file profiles come from, when they do: then `set` is refused. */
   file?: string;
-  /** Every profile (the default first, then channels in id order), at most `max`. */
-  list(max: number): Promise<Array<{ id: string; profile: ChannelProfile }>>;
-  /** Changes a profile and appends its audit row, together (`ProfileStore.set`); refused while `file` is set. */
-  set(change: ProfileChange, audit: ProfileAudit): Promise<ProfileChanged>;
+  /** Every profile of `teamId` (the default first, then channels in id order), at most `max`. */
+  list(max: number, teamId?: string): Promise<Array<{ id: string; profile: ChannelProfile }>>;
+  /**
+   * Changes a profile of `teamId` and appends its audit row, together (`ProfileStore.set`); refused
+   * while `file` is set.
+   */
+  set(change: Omit<ProfileChange, "team">, audit: ProfileAudit, teamId?: string): Promise<ProfileChanged>;
 }
 
 /** The sentence a change through Slack gets while the file is in charge. */
@@ -35,49 +40,51 @@ const MAX_CACHED = 5_000;
 
 export function createChannelProfiles(o: {
   store: ProfileStore;
-  /** Profiles from `HERMES_PROFILES`, with the file's path. */
+  /** Profiles from `HERMES_PROFILES`, with the file's path (the same in every team). */
   fromFile?: { file: string; profiles: ReadonlyMap<string, ChannelProfile> };
   now?: () => number;
 }): ChannelProfiles {
   const { fromFile } = o;
   const now = o.now ?? Date.now;
+  const teamOf = (teamId: string | undefined) => tenantKey(teamId);
   // A turn's profile comes from here, not from a statement of its own each turn: a change made in
   // this process applies at once (the cache is dropped), one made by another within PROFILE_CACHE_MS.
+  // Keyed by team and channel: two workspaces' channels never share an entry.
   const cached = new Map<string, { at: number; found: Promise<ReadonlyMap<string, ChannelProfile>> }>();
-  const read = (ids: string[]): Promise<ReadonlyMap<string, ChannelProfile>> => {
+  const read = (team: string, ids: string[]): Promise<ReadonlyMap<string, ChannelProfile>> => {
     if (fromFile) return Promise.resolve(fromFile.profiles);
-    const key = ids.join(" ");
+    const key = `${team}\u0000${ids.join(" ")}`;
     const hit = cached.get(key);
     if (hit && now() - hit.at < PROFILE_CACHE_MS) return hit.found;
     if (cached.size >= MAX_CACHED) cached.clear();
-    const found = o.store.get(ids);
+    const found = o.store.get(ids, team);
     cached.set(key, { at: now(), found });
     found.catch(() => cached.delete(key));
     return found;
   };
   return {
     ...(fromFile ? { file: fromFile.file } : {}),
-    async forChannel(channelId) {
+    async forChannel(channelId, teamId) {
       const ids = channelId ? [channelId, DEFAULT_PROFILE_ID] : [DEFAULT_PROFILE_ID];
-      const found = await read(ids);
+      const found = await read(teamOf(teamId), ids);
       return effectiveProfile(channelId ? found.get(channelId) : undefined, found.get(DEFAULT_PROFILE_ID));
     },
-    async own(id) {
-      return (await read([id])).get(id);
+    async own(id, teamId) {
+      return (await read(teamOf(teamId), [id])).get(id);
     },
-    async list(max) {
-      if (!fromFile) return o.store.list(max);
+    async list(max, teamId) {
+      if (!fromFile) return o.store.list(max, teamOf(teamId));
       const rank = (id: string) => (id === DEFAULT_PROFILE_ID ? "" : id);
       return [...fromFile.profiles]
         .map(([id, profile]) => ({ id, profile }))
         .sort((a, b) => rank(a.id).localeCompare(rank(b.id)))
         .slice(0, max);
     },
-    set(change, audit) {
+    set(change, audit, teamId) {
       if (fromFile)
         return Promise.reject(new HermesError("permission_denied", fileManagedSentence(fromFile.file)));
       cached.clear();
-      return o.store.set(change, audit).finally(() => cached.clear());
+      return o.store.set({ ...change, team: teamOf(teamId) }, audit).finally(() => cached.clear());
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   type ChannelProfile,
   channelProfileSchema,
   DEFAULT_PROFILE_ID,
+  FIELD_KEYS,
   unknownTools,
 } from "./channel-profile.ts";
 
@@ -21,6 +22,10 @@ const CHANNEL_ID = /^[CGD][A-Z0-9]{2,}$/;
  *   instructions: Answer as the support desk. Always include the ticket id.
  *   tools: [search_tickets, get_ticket, create_ticket]
  *   level: viewer
+ *   model: qwen2.5:14b-instruct
+ *   fallback_model: qwen2.5:7b-instruct
+ *   tokens_per_day: 2000000
+ *   streaming: off
  * ```
  *
  * Every problem is reported at once (`config_invalid`), so Hermes refuses to start with a file it
@@ -49,7 +54,7 @@ export function parseProfilesYaml(text: string, file: string): Map<string, Chann
         const field = issue.path.length ? issue.path.map(String).join(".") : "(profile)";
         const message =
           issue.code === "unrecognized_keys"
-            ? `unknown field ${issue.keys.join(", ")} (allowed: instructions, tools, level)`
+            ? `unknown field ${issue.keys.join(", ")} (allowed: ${Object.values(FIELD_KEYS).join(", ")})`
             : issue.message;
         problems.push(`${id}: ${field}: ${message}`);
       }

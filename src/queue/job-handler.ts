@@ -11,6 +11,19 @@ export async function handleJob(
   job: QueueJob,
   ctx: Pick<JobContext, "signal" | "logger"> & Partial<Pick<JobContext, "release">>,
 ): Promise<void> {
+  const { teams } = s;
+  if (!teams) return handleJobOfTeam(s, job, ctx);
+  // A turn names its team; a resume is its run's thread's (`team:channel:thread_ts`).
+  const teamId =
+    job.type === "turn" ? job.teamId : (await s.storage.runs.get(job.runId))?.sessionKey.split(":")[0];
+  return teams.run(teamId || undefined, () => handleJobOfTeam(s, job, ctx));
+}
+
+function handleJobOfTeam(
+  s: WorkerDeps,
+  job: QueueJob,
+  ctx: Pick<JobContext, "signal" | "logger"> & Partial<Pick<JobContext, "release">>,
+): Promise<void> {
   switch (job.type) {
     case "turn":
       return handleTurnJob(s, job, ctx);

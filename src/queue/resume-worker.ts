@@ -82,12 +82,12 @@ export async function handleResumeJob(
     let recorder: RunRecorder | undefined;
     let stopWatch: { dispose(): void } | undefined;
     try {
-      const access = await requesterAccess(s, run.userId, run.channelId);
+      const access = await requesterAccess(s, run.userId, run.channelId, run.teamId ?? undefined);
       // The same requester and channel as the turn that paused: a resumed run is paid from the same budgets.
       const stop = s.stops?.watch(record.sessionKey, record.createdAt.getTime());
       stopWatch = stop;
       const signals = [ctx.signal, lockSignal, ...(stop ? [stop.signal] : [])];
-      const base = runDeps(s, access, AbortSignal.any(signals), run.channelId);
+      const base = runDeps(s, access, AbortSignal.any(signals), run.channelId, run.teamId);
       recorder = await openRunRecorder(s, { runId: job.runId, logger: log, reopen: true });
       const deps = withRunRecorder(
         {

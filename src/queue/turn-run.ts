@@ -47,7 +47,7 @@ export async function beginRun(
   const keep = runCheckpoint(s.storage, job.eventId);
   let kept: RunSnapshot | undefined;
   if (earlier && earlier.snapshot.step > 0) run.mayHaveActed = true;
-  const { settled: budgetsSettled, ...base } = runDeps(s, access, o.signal, job.channelId);
+  const { settled: budgetsSettled, ...base } = runDeps(s, access, o.signal, job.channelId, job.teamId);
   run.recorder = await openRunRecorder(s, {
     runId: run.id,
     logger: run.log,

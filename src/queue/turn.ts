@@ -111,7 +111,7 @@ export function startReads(
   job: TurnJob,
 ): TurnReads {
   const { runs, sessions } = s.storage;
-  const access = requesterAccess(s, job.userId, job.channelId);
+  const access = requesterAccess(s, job.userId, job.channelId, job.teamId);
   // The event's status and its run in one statement.
   const checks = runs
     .forEventTurn(job.eventId)

@@ -5,6 +5,7 @@ import type { Metrics } from "../core/metrics.ts";
 import type { ReadTurnFiles } from "../files/intake/turn-files-reader.ts";
 import type { Storage } from "../storage.ts";
 import type { RunStops } from "./run-stops.ts";
+import type { TeamScope } from "./team-scope.ts";
 import type { TurnOutput } from "./turn-output.ts";
 
 /**
@@ -23,4 +24,6 @@ export interface WorkerDeps {
   stops?: RunStops;
   /** Turns' outcomes and latency for `/metrics`; absent where nothing is scraped. */
   metrics?: Metrics;
+  /** OAuth installs: each job runs as its team's workspace (its token, its rate budgets). */
+  teams?: TeamScope;
 }

@@ -1,3 +1,4 @@
+import { BOT_SCOPES } from "../core/bot-scopes.ts";
 import type { MethodHandler } from "./method-types.ts";
 import { agentsMethods } from "./methods/agents.ts";
 import { assistantMethods } from "./methods/assistant.ts";
@@ -31,22 +32,4 @@ export const API_METHODS: Readonly<Record<string, MethodHandler>> = {
  * reports in `x-oauth-scopes` (`SlackApiEmulator.scopes`; a test removes one to see Slack's answers
  * without it).
  */
-export const SANDBOX_SCOPES = [
-  "app_mentions:read",
-  "chat:write",
-  "im:history",
-  "im:read",
-  "im:write",
-  "users:read",
-  "usergroups:read",
-  "commands",
-  "channels:history",
-  "groups:history",
-  "channels:read",
-  "groups:read",
-  "files:read",
-  "files:write",
-  "assistant:write",
-  "links:read",
-  "links:write",
-];
+export const SANDBOX_SCOPES: readonly string[] = BOT_SCOPES;

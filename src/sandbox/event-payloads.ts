@@ -9,6 +9,9 @@ export interface AppIdentity {
   botUserId: string;
   /** The legacy verification token Slack still puts in every body. */
   verificationToken: string;
+  /** The workspace's Enterprise org, if any; `isEnterpriseInstall` when the app is installed org-wide. */
+  enterpriseId?: string | undefined;
+  isEnterpriseInstall?: boolean | undefined;
 }
 
 export type ChannelType = "channel" | "group" | "im" | "mpim";
@@ -19,9 +22,18 @@ export function eventCallback(
   event: Record<string, unknown>,
   { eventId, eventTime }: { eventId: string; eventTime: number },
 ): Record<string, unknown> {
+  // In an org the event names its workspace and org (`context_*`); an org-wide install's authorization has no team.
+  const org = app.enterpriseId
+    ? {
+        enterprise_id: app.enterpriseId,
+        context_team_id: app.teamId,
+        context_enterprise_id: app.enterpriseId,
+      }
+    : {};
   return {
     token: app.verificationToken,
     team_id: app.teamId,
+    ...org,
     api_app_id: app.apiAppId,
     event,
     type: "event_callback",
@@ -29,11 +41,11 @@ export function eventCallback(
     event_time: eventTime,
     authorizations: [
       {
-        enterprise_id: null,
-        team_id: app.teamId,
+        enterprise_id: app.enterpriseId ?? null,
+        team_id: app.isEnterpriseInstall ? null : app.teamId,
         user_id: app.botUserId,
         is_bot: true,
-        is_enterprise_install: false,
+        is_enterprise_install: Boolean(app.isEnterpriseInstall),
       },
     ],
     is_ext_shared_channel: false,

@@ -31,9 +31,16 @@ import {
   interactivityBody,
   slashCommandBody,
 } from "./interaction-payloads.ts";
+import { modalsOf } from "./modals.ts";
 import { postAsUser } from "./post-as-user.ts";
 import type { ResponseUrlTarget } from "./response-urls.ts";
 import { type Delivery, type DeliveryOptions, deliverSigned } from "./signed-delivery.ts";
+import {
+  submissionCloses,
+  type ViewStateValues,
+  viewBlockActionsPayload,
+  viewSubmissionPayload,
+} from "./view-interactions.ts";
 import { DEFAULT_BOT, DEFAULT_TEAM, type Workspace } from "./workspace.ts";
 import type { SandboxMessage } from "./workspace-types.ts";
 
@@ -56,6 +63,8 @@ export interface EventsSenderOptions {
   slack?: SandboxSlack;
   /** The legacy verification token Slack puts in bodies (the fixtures' one by default). */
   verificationToken?: string;
+  /** The app is installed org-wide in the workspace's org: events carry the org's authorization. */
+  orgInstall?: boolean;
   /** Milliseconds since the epoch for `event_time` and made-up ts (default: the workspace's clock). */
   now?: () => number;
 }
@@ -82,6 +91,8 @@ export function createEventsSender(options: EventsSenderOptions) {
     apiAppId: workspace?.bot.appId ?? DEFAULT_BOT.appId,
     botUserId: workspace?.bot.userId ?? DEFAULT_BOT.userId,
     verificationToken: options.verificationToken ?? "ZZZZZZWSxiZZZ2yIvs3peJ",
+    enterpriseId: workspace?.team.enterpriseId,
+    isEnterpriseInstall: options.orgInstall,
   };
   const teamDomain = workspace?.team.domain ?? DEFAULT_TEAM.domain;
   const fallbackTs = () =>
@@ -173,12 +184,17 @@ export function createEventsSender(options: EventsSenderOptions) {
 
   function responseUrlFor(target: ResponseUrlTarget, given?: string): string {
     if (given) return given;
-    if (options.slack) return options.slack.mintResponseUrl(target);
+    if (options.slack)
+      return options.slack.mintResponseUrl(workspace ? { ...target, teamId: workspace.team.id } : target);
     return `https://hooks.slack.com/actions/${app.teamId}/${Date.now()}/${randomBytes(12).toString("hex")}`;
   }
 
-  const triggerId = () =>
-    `${Date.now()}.${randomBytes(5).toString("hex")}.${randomBytes(16).toString("hex")}`;
+  /** A trigger id for an interaction of `user`, handed to the workspace so `views.open` may take it. */
+  const triggerId = (user: string, given?: string) => {
+    const id = given ?? `${Date.now()}.${randomBytes(5).toString("hex")}.${randomBytes(16).toString("hex")}`;
+    if (workspace) modalsOf(workspace).issueTrigger(id, user);
+    return id;
+  };
 
   return {
     /** `app_mention` in a channel. */
@@ -275,9 +291,57 @@ export function createEventsSender(options: EventsSenderOptions) {
           },
           input.responseUrl,
         ),
-        triggerId: input.triggerId ?? triggerId(),
+        triggerId: triggerId(input.user, input.triggerId),
       });
       return send(interactivityBody(payload), "application/x-www-form-urlencoded", delivery, { payload });
+    },
+
+    /** A click on a button of `user`'s App Home (`block_actions` from a view, with a trigger id). */
+    homeAction(
+      input: { user: string; actionId: string; value?: string },
+      delivery: DeliveryOptions = {},
+    ): Promise<Delivery> {
+      const view = workspace?.getView(input.user);
+      if (!view) throw new Error(`${input.user} has no App Home view to click in`);
+      const action = findButton(view.blocks, input.actionId, input.value);
+      if (!action)
+        throw new Error(`no button ${input.actionId} (${input.value ?? "any value"}) in the App Home`);
+      const payload = viewBlockActionsPayload(app, {
+        user: { id: input.user, name: userName(input.user) },
+        teamDomain,
+        view,
+        action,
+        actionTs: nextTs(),
+        triggerId: triggerId(input.user),
+      });
+      return send(interactivityBody(payload), "application/x-www-form-urlencoded", delivery, { payload });
+    },
+
+    /**
+     * `user` submits the open modal `viewId` with `values` (`values[block_id][action_id]`, as Slack
+     * sends them). The modal closes unless the app's answer keeps it open (`response_action: errors`).
+     */
+    async viewSubmission(
+      input: { user: string; viewId: string; values: ViewStateValues },
+      delivery: DeliveryOptions = {},
+    ): Promise<Delivery> {
+      if (!workspace) throw new Error("viewSubmission needs the sender's `slack` option.");
+      const modals = modalsOf(workspace);
+      const view = modals.get(input.viewId);
+      if (!view || view.user !== input.user)
+        throw new Error(`no modal ${input.viewId} open for ${input.user}`);
+      const payload = viewSubmissionPayload(app, {
+        user: { id: input.user, name: userName(input.user) },
+        teamDomain,
+        view,
+        values: input.values,
+        triggerId: triggerId(input.user),
+      });
+      const sent = await send(interactivityBody(payload), "application/x-www-form-urlencoded", delivery, {
+        payload,
+      });
+      if (submissionCloses(sent.status, sent.body)) modals.close(input.viewId);
+      return sent;
     },
 
     /** A slash command (`/hermes …` by default), form-encoded as Slack posts it. */
@@ -289,7 +353,7 @@ export function createEventsSender(options: EventsSenderOptions) {
         command: input.command ?? "/hermes",
         text: input.text ?? "",
         responseUrl: responseUrlFor({ channel: input.channel, user: input.user }, input.responseUrl),
-        triggerId: input.triggerId ?? triggerId(),
+        triggerId: triggerId(input.user, input.triggerId),
       });
       const payload = Object.fromEntries(new URLSearchParams(body));
       return send(body, "application/x-www-form-urlencoded", delivery, { payload });

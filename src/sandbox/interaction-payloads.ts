@@ -25,6 +25,19 @@ export interface BlockActionsInput {
   triggerId: string;
 }
 
+/** One clicked button as a `block_actions` payload's `actions` entry. */
+export function clickedAction(action: ClickedButton, actionTs: string): Record<string, unknown> {
+  return {
+    action_id: action.actionId,
+    block_id: action.blockId,
+    text: { type: "plain_text", text: action.text, emoji: true },
+    ...(action.value !== undefined ? { value: action.value } : {}),
+    ...(action.style ? { style: action.style } : {}),
+    type: action.type,
+    action_ts: actionTs,
+  };
+}
+
 /** A `block_actions` payload (shared/fixtures/slack/block_actions_approve.json). */
 export function blockActionsPayload(app: AppIdentity, input: BlockActionsInput): Record<string, unknown> {
   const { action } = input;
@@ -48,17 +61,7 @@ export function blockActionsPayload(app: AppIdentity, input: BlockActionsInput):
     message: input.message,
     state: { values: {} },
     response_url: input.responseUrl,
-    actions: [
-      {
-        action_id: action.actionId,
-        block_id: action.blockId,
-        text: { type: "plain_text", text: action.text, emoji: true },
-        ...(action.value !== undefined ? { value: action.value } : {}),
-        ...(action.style ? { style: action.style } : {}),
-        type: action.type,
-        action_ts: input.actionTs,
-      },
-    ],
+    actions: [clickedAction(action, input.actionTs)],
   };
 }
 

@@ -14,6 +14,8 @@ export interface ResponseUrlTarget {
   messageTs?: string;
   /** New messages go into this thread. */
   threadTs?: string;
+  /** The interaction's workspace, when the emulator serves several (default: its first). */
+  teamId?: string;
 }
 
 export const RESPONSE_URL_MAX_USES = 5;
@@ -21,6 +23,7 @@ export const RESPONSE_URL_TTL_MS = 30 * 60 * 1000;
 
 interface Minted {
   target: ResponseUrlTarget;
+  workspace: Workspace;
   uses: number;
   expiresAt: number;
 }
@@ -44,22 +47,22 @@ export class ResponseUrls {
     this.workspace = workspace;
   }
 
-  /** A new id for `target`; the emulator serves it at `/response/<id>`. */
-  mint(target: ResponseUrlTarget): string {
+  /** A new id for `target` in `workspace` (default the first); the emulator serves it at `/response/<id>`. */
+  mint(target: ResponseUrlTarget, workspace: Workspace = this.workspace): string {
     const id = randomBytes(12).toString("hex");
-    this.minted.set(id, { target, uses: 0, expiresAt: this.workspace.now() + RESPONSE_URL_TTL_MS });
+    this.minted.set(id, { target, workspace, uses: 0, expiresAt: workspace.now() + RESPONSE_URL_TTL_MS });
     return id;
   }
 
   respond(id: string, body: ApiArgs): ResponseUrlAnswer {
     const entry = this.minted.get(id);
     if (!entry) return { status: 404, body: { ok: false, error: "no_service" } };
-    if (this.workspace.now() > entry.expiresAt)
+    if (entry.workspace.now() > entry.expiresAt)
       return { status: 404, body: { ok: false, error: "expired_url" } };
     if (entry.uses >= RESPONSE_URL_MAX_USES) return { status: 404, body: { ok: false, error: "used_url" } };
     entry.uses += 1;
     try {
-      this.apply(entry.target, body);
+      this.apply(entry.target, entry.workspace, body);
       return { status: 200, body: { ok: true } };
     } catch (err) {
       if (err instanceof SlackApiError) return { status: 400, body: err.toBody() };
@@ -67,8 +70,7 @@ export class ResponseUrls {
     }
   }
 
-  private apply(target: ResponseUrlTarget, body: ApiArgs): void {
-    const { workspace } = this;
+  private apply(target: ResponseUrlTarget, workspace: Workspace, body: ApiArgs): void {
     const original = target.messageTs
       ? workspace.getMessage(target.channel, target.messageTs, { includeEphemeral: true })
       : undefined;

@@ -7,6 +7,13 @@ import { type AgentAppSettings, agentSessionsOf } from "./agent-sessions.ts";
 import type { ApiArgs } from "./api-args.ts";
 import { SlackApiError } from "./api-error.ts";
 import { API_METHODS, SANDBOX_SCOPES } from "./api-methods.ts";
+import {
+  EmulatorOAuth,
+  type EmulatorOAuthOptions,
+  type EmulatorOrg,
+  firstOf,
+  type TokenGrant,
+} from "./emulator-oauth.ts";
 import { FaultPlan } from "./faults.ts";
 import { receiveUpload, serveAvatar, serveFile } from "./file-routes.ts";
 import { bearerToken, sendJson, sendText } from "./http-util.ts";
@@ -46,11 +53,27 @@ export interface SlackApiEmulatorOptions {
   agentApp?: Partial<AgentAppSettings>;
 }
 
-/** One recorded Web API call (the token is left out). */
+/**
+ * Web API methods an org-wide install's token must name a workspace for (`team_id`); other methods find
+ * the workspace by the channel they name.
+ */
+const TEAM_ID_REQUIRED = new Set([
+  "conversations.list",
+  "conversations.create",
+  "users.list",
+  "users.conversations",
+  "usergroups.list",
+  "team.info",
+]);
+
+/** One recorded Web API call. */
 export interface RecordedCall {
   method: string;
   args: ApiArgs;
   at: Date;
+  /** The token it was made with (tests check which installation made it), and the workspace it acted in. */
+  token?: string;
+  teamId?: string;
   /** The JSON answer, once sent. */
   response?: Record<string, unknown>;
 }
@@ -59,7 +82,10 @@ export interface RecordedCall {
  * A local Slack Web API: `POST /api/<method>` answered from a sandbox `Workspace` with Slack's
  * validation and error shapes, plus the URLs Slack hands out (file uploads and downloads,
  * `response_url`s, avatars). Records every call and can be told to fail the next calls of a method;
- * with `rateLimits` it answers 429 with `Retry-After` beyond Slack's published rates.
+ * with `rateLimits` it answers 429 with `Retry-After` beyond Slack's published rates. More
+ * workspaces (`addWorkspace`, in Enterprise orgs: `addOrg`) are served by token, and with
+ * `enableOAuth` it plays Slack's OAuth v2 (`emulator-oauth.ts`): the authorize page, code and
+ * refresh-token exchanges, org-wide installs whose token must name the workspace (`team_id`).
  */
 export class SlackApiEmulator {
   readonly workspace: Workspace;
@@ -73,9 +99,15 @@ export class SlackApiEmulator {
    * Slack's HTML sign-in page instead of the file.
    */
   readonly scopes: Set<string>;
-  private readonly tokens: Set<string>;
+  /** What each accepted token stands for: a workspace, or an org-wide install. */
+  private readonly grants = new Map<string, TokenGrant>();
+  /** Every workspace served, by team id (the default one first). */
+  private readonly teams = new Map<string, Workspace>();
+  private readonly orgs = new Map<string, EmulatorOrg>();
+  /** OAuth v2 (`enableOAuth`): the authorize page and `oauth.v2.access`. */
+  oauth: EmulatorOAuth | undefined;
   private readonly responseUrls: ResponseUrls;
-  private readonly uploads = new Map<string, string>();
+  private readonly uploads = new Map<string, { fileId: string; workspace: Workspace }>();
   private readonly logger: Logger;
   private readonly options: SlackApiEmulatorOptions;
   private server: Server | undefined;
@@ -83,7 +115,9 @@ export class SlackApiEmulator {
   constructor(options: SlackApiEmulatorOptions = {}) {
     this.options = options;
     this.workspace = options.workspace ?? seedDemoWorkspace();
-    this.tokens = new Set(options.tokens ?? [DEFAULT_BOT_TOKEN]);
+    this.teams.set(this.workspace.team.id, this.workspace);
+    for (const token of options.tokens ?? [DEFAULT_BOT_TOKEN])
+      this.grants.set(token, { kind: "team", workspace: this.workspace });
     this.scopes = new Set(options.scopes ?? SANDBOX_SCOPES);
     this.responseUrls = new ResponseUrls(this.workspace);
     this.logger = options.logger ?? silentLogger();
@@ -138,6 +172,49 @@ export class SlackApiEmulator {
     return `${this.origin}/api/`;
   }
 
+  /**
+   * Serves another workspace (an OAuth install's, or one of an org: `enterpriseId`), reached with
+   * `tokens` or with the tokens an install mints.
+   */
+  addWorkspace(workspace: Workspace, options: { tokens?: string[]; enterpriseId?: string } = {}): Workspace {
+    if (options.enterpriseId) workspace.team.enterpriseId = options.enterpriseId;
+    this.teams.set(workspace.team.id, workspace);
+    for (const token of options.tokens ?? []) this.grants.set(token, { kind: "team", workspace });
+    const enterpriseId = workspace.team.enterpriseId;
+    if (enterpriseId) {
+      const org = this.orgs.get(enterpriseId) ?? { id: enterpriseId, name: enterpriseId, teams: new Map() };
+      org.teams.set(workspace.team.id, workspace);
+      this.orgs.set(enterpriseId, org);
+    }
+    return workspace;
+  }
+
+  /** An Enterprise org and its name; its workspaces join it with `addWorkspace(…, { enterpriseId })`. */
+  addOrg(org: { id: string; name: string; tokens?: string[] }): EmulatorOrg {
+    const known = this.orgs.get(org.id) ?? { id: org.id, name: org.name, teams: new Map() };
+    known.name = org.name;
+    this.orgs.set(org.id, known);
+    for (const token of org.tokens ?? []) this.grants.set(token, { kind: "org", org: known });
+    return known;
+  }
+
+  /** A served workspace by team id. */
+  workspaceOf(teamId: string): Workspace | undefined {
+    return this.teams.get(teamId);
+  }
+
+  /** Turns on OAuth v2 for an app with these credentials (and token rotation, if asked). */
+  enableOAuth(options: EmulatorOAuthOptions): EmulatorOAuth {
+    this.oauth = new EmulatorOAuth(options, {
+      defaultWorkspace: () => this.workspace,
+      workspaceOf: (teamId) => this.teams.get(teamId),
+      orgOf: (enterpriseId) => this.orgs.get(enterpriseId),
+      grant: (token, grant) => this.grants.set(token, grant),
+      now: () => this.workspace.now(),
+    });
+    return this.oauth;
+  }
+
   callsTo(method: string): RecordedCall[] {
     return this.calls.filter((c) => c.method === method);
   }
@@ -148,14 +225,20 @@ export class SlackApiEmulator {
 
   /** A `response_url` for an interaction (a click on `target.messageTs`, or a slash command). */
   mintResponseUrl(target: ResponseUrlTarget): string {
-    return `${this.origin}/response/${this.responseUrls.mint(target)}`;
+    const workspace = (target.teamId ? this.workspaceOf(target.teamId) : undefined) ?? this.workspace;
+    return `${this.origin}/response/${this.responseUrls.mint(target, workspace)}`;
   }
 
   /** Answers one HTTP request if it is for the emulator; false otherwise (to mount it in another server). */
   async handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const url = new URL(req.url ?? "/", "http://sandbox.invalid");
     const path = url.pathname;
-    if (path.startsWith("/api/")) {
+    if (req.method === "GET" && path === "/oauth/v2/authorize" && this.oauth) {
+      const answer = this.oauth.authorize(url.searchParams);
+      if (answer.status === 302) {
+        res.writeHead(302, { location: answer.location }).end();
+      } else sendText(res, 400, answer.error);
+    } else if (path.startsWith("/api/")) {
       await this.handleApi(decodeURIComponent(path.slice("/api/".length)), req, res);
     } else if (req.method === "POST" && path.startsWith("/response/")) {
       const { fields } = await parseBody(await readBody(req), req.headers["content-type"]);
@@ -163,15 +246,19 @@ export class SlackApiEmulator {
       const answer = this.responseUrls.respond(path.slice("/response/".length), body);
       sendJson(res, answer.status, answer.body);
     } else if (req.method === "POST" && path.startsWith("/upload/v1/")) {
-      const fileId = this.uploads.get(path.slice("/upload/v1/".length));
-      await receiveUpload(req, res, { workspace: this.workspace, fileId });
+      const upload = this.uploads.get(path.slice("/upload/v1/".length));
+      await receiveUpload(req, res, {
+        workspace: upload?.workspace ?? this.workspace,
+        fileId: upload?.fileId,
+      });
     } else if (req.method === "GET" && path.startsWith("/files/")) {
       // As Slack's `url_private`: only with a bot token in `Authorization: Bearer …`.
       const token = bearerToken(req);
+      const grant = token === undefined ? undefined : this.liveGrant(token);
       serveFile(res, {
-        workspace: this.workspace,
+        workspace: grant?.kind === "team" ? grant.workspace : this.workspace,
         url,
-        auth: token === undefined ? "missing" : this.tokens.has(token) ? "ok" : "invalid",
+        auth: token === undefined ? "missing" : grant ? "ok" : "invalid",
         canReadFiles: this.scopes.has("files:read"),
       });
     } else if (req.method === "GET" && path.startsWith("/avatars/")) {
@@ -189,7 +276,12 @@ export class SlackApiEmulator {
     } catch {
       return sendJson(res, 200, { ok: false, error: "invalid_form_data" });
     }
-    const call: RecordedCall = { method, args: request.args, at: new Date(this.workspace.now()) };
+    const call: RecordedCall = {
+      method,
+      args: request.args,
+      at: new Date(this.workspace.now()),
+      ...(request.token ? { token: request.token } : {}),
+    };
     this.calls.push(call);
     const channel = request.args.channel ?? request.args.channel_id;
     const fault = this.faults.take(method, typeof channel === "string" ? channel : undefined);
@@ -205,39 +297,105 @@ export class SlackApiEmulator {
     }
     call.response = fault
       ? { ok: false, error: fault.error, ...fault.extra }
-      : await this.answer(method, request);
+      : await this.answer(method, request, call);
     sendJson(res, 200, call.response, { "x-oauth-scopes": [...this.scopes].join(",") });
+  }
+
+  /** A token's grant while it is valid (a rotated token expires). */
+  private liveGrant(token: string): TokenGrant | undefined {
+    const grant = this.grants.get(token);
+    return grant && (grant.expiresAt === undefined || grant.expiresAt > this.workspace.now())
+      ? grant
+      : undefined;
+  }
+
+  /**
+   * The workspace a call acts in: the token's, or for an org-wide install's token the one `team_id`
+   * names (which the methods in `TEAM_ID_REQUIRED` must give), else the one holding the channel named.
+   */
+  private workspaceOfCall(grant: TokenGrant, method: string, args: ApiArgs): Workspace {
+    if (grant.kind === "team") return grant.workspace;
+    const teamId = typeof args.team_id === "string" ? args.team_id : undefined;
+    if (teamId) {
+      const named = grant.org.teams.get(teamId);
+      if (!named) throw new SlackApiError("team_access_not_granted");
+      return named;
+    }
+    if (TEAM_ID_REQUIRED.has(method)) throw new SlackApiError("missing_argument");
+    const channel = args.channel ?? args.channel_id;
+    const holding =
+      typeof channel === "string"
+        ? [...grant.org.teams.values()].find((w) => w.getChannel(channel))
+        : undefined;
+    return holding ?? firstOf(grant.org);
   }
 
   private async answer(
     method: string,
     request: { args: ApiArgs; token?: string },
+    call: RecordedCall,
   ): Promise<Record<string, unknown>> {
+    if (method === "oauth.v2.access" && this.oauth)
+      return this.safely(method, () => this.oauth!.access(request.args));
     const handler = API_METHODS[method];
     if (!handler) return { ok: false, error: "unknown_method" };
     if (!request.token) return { ok: false, error: "not_authed" };
-    if (!this.tokens.has(request.token)) return { ok: false, error: "invalid_auth" };
+    const grant = this.grants.get(request.token);
+    if (!grant) return { ok: false, error: "invalid_auth" };
+    if (!this.liveGrant(request.token)) return { ok: false, error: "token_expired" };
+    if (method === "auth.test" && grant.kind === "org" && request.args.team_id === undefined)
+      return { ok: true, ...orgAuthTest(grant.org) };
+    let workspace: Workspace;
+    try {
+      workspace = this.workspaceOfCall(grant, method, request.args);
+    } catch (err) {
+      if (err instanceof SlackApiError) return err.toBody();
+      throw err;
+    }
+    call.teamId = workspace.team.id;
     const ctx: MethodContext = {
       method,
       args: request.args,
       token: request.token,
       scopes: this.scopes,
-      workspace: this.workspace,
+      workspace,
       origin: this.origin,
       // Unguessable, as Slack's are: a file id is part of its URL.
       newId: randomSlackId,
       uploadUrlFor: (fileId) => {
         const key = `${fileId}-${randomBytes(8).toString("hex")}`;
-        this.uploads.set(key, fileId);
+        this.uploads.set(key, { fileId, workspace });
         return `${this.origin}/upload/v1/${key}`;
       },
     };
+    return this.safely(method, () => handler(ctx));
+  }
+
+  private async safely(
+    method: string,
+    run: () => Record<string, unknown> | Promise<Record<string, unknown>>,
+  ): Promise<Record<string, unknown>> {
     try {
-      return { ok: true, ...(await handler(ctx)) };
+      return { ok: true, ...(await run()) };
     } catch (err) {
       if (err instanceof SlackApiError) return err.toBody();
       this.logger.error({ err, method }, "sandbox slack method failed");
       return { ok: false, error: "internal_error" };
     }
   }
+}
+
+/** `auth.test` with an org-wide install's token: the org, not a workspace. */
+function orgAuthTest(org: EmulatorOrg): Record<string, unknown> {
+  const { bot } = firstOf(org);
+  return {
+    url: `https://${org.id.toLowerCase()}.enterprise.slack.com/`,
+    team: org.name,
+    user: bot.name,
+    team_id: org.id,
+    user_id: bot.userId,
+    bot_id: bot.botId,
+    enterprise_id: org.id,
+    is_enterprise_install: true,
+  };
 }

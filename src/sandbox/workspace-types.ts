@@ -4,6 +4,8 @@ export interface SandboxTeam {
   id: string;
   name: string;
   domain: string;
+  /** The Enterprise org the workspace belongs to, if any. */
+  enterpriseId?: string;
 }
 
 export interface SandboxUserProfile {

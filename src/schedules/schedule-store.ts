@@ -1,6 +1,7 @@
 import { HermesError } from "../core/errors.ts";
+import { LEGACY_TENANT, type TenantKey } from "../core/tenant.ts";
 import type { Database } from "../store/db.ts";
-import { asc, eq, max, sql } from "../store/drizzle.ts";
+import { and, asc, eq, max, sql } from "../store/drizzle.ts";
 import { pgCode } from "../store/pg-error.ts";
 import { type ScheduleFireStatus, scheduleFires, schedules } from "../store/schema.ts";
 import { checkCron } from "./check-cron.ts";
@@ -8,6 +9,8 @@ import { checkCron } from "./check-cron.ts";
 export type Schedule = typeof schedules.$inferSelect;
 
 export interface NewSchedule {
+  /** The team it belongs to and fires in (`core/tenant.ts`); default the legacy tenant ''. */
+  teamId?: TenantKey;
   cron: string;
   /** IANA time zone the cron pattern is read in. Default UTC. */
   timezone?: string;
@@ -22,10 +25,18 @@ export interface NewSchedule {
 export interface ScheduleStore {
   /** Validates the cron pattern and time zone (`bad_request` otherwise) and stores the schedule. */
   add(input: NewSchedule): Promise<Schedule>;
-  list(options?: { enabledOnly?: boolean }): Promise<Schedule[]>;
-  get(id: number): Promise<Schedule | undefined>;
-  /** Deletes the schedule and its fire history; false when there was no such schedule. */
-  remove(id: number): Promise<boolean>;
+  /**
+   * `team`: that team's schedules only (what a person is shown); absent: every team's (the scheduler,
+   * which fires each in its own team).
+   */
+  list(options?: { enabledOnly?: boolean; team?: TenantKey }): Promise<Schedule[]>;
+  /** With `team`, another team's schedule reads as missing. */
+  get(id: number, team?: TenantKey): Promise<Schedule | undefined>;
+  /**
+   * Deletes the schedule and its fire history; false when there was no such schedule (of `team`,
+   * when given: another team's is not touched and reads as missing).
+   */
+  remove(id: number, team?: TenantKey): Promise<boolean>;
   /**
    * Claims one fire: inserts (schedule, fireAt) unless the row exists or the schedule is gone or
    * disabled. True only for the caller whose row went in: the one that runs the fire.
@@ -49,6 +60,7 @@ export function createScheduleStore({ db }: { db: Database }): ScheduleStore {
       const [row] = await db
         .insert(schedules)
         .values({
+          teamId: input.teamId ?? LEGACY_TENANT,
           cron,
           timezone,
           channelId: input.channelId,
@@ -61,20 +73,26 @@ export function createScheduleStore({ db }: { db: Database }): ScheduleStore {
       return row;
     },
 
-    async list({ enabledOnly = false } = {}) {
-      const query = db.select().from(schedules);
-      return enabledOnly
-        ? query.where(eq(schedules.enabled, true)).orderBy(asc(schedules.id))
-        : query.orderBy(asc(schedules.id));
+    async list({ enabledOnly = false, team } = {}) {
+      return db
+        .select()
+        .from(schedules)
+        .where(
+          and(
+            team === undefined ? undefined : eq(schedules.teamId, team),
+            enabledOnly ? eq(schedules.enabled, true) : undefined,
+          ),
+        )
+        .orderBy(asc(schedules.id));
     },
 
-    async get(id) {
-      const [row] = await db.select().from(schedules).where(eq(schedules.id, id));
+    async get(id, team) {
+      const [row] = await db.select().from(schedules).where(scheduleOf(id, team));
       return row;
     },
 
-    async remove(id) {
-      const rows = await db.delete(schedules).where(eq(schedules.id, id)).returning({ id: schedules.id });
+    async remove(id, team) {
+      const rows = await db.delete(schedules).where(scheduleOf(id, team)).returning({ id: schedules.id });
       return rows.length > 0;
     },
 
@@ -111,6 +129,9 @@ export function createScheduleStore({ db }: { db: Database }): ScheduleStore {
     },
   };
 }
+
+const scheduleOf = (id: number, team: TenantKey | undefined) =>
+  and(eq(schedules.id, id), team === undefined ? undefined : eq(schedules.teamId, team));
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);

@@ -173,5 +173,5 @@ export function createScheduler(options: SchedulerOptions): Scheduler {
 
 /** What a job was built from: a schedule changed in the database gets a new job. */
 function jobKey(s: Schedule): string {
-  return JSON.stringify([s.cron, s.timezone, s.channelId, s.prompt, s.ownerId]);
+  return JSON.stringify([s.teamId, s.cron, s.timezone, s.channelId, s.prompt, s.ownerId]);
 }

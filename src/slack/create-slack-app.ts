@@ -1,4 +1,4 @@
-import { App, type Assistant } from "@slack/bolt";
+import { App, type Assistant, type Authorize } from "@slack/bolt";
 import { LogLevel } from "@slack/logger";
 import { errorMessage } from "../core/errors.ts";
 import type { Logger } from "../core/logger.ts";
@@ -12,7 +12,12 @@ import { SocketModeIntake } from "./socket-mode-intake.ts";
 export type { HttpHandler } from "../http/route-server.ts";
 
 export interface SlackAppOptions {
-  botToken: string;
+  /** The one workspace's bot token; absent with OAuth installs (`authorize`). */
+  botToken?: string;
+  /** OAuth installs: the token of the workspace (or org) each request comes from. */
+  authorize?: Authorize<boolean>;
+  /** OAuth installs: each request handled as its workspace's (`HermesReceiver`'s `within`). */
+  within?: (body: Record<string, unknown>, handle: () => Promise<void>) => Promise<void>;
   signingSecret?: string;
   /** Socket Mode when set (xapp-…); HTTP otherwise. */
   appToken?: string;
@@ -75,9 +80,10 @@ export function createSlackApp(options: SlackAppOptions): SlackAppHandle {
         logger: options.logger,
         routes: options.routes,
         ...(options.events ? { events: options.events } : {}),
+        ...(options.within ? { within: options.within } : {}),
       });
   const app = new App({
-    token: options.botToken,
+    ...(options.authorize ? { authorize: options.authorize } : { token: options.botToken }),
     receiver,
     logger,
     clientOptions,

@@ -26,6 +26,12 @@ export interface HermesReceiverOptions {
   /** Served before Slack's endpoint: `/healthz`, and in sandbox mode the page. */
   routes: HttpHandler[];
   events?: IntakeEvents;
+  /**
+   * Runs each Slack request's handling as the workspace it is about (OAuth installs: its token, its
+   * rate budgets); one it does not run (a workspace with no installation) is answered 200 and
+   * dropped. Absent with one workspace.
+   */
+  within?: (body: Record<string, unknown>, handle: () => Promise<void>) => Promise<void>;
 }
 
 /**
@@ -90,8 +96,16 @@ export class HermesReceiver implements Receiver {
       retryReason: header(req, "x-slack-retry-reason"),
       customProperties: { hermesBodySha256: sha256 },
     };
-    if (isEventsApiCallback(body)) return this.#recordFirst(app, res, request);
-    return this.#process(app, res, request);
+    const handle = () =>
+      isEventsApiCallback(body) ? this.#recordFirst(app, res, request) : this.#process(app, res, request);
+    const within = this.#o.within;
+    if (!within) return handle();
+    let handled = false;
+    await within(body, () => {
+      handled = true;
+      return handle();
+    });
+    if (!handled && !res.headersSent) res.writeHead(200).end();
   }
 
   /** An Events API callback: its ack is the 200, sent once it is recorded. */

@@ -54,6 +54,20 @@ const blockActions = z.looseObject({
     .min(1),
 });
 
+/** A modal's submission (the App Home's profile modal): Bolt reads `view.callback_id` and `user.id`. */
+const viewSubmission = z.looseObject({
+  type: z.literal("view_submission"),
+  user: z.looseObject({ id, team_id: id.optional() }),
+  team: ref.nullable().optional(),
+  enterprise: ref.nullable().optional(),
+  view: z.looseObject({
+    id,
+    callback_id: z.string().max(255),
+    private_metadata: z.string().max(3000).optional(),
+    state: z.looseObject({ values: z.record(z.string(), z.record(z.string(), z.looseObject({}))) }),
+  }),
+});
+
 const slashCommand = z.looseObject({
   command: z.string().regex(/^\/[\w.-]{1,64}$/),
   text: z.string().max(8000).optional(),
@@ -94,11 +108,19 @@ function decideForm(raw: Buffer): PayloadDecision {
     const payload = typeof fields.payload === "string" ? parseJsonObject(fields.payload) : undefined;
     if (!payload) return { kind: "reject", status: 400, reason: "payload is not a JSON object" };
     if (payload.type === "block_actions") return checked(blockActions, payload, "block_actions");
-    // Hermes opens no modals and registers no shortcuts or menus: acked so Slack shows no error.
+    // Hermes's own modals (callback ids `hermes.…`); a submission of any other view is acked and ignored.
+    if (payload.type === "view_submission" && isHermesView(payload.view))
+      return checked(viewSubmission, payload, "view_submission");
+    // Hermes registers no shortcuts or menus and asks for no view_closed: acked so Slack shows no error.
     return { kind: "ignore", reason: `interaction of type ${describe(payload.type)}` };
   }
   if ("command" in fields) return checked(slashCommand, fields, "slash command");
   return { kind: "ignore", reason: "form body without payload or command" };
+}
+
+function isHermesView(view: unknown): boolean {
+  const callbackId = (view as { callback_id?: unknown } | null | undefined)?.callback_id;
+  return typeof callbackId === "string" && callbackId.startsWith("hermes.");
 }
 
 function checked(schema: z.ZodType, body: Record<string, unknown>, what: string): PayloadDecision {

@@ -11,7 +11,7 @@ import { SIGNATURE_WINDOW_SECONDS } from "./verify-signature.ts";
 const CLAIM_MS = (2 * SIGNATURE_WINDOW_SECONDS + 300) * 1000;
 
 /**
- * Slash commands and clicks carry no event id, so a captured signed request could be sent again
+ * Slash commands, clicks and modal submissions carry no event id, so a captured signed request could be sent again
  * within the signature window and run twice (`/hermes schedule add …` twice). Each one is claimed
  * once, durably (`slack_events`, key `cmd:<sha256 of the signed body>` or `int:<…>`); a replay is
  * acked and dropped before any listener runs. Slack itself never retries these (a new command or
@@ -30,7 +30,11 @@ function replayGuard(s: ReplayDeps): Middleware<AnyMiddlewareArgs> {
   return async (args) => {
     const body = args.body as Record<string, unknown>;
     const prefix =
-      typeof body.command === "string" ? "cmd" : body.type === "block_actions" ? "int" : undefined;
+      typeof body.command === "string"
+        ? "cmd"
+        : body.type === "block_actions" || body.type === "view_submission"
+          ? "int"
+          : undefined;
     if (!prefix) return args.next();
     const sha = (args.context as { hermesBodySha256?: string }).hermesBodySha256 ?? hashOf(body);
     const key = `${prefix}:${sha}`;

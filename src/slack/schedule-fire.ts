@@ -44,7 +44,9 @@ export async function fireSchedule(
     unfurl_media: false,
   });
   const threadTs = header.ts ?? "";
-  const key = sessionKey({ teamId: s.slack.bot.teamId, channelId: schedule.channelId, ts: threadTs });
+  // The schedule's own team; one from before team scoping, the bot's.
+  const teamId = schedule.teamId || s.slack.bot.teamId;
+  const key = sessionKey({ teamId, channelId: schedule.channelId, ts: threadTs });
   const eventId = `sched-${schedule.id}-${Math.floor(fire.fireAt.getTime() / 1000)}`;
   await s.storage.events.claim(eventId, { sessionKey: key, staleAfterMs: 24 * 3600 * 1000 });
   // The worker shows the run's progress in a working message of its own, as for a mention.
@@ -53,7 +55,7 @@ export async function fireSchedule(
     {
       type: "turn",
       sessionKey: key,
-      teamId: s.slack.bot.teamId,
+      teamId,
       channelId: schedule.channelId,
       threadTs,
       userId: schedule.ownerId,

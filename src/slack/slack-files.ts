@@ -10,7 +10,12 @@ const MAX_REDIRECTS = 3;
  * `url_private` fetched with the bot token from Slack's file hosts only (or `SLACK_API_URL`'s
  * origin), never following a redirect elsewhere, stopped as soon as they pass the cap.
  */
-export function createSlackFiles(o: { client: WebClient; token: string; slackApiUrl?: string }): SlackFiles {
+export function createSlackFiles(o: {
+  client: WebClient;
+  /** The bot token, or where to get it when each download starts (OAuth installs: the workspace's). */
+  token: string | (() => Promise<string | undefined>);
+  slackApiUrl?: string;
+}): SlackFiles {
   return {
     async info(fileId, signal) {
       signal?.throwIfAborted();
@@ -45,10 +50,11 @@ export function createSlackFiles(o: { client: WebClient; token: string; slackApi
 
     async download(url, { maxBytes, signal }) {
       let at = url;
+      const token = typeof o.token === "string" ? o.token : ((await o.token()) ?? "");
       for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
         if (!isAllowedFileUrl(at, o.slackApiUrl)) throw new SlackFileError("host_refused", new URL(at).host);
         const res = await fetch(at, {
-          headers: { authorization: `Bearer ${o.token}` },
+          headers: { authorization: `Bearer ${token}` },
           redirect: "manual",
           ...(signal ? { signal } : {}),
         }).catch((err: unknown) => {

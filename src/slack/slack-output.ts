@@ -1,6 +1,8 @@
 import type { WebClient } from "@slack/web-api";
 import type { Redactor } from "../policy/redact.ts";
 import type { SlackPort } from "../tools/slack-port.ts";
+import type { OAuthInstall } from "./oauth/oauth-install.ts";
+import type { SlackWorkspaces } from "./oauth/slack-workspaces.ts";
 import type { WorkspaceDirectory } from "./references/workspace-directory.ts";
 
 /** Who the bot is in its workspace (`auth.test`). */
@@ -29,4 +31,10 @@ export interface SlackOutput {
   /** Redaction with the process's secret values: credentials leave answers and cards (`redactSecrets`). */
   redactor: Redactor;
   bot: BotIdentity;
+  /**
+   * OAuth installs (any number of workspaces and orgs): the install routes and Bolt's `authorize`, and
+   * each workspace's own output; every part above then follows the workspace whose work is running
+   * (`workspaces.run`). Absent with one workspace.
+   */
+  installs?: { install: OAuthInstall; workspaces: SlackWorkspaces<SlackOutput> };
 }

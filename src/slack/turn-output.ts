@@ -8,6 +8,7 @@ import { createAssistantStatus } from "./assistant/assistant-status.ts";
 import { postAnswer, showPause, showResult, updateCard } from "./deliver-result.ts";
 import { interruptedNotice } from "./interrupted-notice.ts";
 import { createProgressText } from "./progress-text.ts";
+import { asPaced } from "./rate-limit/paced-web-client.ts";
 import { createSlackFiles } from "./slack-files.ts";
 import type { SlackOutput } from "./slack-output.ts";
 import { createStreamedAnswers, type StreamingSetting } from "./stream/streamed-answers.ts";
@@ -28,6 +29,7 @@ export function createSlackTurnOutput(o: {
   ticketLinks?: TicketLinks;
 }): TurnOutput {
   const { client, progressClient, slack, redactor, bot } = o.slack;
+  const paced = asPaced(client);
   // What answers and cards are posted with (`deliver-result.ts`).
   const s = {
     client,
@@ -69,7 +71,8 @@ export function createSlackTurnOutput(o: {
     requesterTimezone: async (userId) => (await s.slack.getUser(userId).catch(() => undefined))?.tz,
     files: createSlackFiles({
       client,
-      token: client.token ?? "",
+      // Paced clients say which token goes with a call now (OAuth installs: the turn's workspace's).
+      token: paced ? () => paced.currentToken() : (client.token ?? ""),
       ...(client.slackApiUrl ? { slackApiUrl: client.slackApiUrl } : {}),
     }),
     postNotice: async (text, target) => {

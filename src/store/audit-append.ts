@@ -5,15 +5,22 @@ import type { Database } from "./db.ts";
 import { sql } from "./drizzle.ts";
 
 /**
- * Appending to the hash chain is one statement, `hermes_audit_append` (drizzle/0010): under the
- * chain's lock it reads the head, draws each row's id and time, hashes it (the recipe of
- * `auditRowHash`, from the pieces `hashPieces` cut) and inserts it. One round trip, in the caller's
- * transaction (`appendRows`: the lock is then held until it ends) or on its own (`appendOnPool`:
- * the statement is its own transaction, so the lock is released, and a failure rolled back, when it
- * returns). The function refuses any isolation but READ COMMITTED.
+ * Appending to the hash chains is one statement, `hermes_audit_append` (drizzle/0015, after 0010):
+ * the rows of one call belong to one team's chain (`coalesce(team_id, '')`, `audit-chains.ts`; a call
+ * naming two teams is refused, so callers batch per team). Under that chain's lock it reads the
+ * chain's head, draws each row's id and time, hashes it (the recipe of `auditRowHash`, from the
+ * pieces `hashPieces` cut) and inserts it. One round trip, in the caller's transaction (`appendRows`:
+ * the lock is then held until it ends) or on its own (`appendOnPool`: the statement is its own
+ * transaction, so the lock is released, and a failure rolled back, when it returns). The function
+ * refuses any isolation but READ COMMITTED.
  */
 
-/** Transaction-level advisory lock that serializes audit writers across all connections and replicas. */
+/**
+ * Transaction-level advisory lock of the '' chain (rows without a team, and every row from before
+ * chains were per team): it serializes that chain's writers across all connections and replicas.
+ * Every other chain's key is `hermes_audit_lock_key(team)` in SQL (a 64-bit hash of the team), so
+ * two teams append at the same time.
+ */
 export const AUDIT_LOCK_KEY = 0x4845524d_0002; // "HERM" + 2
 
 /** An event as it is chained: everything of a row but its place in the chain. */

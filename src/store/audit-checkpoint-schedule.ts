@@ -5,7 +5,7 @@ import type { AuditCheckpoint } from "./audit-checkpoint.ts";
 import { appendCheckpoint } from "./audit-checkpoint-file.ts";
 
 export interface AuditCheckpointOptions {
-  audit: Pick<AuditLog, "checkpoint">;
+  audit: Pick<AuditLog, "checkpoints">;
   /** The JSONL file checkpoints are appended to. */
   file: string;
   /** Minutes between checkpoints; 0 = only the one at start. */
@@ -23,9 +23,11 @@ export interface AuditCheckpointOptions {
 }
 
 /**
- * Publishes a signed checkpoint of the audit log's head now and then every `everyMinutes`: appended
- * to `file` and, when given, posted (once per period across processes with `claimPeriod`). Nothing is
- * published while the log is empty. A failure is
+ * Publishes a signed checkpoint of each chain's head (one chain per team, `audit-chains.ts`) now and
+ * then every `everyMinutes`: appended to `file` and, when given, posted (once per period across
+ * processes with `claimPeriod`). A chain whose head this process already published is skipped, and
+ * nothing is published while the log is empty. `publish` returns the newest checkpoint it published.
+ * A failure is
  * logged as an error and retried at the next tick; it never stops Hermes.
  */
 export async function startAuditCheckpoints(options: AuditCheckpointOptions) {
@@ -42,17 +44,23 @@ export async function startAuditCheckpoints(options: AuditCheckpointOptions) {
     }
     return publish();
   };
+  const published = new Map<string, string>();
   const publish = async (): Promise<AuditCheckpoint | null> => {
-    const checkpoint = await options.audit.checkpoint();
-    if (!checkpoint) return null;
-    await appendCheckpoint(options.file, checkpoint);
-    await options
-      .post?.(checkpoint)
-      .catch((err: unknown) =>
-        logger.warn({ err: errorMessage(err) }, "could not post the audit checkpoint"),
-      );
-    logger.info({ id: checkpoint.id, file: options.file }, "audit checkpoint published");
-    return checkpoint;
+    let newest: AuditCheckpoint | null = null;
+    for (const checkpoint of await options.audit.checkpoints()) {
+      const chain = checkpoint.team ?? "";
+      if (published.get(chain) === checkpoint.hash) continue;
+      await appendCheckpoint(options.file, checkpoint);
+      published.set(chain, checkpoint.hash);
+      await options
+        .post?.(checkpoint)
+        .catch((err: unknown) =>
+          logger.warn({ err: errorMessage(err) }, "could not post the audit checkpoint"),
+        );
+      logger.info({ id: checkpoint.id, team: chain, file: options.file }, "audit checkpoint published");
+      if (!newest || checkpoint.id > newest.id) newest = checkpoint;
+    }
+    return newest;
   };
   await publishOnce().catch((err: unknown) =>
     logger.error({ err: errorMessage(err), file: options.file }, "could not publish an audit checkpoint"),

@@ -1,18 +1,23 @@
 import { z } from "zod";
 import { canonicalJson } from "../core/canonical-json.ts";
+import { LEGACY_TENANT, type TenantKey } from "../core/tenant.ts";
 import { utcIso } from "./audit-chain.ts";
 import type { AuditKey } from "./audit-key.ts";
 import type { Database } from "./db.ts";
-import { desc, eq } from "./drizzle.ts";
+import { and, desc, eq } from "./drizzle.ts";
 import { auditLog } from "./schema.ts";
 
 /**
- * A signed statement "at time `at`, the audit log's newest row was `id` with hash `hash`". Kept
- * outside the database (a file, an admin channel), it shows what the chain alone cannot: that the
- * newest rows were later deleted (the row is gone) or deleted and rewritten (its hash differs).
+ * A signed statement "at time `at`, the newest row of the chain `team` was `id` with hash `hash`".
+ * Kept outside the database (a file, an admin channel), it shows what the chain alone cannot: that
+ * its newest rows were later deleted (the row is gone) or deleted and rewritten (its hash differs).
+ * `team` is absent for the '' chain (rows without a team, and every row from before chains were per
+ * team), so checkpoints signed then still check.
  */
 export const auditCheckpointSchema = z.object({
   v: z.literal(1),
+  /** The chain's tenant key (`core/tenant.ts`); absent: the '' chain. */
+  team: z.string().min(1).max(100).optional(),
   id: z.number().int().positive(),
   hash: z.string().regex(/^[0-9a-f]{64}$/),
   /** The row's `created_at`, as hashed. */
@@ -28,16 +33,20 @@ export type CheckpointResult =
   | { ok: true; checkpoint: AuditCheckpoint }
   | { ok: false; checkpoint?: AuditCheckpoint; reason: string };
 
-const signedText = ({ v, id, hash, createdAt, at }: Omit<AuditCheckpoint, "sig">) =>
-  canonicalJson({ v, id, hash, createdAt, at });
+const signedText = ({ v, team, id, hash, createdAt, at }: Omit<AuditCheckpoint, "sig">) =>
+  canonicalJson(team === undefined ? { v, id, hash, createdAt, at } : { v, team, id, hash, createdAt, at });
+
+const chainOf = (cp: Pick<AuditCheckpoint, "team">): TenantKey => cp.team ?? LEGACY_TENANT;
 
 export function signCheckpoint(
   key: AuditKey,
-  head: { id: number; hash: string; createdAt: string },
+  /** `chain` absent: the '' chain. */
+  head: { id: number; hash: string; createdAt: string; chain?: TenantKey | undefined },
   at: Date,
 ): AuditCheckpoint {
   const body = {
     v: 1 as const,
+    ...(!head.chain || head.chain === LEGACY_TENANT ? {} : { team: head.chain }),
     id: head.id,
     hash: head.hash,
     createdAt: head.createdAt,
@@ -68,14 +77,16 @@ export async function checkCheckpoint(
   const [row] = await options.db
     .select({ hash: auditLog.hash, createdAt: utcIso(auditLog.createdAt) })
     .from(auditLog)
-    .where(eq(auditLog.id, cp.id));
+    .where(and(eq(auditLog.id, cp.id), eq(auditLog.chainId, chainOf(cp))));
   if (!row) {
     const [last] = await options.db
       .select({ id: auditLog.id })
       .from(auditLog)
-      .orderBy(desc(auditLog.id))
+      .where(eq(auditLog.chainId, chainOf(cp)))
+      .orderBy(desc(auditLog.chainId), desc(auditLog.id))
       .limit(1);
-    const end = last ? `the log now ends at row ${last.id}` : "the log is now empty";
+    const whose = cp.team === undefined ? "the log" : `team ${cp.team}'s log`;
+    const end = last ? `${whose} now ends at row ${last.id}` : `${whose} is now empty`;
     return {
       ok: false,
       checkpoint: cp,

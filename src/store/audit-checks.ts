@@ -1,5 +1,7 @@
 import { argsSha256 } from "../core/args-hash.ts";
+import { describeTenant, type TenantKey } from "../core/tenant.ts";
 import type { AuditLog } from "./audit.ts";
+import { GENESIS_HASH } from "./audit-chain.ts";
 import { type CheckpointInput, readCheckpointArg } from "./audit-checkpoint-file.ts";
 import type { AuditKey } from "./audit-key.ts";
 import type { Database } from "./db.ts";
@@ -12,18 +14,36 @@ export interface CliOutcome {
 }
 
 /**
- * `verify [--checkpoint …]`: the whole chain, then every checkpoint given. The chain alone cannot see
- * its newest rows deleted (what is left still links up); a checkpoint whose row is gone or differs
- * can. Exit 1 names the first broken row or failing checkpoint. `checkpointArg` is `--checkpoint` as
- * given, or its entries already read (`readCheckpointArg`) where the command was typed.
+ * `verify [--team T] [--checkpoint …]`: every team's chain (or the one of `team`), then every
+ * checkpoint given. A chain alone cannot see its newest rows deleted (what is left still links up); a
+ * checkpoint whose row is gone or differs can. Exit 1 names the first broken row (and its chain) or
+ * failing checkpoint. `checkpointArg` is `--checkpoint` as given, or its entries already read
+ * (`readCheckpointArg`) where the command was typed.
  */
 export async function verifyWithCheckpoints(
   audit: AuditLog,
   checkpointArg: string | CheckpointInput[] | undefined,
+  team?: TenantKey,
 ): Promise<CliOutcome> {
-  const chain = await audit.verify();
-  if (!chain.ok) return { code: 1, out: `audit chain BROKEN at row ${chain.rowId}: ${chain.reason}\n` };
-  const ok = `audit chain ok: ${chain.rows} rows, head ${chain.head}\n`;
+  const chains = team === undefined ? await audit.chains() : [team];
+  const lines: string[] = [];
+  let rows = 0;
+  let head = "";
+  for (const each of chains) {
+    const chain = await audit.verify({ team: each });
+    if (!chain.ok) {
+      return {
+        code: 1,
+        out: `audit chain BROKEN at row ${chain.rowId} (team ${describeTenant(each)}): ${chain.reason}\n`,
+      };
+    }
+    rows += chain.rows;
+    head = chain.head;
+    lines.push(`  team ${describeTenant(each)}: ${chain.rows} rows, head ${chain.head}\n`);
+  }
+  // Several chains: the head of the whole log (its newest row); none: the genesis hash.
+  if (chains.length !== 1) head = (await audit.head())?.hash ?? GENESIS_HASH;
+  const ok = `audit chain ok: ${rows} rows, head ${head}\n${chains.length > 1 ? lines.join("") : ""}`;
   if (checkpointArg === undefined) return { code: 0, out: ok };
   const inputs = typeof checkpointArg === "string" ? readCheckpointArg(checkpointArg) : checkpointArg;
   let newest = "";

@@ -1,6 +1,7 @@
 /**
  * Group commit: appends that arrive while a write is in flight are written together by the next one,
- * in arrival order, in one transaction. The audit chain is one sequence under one lock, so each
+ * in arrival order, in one transaction. A team's audit chain is one sequence under one lock (the
+ * audit log keeps one group commit per chain, `audit.ts`), so each
  * transaction pays the lock, the head read and the commit (an fsync) once; batching them turns a
  * lock-bound rate into one bounded by rows per commit. One write is in flight at a time per log
  * object; other processes' writes still take turns with it on the database lock.

@@ -4,10 +4,16 @@ import { type AuditRow, auditRowColumns } from "./audit-chain.ts";
 import type { Database } from "./db.ts";
 import { and, desc, eq, gte, inArray, lt, or, type SQL, sql } from "./drizzle.ts";
 import { AUDIT_ACTIONS, auditLog } from "./schema.ts";
+import { ofTenant } from "./tenant-filter.ts";
 
 export const MAX_AUDIT_PAGE = 1000;
 
 export const auditQuerySchema = z.object({
+  /**
+   * One tenant's rows (`core/tenant.ts`: a team id; '' the rows without a team). Every reader in
+   * Slack passes the asking team's; only the CLI reads across teams.
+   */
+  team: z.string().max(100).optional(),
   /** Rows where this Slack user is the requester (`user_id`) or the decider (`actor_id`). */
   user: z.string().min(1).optional(),
   /** Rows of turns in this conversation (`channel_id`: a channel or DM id). */
@@ -54,6 +60,7 @@ export async function queryAudit(db: Database, input: AuditQuery): Promise<Audit
   }
   const q = parsed.data;
   const where: (SQL | undefined)[] = [];
+  if (q.team !== undefined) where.push(ofTenant(auditLog.teamId, q.team));
   if (q.user) where.push(or(eq(auditLog.userId, q.user), eq(auditLog.actorId, q.user)));
   if (q.channel) where.push(eq(auditLog.channelId, q.channel));
   if (q.tool) where.push(eq(auditLog.tool, q.tool));

@@ -4,8 +4,10 @@ import { z } from "zod";
 import { ARGS_MAC_PREFIX } from "../core/args-hash.ts";
 import { storableString, toStorableJson } from "../core/canonical-json.ts";
 import { HermesError, isHermesError } from "../core/errors.ts";
+import { type TenantKey, tenantKey } from "../core/tenant.ts";
 import { appendOnPool, appendRows } from "./audit-append.ts";
-import { type AuditRow, auditRowColumns, auditRowHash, GENESIS_HASH, utcIso } from "./audit-chain.ts";
+import { type AuditRow, GENESIS_HASH } from "./audit-chain.ts";
+import { type AuditHead, listChains, readHead, verifyChain } from "./audit-chains.ts";
 import {
   type AuditCheckpoint,
   type CheckpointResult,
@@ -16,10 +18,9 @@ import { createGroupCommit } from "./audit-group-commit.ts";
 import { type AuditKey, createAuditKey } from "./audit-key.ts";
 import { type AuditPage, type AuditQuery, queryAudit } from "./audit-query.ts";
 import type { Database, Transaction } from "./db.ts";
-import { asc, desc, gt } from "./drizzle.ts";
-import { AUDIT_ACTIONS, auditLog } from "./schema.ts";
+import { AUDIT_ACTIONS } from "./schema.ts";
 
-const VERIFY_BATCH = 1000;
+export type { AuditHead } from "./audit-chains.ts";
 
 const optionalText = z
   .string()
@@ -66,15 +67,14 @@ export const auditEventSchema = z.object({
 });
 export type AuditEvent = z.input<typeof auditEventSchema>;
 
+/**
+ * `rows` counts every chain walked; `head` is the hash of the newest row walked (of the one chain
+ * asked for, or of the whole log; the genesis hash when there is none). A failure names the chain
+ * and its first broken row.
+ */
 export type VerifyResult =
   | { ok: true; rows: number; head: string }
-  | { ok: false; rowId: number; reason: string };
-
-export interface AuditHead {
-  id: number;
-  hash: string;
-  createdAt: string;
-}
+  | { ok: false; chain: TenantKey; rowId: number; reason: string };
 
 export interface AuditLog {
   /**
@@ -83,14 +83,27 @@ export interface AuditLog {
    * transaction ends, so keep it short. Must be READ COMMITTED (the default).
    */
   append(event: AuditEvent, tx?: Transaction): Promise<AuditRow>;
-  /** Walks the whole chain in id order; names the first row whose links or contents do not match. */
-  verify(): Promise<VerifyResult>;
-  /** The newest row's hash (anchor it outside the database to detect removal of the tail). */
-  head(): Promise<AuditHead | null>;
-  /** Newest first, keyset-paginated on (created_at, id); pass `nextCursor` back for the next page. */
+  /**
+   * Walks one tenant's chain (`team`), or every chain, in id order; names the first row whose links
+   * or contents do not match. One team's chain verifies alone, whatever the other chains hold.
+   */
+  verify(options?: { team?: TenantKey }): Promise<VerifyResult>;
+  /** Every chain that has rows (one per tenant), in name order. */
+  chains(): Promise<TenantKey[]>;
+  /** The newest row's hash, of one chain or of the whole log (anchor it outside the database). */
+  head(team?: TenantKey): Promise<AuditHead | null>;
+  /**
+   * Newest first, keyset-paginated on (created_at, id); pass `nextCursor` back for the next page.
+   * `team` keeps one tenant's rows (every reader a user can reach passes it).
+   */
   query(filter?: AuditQuery): Promise<AuditPage>;
-  /** The head, signed with the audit key (publish it outside the database); null when empty. */
-  checkpoint(at?: Date): Promise<AuditCheckpoint | null>;
+  /**
+   * A head signed with the audit key (publish it outside the database): of the chain `team`, else of
+   * the whole log's newest row (it covers that row's chain only); null when there is none.
+   */
+  checkpoint(at?: Date, team?: TenantKey): Promise<AuditCheckpoint | null>;
+  /** One signed checkpoint per chain: together they cover every team's log. */
+  checkpoints(at?: Date): Promise<AuditCheckpoint[]>;
   /** A published checkpoint's signature, and that its row is still there with the same hash. */
   checkCheckpoint(checkpoint: unknown): Promise<CheckpointResult>;
   /**
@@ -122,10 +135,20 @@ export function createAuditLog({ db, pool, key: given }: AuditLogOptions): Audit
       ? event
       : { ...event, argsSha256: key.argsMac(hash) };
   };
-  // Appends outside a caller's transaction are written in batches, one transaction each.
-  const grouped = createGroupCommit((events: ParsedEvent[]) =>
-    pool ? appendOnPool(pool, events) : appendRows(db, events),
-  );
+  // Appends outside a caller's transaction are written in batches, one transaction each, one group
+  // commit per team's chain: a batch takes one chain's lock, and two teams' batches go at once.
+  const groups = new Map<TenantKey, (event: ParsedEvent) => Promise<AuditRow>>();
+  const grouped = (event: ParsedEvent) => {
+    const chain = tenantKey(event.teamId);
+    let group = groups.get(chain);
+    if (!group) {
+      group = createGroupCommit((events: ParsedEvent[]) =>
+        pool ? appendOnPool(pool, events) : appendRows(db, events),
+      );
+      groups.set(chain, group);
+    }
+    return group(event);
+  };
   return {
     async append(event, tx) {
       const parsed = auditEventSchema.safeParse(event);
@@ -146,63 +169,50 @@ export function createAuditLog({ db, pool, key: given }: AuditLogOptions): Audit
       }
     },
 
-    async verify() {
-      let prev = GENESIS_HASH;
-      let prevId: number | undefined;
+    async verify({ team } = {}) {
+      const chains = team === undefined ? await listChains(db) : [team];
       let rows = 0;
-      for (;;) {
-        const batch = await db
-          .select(auditRowColumns)
-          .from(auditLog)
-          .where(prevId === undefined ? undefined : gt(auditLog.id, prevId))
-          .orderBy(asc(auditLog.id))
-          .limit(VERIFY_BATCH);
-        for (const row of batch) {
-          if (row.prevHash !== prev) {
-            const before = prevId === undefined ? "the chain start" : `row ${prevId}`;
-            return {
-              ok: false,
-              rowId: row.id,
-              reason: `prev_hash does not match the hash of ${before} (a row was removed, inserted or rewritten)`,
-            };
-          }
-          if (auditRowHash(row) !== row.hash) {
-            return {
-              ok: false,
-              rowId: row.id,
-              reason: "hash does not match the row's contents (row changed)",
-            };
-          }
-          prev = row.hash;
-          prevId = row.id;
-          rows++;
+      let head = GENESIS_HASH;
+      let headId = -1;
+      for (const chain of chains) {
+        const result = await verifyChain(db, chain);
+        if (!result.ok) return result;
+        rows += result.rows;
+        if (result.headId !== null && result.headId > headId) {
+          headId = result.headId;
+          head = result.head;
         }
-        if (batch.length < VERIFY_BATCH) return { ok: true, rows, head: prev };
       }
+      return { ok: true, rows, head };
     },
 
-    head: () => readHead(db),
+    chains: () => listChains(db),
+
+    async head(team) {
+      const head = await readHead(db, team);
+      return head && { id: head.id, hash: head.hash, createdAt: head.createdAt };
+    },
 
     query: (filter = {}) => queryAudit(db, filter),
 
-    async checkpoint(at = new Date()) {
-      const head = await readHead(db);
+    async checkpoint(at = new Date(), team) {
+      const head = await readHead(db, team);
       return head ? signCheckpoint(key, head, at) : null;
+    },
+
+    async checkpoints(at = new Date()) {
+      const out: AuditCheckpoint[] = [];
+      for (const chain of await listChains(db)) {
+        const head = await readHead(db, chain);
+        if (head) out.push(signCheckpoint(key, head, at));
+      }
+      return out;
     },
 
     checkCheckpoint: (checkpoint) => checkCheckpoint({ db, key }, checkpoint),
 
     argsMac: (callSha256) => key.argsMac(callSha256),
   };
-}
-
-async function readHead(db: Database): Promise<AuditHead | null> {
-  const [row] = await db
-    .select({ id: auditLog.id, hash: auditLog.hash, createdAt: utcIso(auditLog.createdAt) })
-    .from(auditLog)
-    .orderBy(desc(auditLog.id))
-    .limit(1);
-  return row ?? null;
 }
 
 type ParsedEvent = z.output<typeof auditEventSchema>;

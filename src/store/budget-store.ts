@@ -5,6 +5,7 @@ import type {
   TokenBudget,
   TokenReservation,
 } from "../agent/budget/token-budget.ts";
+import type { TenantKey } from "../core/tenant.ts";
 import type { AuditEvent, AuditLog } from "./audit.ts";
 import {
   type DefaultBudgets,
@@ -16,7 +17,7 @@ import {
 import type { Database } from "./db.ts";
 import { and, desc, eq, gte, sql } from "./drizzle.ts";
 import { pgCode } from "./pg-error.ts";
-import { tokenUsage } from "./schema.ts";
+import { runs, tokenUsage } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
 
 /** One scope's tokens: today (used, and held by calls in flight), this month, and its daily limit. */
@@ -27,12 +28,17 @@ export interface ScopeUsage extends ScopeLimit {
 }
 
 export interface BudgetStore extends TokenBudget {
-  usage(scope: BudgetScopeKind, id: string): Promise<ScopeUsage>;
-  /** The scopes that used the most tokens today, most first. */
-  top(scope: BudgetScopeKind, n: number): Promise<Array<{ id: string; used: number }>>;
-  limit(scope: BudgetScopeKind, id: string): Promise<ScopeLimit>;
-  /** Limits admins set (not defaults), users then channels, at most `max` of each. */
-  overrides(max: number): Promise<Array<{ scope: BudgetScopeKind; id: string; tokensPerDay: number }>>;
+  /** `team`: whose channel overrides apply (`core/tenant.ts`; default the legacy tenant ''). */
+  usage(scope: BudgetScopeKind, id: string, team?: TenantKey): Promise<ScopeUsage>;
+  /** The ids that used most today (of `team`: those its runs used today), most first. */
+  top(scope: BudgetScopeKind, n: number, team?: TenantKey): Promise<Array<{ id: string; used: number }>>;
+  /** A channel's limit is `team`'s override of it (`core/tenant.ts`; default the legacy tenant ''). */
+  limit(scope: BudgetScopeKind, id: string, team?: TenantKey): Promise<ScopeLimit>;
+  /** Limits admins set (not defaults), users then `team`'s channels, at most `max` of each. */
+  overrides(
+    max: number,
+    team?: TenantKey,
+  ): Promise<Array<{ scope: BudgetScopeKind; id: string; tokensPerDay: number }>>;
   /**
    * Sets a scope's daily limit (0 = no limit), or clears it back to the default (null), and appends
    * `audit` (its `budget.changed` row) in the same transaction: both are written, or neither.
@@ -43,6 +49,8 @@ export interface BudgetStore extends TokenBudget {
       id: string;
       tokensPerDay: number | null;
       by: string;
+      /** The team whose channel override this is (`core/tenant.ts`). */
+      team?: TenantKey;
     },
     audit: AuditEvent,
   ): Promise<void>;
@@ -53,6 +61,17 @@ export interface BudgetStore extends TokenBudget {
  * scopes were held than asked for, which aborts the statement and so undoes every row it wrote.
  */
 const REFUSED = "22012";
+
+/**
+ * A channel's override as a run's reservation reads it: its team's (`requester.teamId`, the tenant
+ * key). A requester that names no team gets the newest override of that channel id: Slack channel
+ * ids are not reused across workspaces, so it is the channel's own.
+ */
+function channelOverride(channelId: string, team: TenantKey | undefined) {
+  return team === undefined
+    ? sql`(SELECT token_budget_per_day FROM channel_budgets WHERE channel_id = ${channelId} ORDER BY updated_at DESC LIMIT 1)`
+    : sql`(SELECT token_budget_per_day FROM channel_budgets WHERE team_id = ${team} AND channel_id = ${channelId})`;
+}
 
 /** The UTC date budgets count on (`2026-12-01`). */
 export function utcDay(now: Date): string {
@@ -87,8 +106,12 @@ export function createBudgetStore(o: {
         const override =
           scope === "user"
             ? sql`(SELECT token_budget_per_day FROM users WHERE id = ${id})`
-            : sql`(SELECT token_budget_per_day FROM channel_budgets WHERE channel_id = ${id})`;
-        const fallback = scope === "user" ? defaults.userTokensPerDay : defaults.channelTokensPerDay;
+            : channelOverride(id, requester.teamId);
+        // A channel without an override: its profile's budget, else the configured default.
+        const fallback =
+          scope === "user"
+            ? defaults.userTokensPerDay
+            : (requester.channelTokensPerDay ?? defaults.channelTokensPerDay);
         return sql`(${scope}::text, ${id}::text, coalesce(${override}, ${fallback})::bigint, ${i}::int)`;
       }),
       sql`, `,
@@ -171,7 +194,7 @@ export function createBudgetStore(o: {
       WHERE t.day = ${reservation.day}::date AND t.scope = locked.scope AND t.scope_id = locked.scope_id`);
   }
 
-  async function usage(scope: BudgetScopeKind, id: string): Promise<ScopeUsage> {
+  async function usage(scope: BudgetScopeKind, id: string, team?: TenantKey): Promise<ScopeUsage> {
     const day = today();
     const monthStart = `${day.slice(0, 8)}01`;
     const [[sums], limit] = await Promise.all([
@@ -183,7 +206,7 @@ export function createBudgetStore(o: {
         })
         .from(tokenUsage)
         .where(and(eq(tokenUsage.scope, scope), eq(tokenUsage.scopeId, id), gte(tokenUsage.day, monthStart))),
-      scopeLimit(db, defaults, scope, id),
+      scopeLimit(db, defaults, scope, id, team),
     ]);
     return {
       ...limit,
@@ -193,11 +216,19 @@ export function createBudgetStore(o: {
     };
   }
 
-  async function top(scope: BudgetScopeKind, n: number) {
+  async function top(scope: BudgetScopeKind, n: number, team?: TenantKey) {
+    const day = today();
+    // Usage is counted per person and channel id; a team sees the ids its own runs used today.
+    const column = scope === "user" ? runs.userId : runs.channelId;
+    const ofTeam =
+      team === undefined
+        ? undefined
+        : sql`EXISTS (SELECT 1 FROM ${runs} WHERE coalesce(${runs.teamId}, '') = ${team}
+            AND ${column} = ${tokenUsage.scopeId} AND ${runs.createdAt} >= ${day}::date)`;
     const rows = await db
       .select({ id: tokenUsage.scopeId, used: tokenUsage.used })
       .from(tokenUsage)
-      .where(and(eq(tokenUsage.scope, scope), eq(tokenUsage.day, today()), sql`${tokenUsage.used} > 0`))
+      .where(and(eq(tokenUsage.scope, scope), eq(tokenUsage.day, day), sql`${tokenUsage.used} > 0`, ofTeam))
       .orderBy(desc(tokenUsage.used), tokenUsage.scopeId)
       .limit(n);
     return rows.map((r) => ({ id: r.id, used: Number(r.used) }));
@@ -209,13 +240,14 @@ export function createBudgetStore(o: {
       settle,
       usage,
       top,
-      limit: (scope: BudgetScopeKind, id: string) => scopeLimit(db, defaults, scope, id),
+      limit: (scope: BudgetScopeKind, id: string, team?: TenantKey) =>
+        scopeLimit(db, defaults, scope, id, team),
       setLimit: (change: Parameters<BudgetStore["setLimit"]>[0], event: AuditEvent) =>
         db.transaction(async (tx) => {
           await setScopeLimit(tx, change);
           await o.audit.append(event, tx);
         }),
-      overrides: (max: number) => listOverrides(db, max),
+      overrides: (max: number, team?: TenantKey) => listOverrides(db, max, team),
     },
     "token budgets",
   );

@@ -1,8 +1,10 @@
 import type { JsonValue } from "../core/canonical-json.ts";
+import type { TenantKey } from "../core/tenant.ts";
 import type { Database } from "./db.ts";
 import { and, asc, desc, eq, gte, inArray, isNull, type SQL, sql } from "./drizzle.ts";
 import { type RunStatus, type RunStepKind, runFeedback, runSteps, runs } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
+import { ofTenant } from "./tenant-filter.ts";
 
 /** One run as a record: who asked what, how it ended, what it cost and where the time went. */
 export interface RunSummary {
@@ -56,6 +58,8 @@ export interface RunDetail extends RunSummary {
 }
 
 export interface RunFilter {
+  /** One team's runs (`core/tenant.ts`); every reader a person reaches passes theirs. */
+  team?: TenantKey;
   userId?: string;
   channelId?: string;
   status?: RunStatus;
@@ -69,10 +73,11 @@ export interface RunQuery {
   /** Runs newest first. */
   list(filter: RunFilter): Promise<RunSummary[]>;
   /**
-   * One run with its timeline. With `requester`, only a run that person made: another person's run
-   * is read exactly as a run that does not exist (one statement, the same answer).
+   * One run with its timeline. With `requester`, only a run that person made; with `team`, only a
+   * run of that team: another person's or another team's run is read exactly as a run that does not
+   * exist (one statement, the same answer).
    */
-  get(runId: string, scope?: { requester?: string }): Promise<RunDetail | undefined>;
+  get(runId: string, scope?: { requester?: string; team?: TenantKey }): Promise<RunDetail | undefined>;
 }
 
 export const DEFAULT_RUN_PAGE = 20;
@@ -206,6 +211,7 @@ export function createRunQuery({ db }: { db: Database }): RunQuery {
     {
       async list(filter) {
         const where: (SQL | undefined)[] = [];
+        if (filter.team !== undefined) where.push(ofTenant(runs.teamId, filter.team));
         if (filter.userId) where.push(eq(runs.userId, filter.userId));
         if (filter.channelId) where.push(eq(runs.channelId, filter.channelId));
         if (filter.status) where.push(eq(runs.status, filter.status));
@@ -227,10 +233,11 @@ export function createRunQuery({ db }: { db: Database }): RunQuery {
 
       async get(runId, scope = {}) {
         const mine = scope.requester === undefined ? undefined : eq(runs.userId, scope.requester);
+        const team = scope.team === undefined ? undefined : ofTenant(runs.teamId, scope.team);
         const [row] = await db
           .select(summaryColumns)
           .from(runs)
-          .where(and(eq(runs.id, runId), mine));
+          .where(and(eq(runs.id, runId), mine, team));
         if (!row) return undefined;
         const [feedback, unpriced, timeline] = await Promise.all([
           feedbackFor([runId]),

@@ -87,12 +87,22 @@ export const auditLog = pgTable(
     resultSummary: text("result_summary"),
     error: text("error"),
     durationMs: integer("duration_ms"),
-    // UNIQUE: two rows can never claim the same predecessor, so the chain cannot fork even if a
-    // writer skipped the advisory lock (its insert fails instead).
-    prevHash: text("prev_hash").notNull().unique(),
+    prevHash: text("prev_hash").notNull(),
     hash: text("hash").notNull(),
+    /**
+     * The hash chain the row belongs to: one per tenant (`core/tenant.ts`), `coalesce(team_id, '')`
+     * for every row written since drizzle/0015 (a CHECK says so); rows from before form the '' chain
+     * whatever their team. Not hashed: the row's place in its chain (prev_hash) already binds it.
+     */
+    chainId: text("chain_id").notNull().default(""),
   },
   (t) => [
+    // UNIQUE within a chain: two rows can never claim the same predecessor, so a chain cannot fork
+    // even if a writer skipped the advisory lock (its insert fails instead).
+    unique("audit_log_prev_hash_unique").on(t.chainId, t.prevHash),
+    check("audit_log_chain_id_check", sql`chain_id = coalesce(team_id, '')`),
+    index("audit_log_chain_id_id_idx").on(t.chainId, t.id),
+    index("audit_log_team_id_created_at_idx").on(t.teamId, t.createdAt),
     index("audit_log_created_at_id_idx").on(t.createdAt, t.id),
     index("audit_log_user_id_created_at_idx").on(t.userId, t.createdAt),
     index("audit_log_actor_id_created_at_idx").on(t.actorId, t.createdAt),
@@ -139,6 +149,7 @@ export const approvals = pgTable(
     check("approvals_status_check", oneOf("status", APPROVAL_STATUSES)),
     index("approvals_status_expires_at_idx").on(t.status, t.expiresAt),
     index("approvals_run_id_idx").on(t.runId),
+    index("approvals_team_id_status_idx").on(t.teamId, t.status),
   ],
 );
 
@@ -193,6 +204,7 @@ export const runs = pgTable(
     index("runs_status_idx").on(t.status),
     uniqueIndex("runs_event_id_key").on(t.eventId),
     index("runs_updated_at_idx").on(t.updatedAt),
+    index("runs_team_id_created_at_idx").on(t.teamId, t.createdAt),
   ],
 );
 
@@ -240,6 +252,8 @@ export const tickets = pgTable(
   "tickets",
   {
     id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    /** The tenant (`core/tenant.ts`); ids are global, so another team's ticket reads as missing. */
+    teamId: text("team_id").notNull().default(""),
     title: text("title").notNull(),
     description: text("description").notNull().default(""),
     status: text("status").$type<TicketStatus>().notNull().default("open"),
@@ -260,6 +274,7 @@ export const tickets = pgTable(
     index("tickets_status_idx").on(t.status),
     index("tickets_assignee_idx").on(t.assignee),
     index("tickets_created_by_idx").on(t.createdBy),
+    index("tickets_team_id_id_idx").on(t.teamId, t.id),
   ],
 );
 
@@ -271,6 +286,8 @@ export const memories = pgTable(
   "memories",
   {
     id: bigint("id", { mode: "number" }).primaryKey().generatedByDefaultAsIdentity(),
+    /** The tenant (`core/tenant.ts`): a memory is recalled only in its own team. */
+    teamId: text("team_id").notNull().default(""),
     scope: text("scope").$type<MemoryScope>().notNull(),
     ownerId: text("owner_id").notNull(),
     channelId: text("channel_id"),
@@ -282,6 +299,8 @@ export const memories = pgTable(
     check("memories_channel_scope_check", sql`scope <> 'channel' OR channel_id IS NOT NULL`),
     index("memories_owner_id_idx").on(t.scope, t.ownerId),
     index("memories_channel_id_idx").on(t.channelId),
+    index("memories_team_id_owner_id_idx").on(t.teamId, t.scope, t.ownerId),
+    index("memories_team_id_channel_id_idx").on(t.teamId, t.channelId),
   ],
 );
 
@@ -345,17 +364,25 @@ export const users = pgTable(
   () => [check("users_level_check", oneOf("level", USER_LEVELS))],
 );
 
-/** Recurring prompts (`/hermes schedule add`): the turn runs as `owner_id` and posts to `channel_id`. */
-export const schedules = pgTable("schedules", {
-  id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
-  cron: text("cron").notNull(),
-  timezone: text("timezone").notNull().default("UTC"),
-  channelId: text("channel_id").notNull(),
-  prompt: text("prompt").notNull(),
-  ownerId: text("owner_id").notNull(),
-  createdAt: createdAt(),
-  enabled: boolean("enabled").notNull().default(true),
-});
+/**
+ * Recurring prompts (`/hermes schedule add`): the turn runs as `owner_id` in the team `team_id` (the
+ * tenant, `core/tenant.ts`) and posts to `channel_id`.
+ */
+export const schedules = pgTable(
+  "schedules",
+  {
+    id: integer("id").primaryKey().generatedByDefaultAsIdentity(),
+    teamId: text("team_id").notNull().default(""),
+    cron: text("cron").notNull(),
+    timezone: text("timezone").notNull().default("UTC"),
+    channelId: text("channel_id").notNull(),
+    prompt: text("prompt").notNull(),
+    ownerId: text("owner_id").notNull(),
+    createdAt: createdAt(),
+    enabled: boolean("enabled").notNull().default(true),
+  },
+  (t) => [index("schedules_team_id_idx").on(t.teamId)],
+);
 
 export const SCHEDULE_FIRE_STATUSES = ["claimed", "done", "failed"] as const;
 export type ScheduleFireStatus = (typeof SCHEDULE_FIRE_STATUSES)[number];
@@ -469,27 +496,88 @@ export const tokenUsage = pgTable(
 );
 
 /**
- * A channel's agent profile (`/hermes profile set`): instructions added to the system prompt, the only
- * tools the channel's runs may call, and the level people without one of their own get there.
- * `channel_id` "default" is the profile of every channel without its own.
+ * A channel's agent profile (`/hermes profile set`, the App Home's modal): instructions added to the
+ * system prompt, the only tools the channel's runs may call, the level people without one of their own
+ * get there, the model (and fallback) its runs use, its daily token budget and whether answers stream.
+ * `channel_id` "default" is the profile of every channel without its own. Kept per Slack team:
+ * `team_id` '' is the workspace of the single bot token (docs/profiles.md).
  */
 export const channelProfiles = pgTable(
   "channel_profiles",
   {
-    channelId: text("channel_id").primaryKey(),
+    teamId: text("team_id").notNull().default(""),
+    channelId: text("channel_id").notNull(),
     instructions: text("instructions"),
     toolAllow: text("tool_allow").array(),
     level: text("level").$type<"viewer" | "user">(),
+    model: text("model"),
+    fallbackModel: text("fallback_model"),
+    tokensPerDay: bigint("tokens_per_day", { mode: "number" }),
+    streaming: boolean("streaming"),
     updatedBy: text("updated_by"),
     updatedAt: updatedAt(),
   },
-  () => [check("channel_profiles_level_check", sql`level IS NULL OR level IN ('viewer', 'user')`)],
+  (t) => [
+    primaryKey({ columns: [t.teamId, t.channelId] }),
+    check("channel_profiles_level_check", sql`level IS NULL OR level IN ('viewer', 'user')`),
+    check("channel_profiles_tokens_per_day_check", sql`tokens_per_day IS NULL OR tokens_per_day >= 0`),
+  ],
 );
 
-/** A channel's daily token budget, overriding HERMES_BUDGET_CHANNEL_TOKENS_PER_DAY (set by /hermes budget). */
-export const channelBudgets = pgTable("channel_budgets", {
-  channelId: text("channel_id").primaryKey(),
-  tokenBudgetPerDay: bigint("token_budget_per_day", { mode: "number" }).notNull(),
-  updatedBy: text("updated_by"),
-  updatedAt: updatedAt(),
+/**
+ * A channel's daily token budget, overriding HERMES_BUDGET_CHANNEL_TOKENS_PER_DAY (set by /hermes
+ * budget), per tenant (`core/tenant.ts`).
+ */
+export const channelBudgets = pgTable(
+  "channel_budgets",
+  {
+    teamId: text("team_id").notNull().default(""),
+    channelId: text("channel_id").notNull(),
+    tokenBudgetPerDay: bigint("token_budget_per_day", { mode: "number" }).notNull(),
+    updatedBy: text("updated_by"),
+    updatedAt: updatedAt(),
+  },
+  (t) => [primaryKey({ name: "channel_budgets_team_id_channel_id_pk", columns: [t.teamId, t.channelId] })],
+);
+
+/**
+ * A Slack app installation made through OAuth (`slack/oauth/`): one workspace's (`team_id`), or an
+ * Enterprise org's (`is_enterprise_install`, `team_id` null) serving every workspace of the org. The
+ * tokens (bot and user, refresh tokens, their expiry) are in `secrets`, sealed with AES-256-GCM
+ * (`slack/oauth/token-cipher.ts`; `key_id` names the key that sealed it); the rest is plain.
+ */
+export const slackInstallations = pgTable(
+  "slack_installations",
+  {
+    /** `T:<team>` for a workspace install, `E:<enterprise>` for an org-wide one. */
+    installKey: text("install_key").primaryKey(),
+    enterpriseId: text("enterprise_id"),
+    teamId: text("team_id"),
+    isEnterpriseInstall: boolean("is_enterprise_install").notNull().default(false),
+    appId: text("app_id"),
+    botUserId: text("bot_user_id"),
+    botId: text("bot_id"),
+    teamName: text("team_name"),
+    enterpriseName: text("enterprise_name"),
+    installerUserId: text("installer_user_id"),
+    botScopes: text("bot_scopes").array(),
+    secrets: text("secrets").notNull(),
+    keyId: text("key_id").notNull(),
+    installedAt: timestamp("installed_at", { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    check(
+      "slack_installations_scope_check",
+      sql`(is_enterprise_install AND enterprise_id IS NOT NULL AND team_id IS NULL) OR (NOT is_enterprise_install AND team_id IS NOT NULL)`,
+    ),
+    index("slack_installations_enterprise_idx").on(t.enterpriseId),
+  ],
+);
+
+/** The workspaces of an org-wide install seen in its events: a job naming only its team finds the org's token. */
+export const slackInstallationTeams = pgTable("slack_installation_teams", {
+  teamId: text("team_id").primaryKey(),
+  enterpriseId: text("enterprise_id").notNull(),
+  seenAt: timestamp("seen_at", { withTimezone: true }).notNull().defaultNow(),
 });

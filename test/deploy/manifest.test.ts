@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { SANDBOX_SCOPES } from "../../src/sandbox/api-methods.ts";
 import { suggestedPromptsFor } from "../../src/slack/assistant/suggested-prompts.ts";
+import { UNINSTALL_EVENTS } from "../../src/slack/oauth/register-uninstalls.ts";
 import { DIRECTORY_EVENTS } from "../../src/slack/references/directory-events.ts";
 import { WORK_OBJECT_EVENTS } from "../../src/slack/work-objects/register-work-objects.ts";
 
@@ -35,6 +36,7 @@ describe("manifest.yml", () => {
       "agent_session_stopped",
       ...Object.keys(DIRECTORY_EVENTS),
       ...WORK_OBJECT_EVENTS,
+      ...UNINSTALL_EVENTS,
     ]);
   });
 

@@ -81,12 +81,12 @@ describe("a directory event received by the receiver reaches the worker's name r
           60_000,
           "receiver and worker subscribed",
         );
-        // The migrations ran in the processes; a ticket Wang Lei holds.
-        await direct.query("insert into tickets (title, assignee, created_by) values ($1, $2, $3)", [
-          "VPN drops every hour",
-          DEMO.wangLei,
-          DEMO.user,
-        ]);
+        // The migrations ran in the processes; a ticket Wang Lei holds, in this workspace (rows are
+        // scoped by team: core/tenant.ts).
+        await direct.query(
+          "insert into tickets (title, assignee, created_by, team_id) values ($1, $2, $3, $4)",
+          ["VPN drops every hour", DEMO.wangLei, DEMO.user, emulator.workspace.team.id],
+        );
 
         const toolResultOf = (callId: string) =>
           model.requests

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { silentLogger } from "../../src/core/logger.ts";
+import { tenantKey } from "../../src/core/tenant.ts";
 import { createApprovalStore } from "../../src/policy/approval-store.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { type AuditEvent, auditEventSchema, createAuditLog } from "../../src/store/audit.ts";
@@ -24,7 +25,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * What a crash leaves behind, written while Hermes is down: one audit row, hash-chained like any other
- * (the event normalized by the audit log's own schema), dated `ageMs` ago.
+ * onto its team's chain (the event normalized by the audit log's own schema), dated `ageMs` ago.
  */
 async function appendAuditRowAsOf(
   handle: DatabaseHandle,
@@ -32,11 +33,12 @@ async function appendAuditRowAsOf(
   ageMs: number,
 ): Promise<AuditRow> {
   const parsed = auditEventSchema.parse(event);
+  const chain = tenantKey(parsed.teamId);
   return handle.db.transaction(async (tx) => {
     const next = await tx.execute<{ id: string; created_at: string; prev_hash: string | null }>(
       sql`SELECT nextval(pg_get_serial_sequence('audit_log', 'id')) AS id,
                  ${utcIso(sql`(now() - make_interval(secs => ${ageMs / 1000}))`)} AS created_at,
-                 (SELECT hash FROM audit_log ORDER BY id DESC LIMIT 1) AS prev_hash`,
+                 (SELECT hash FROM audit_log WHERE chain_id = ${chain} ORDER BY id DESC LIMIT 1) AS prev_hash`,
     );
     const head = next.rows[0]!;
     const unhashed = {
@@ -46,7 +48,7 @@ async function appendAuditRowAsOf(
       prevHash: head.prev_hash ?? GENESIS_HASH,
     };
     const row: AuditRow = { ...unhashed, hash: auditRowHash(unhashed) };
-    await tx.insert(auditLog).values(row);
+    await tx.insert(auditLog).values({ ...row, chainId: chain });
     return row;
   });
 }

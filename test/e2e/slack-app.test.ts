@@ -369,7 +369,8 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
 
     it("delete_ticket (admin only, dangerous): a user cannot even ask for it; an admin's card asks for confirmation", async () => {
       await t.hermes.services.storage.db.db.execute(
-        sql`insert into tickets (title, created_by) values ('Old printer', 'U0ADMIN')`,
+        // A ticket of this workspace (rows are scoped by team: core/tenant.ts).
+        sql`insert into tickets (title, created_by, team_id) values ('Old printer', 'U0ADMIN', ${t.ws.team.id})`,
       );
       const [row] = (
         await t.hermes.services.storage.db.db.execute<{ id: number }>(

@@ -47,6 +47,8 @@ export async function startTestHermes(
     logger?: Logger;
     /** Options of the Slack emulator (e.g. `rateLimits`); ignored with `reuse`. */
     emulator?: SlackApiEmulatorOptions;
+    /** More environment once the emulator is up (e.g. its OAuth authorize URL), over `env`. */
+    envOf?: (emulator: SlackApiEmulator) => Record<string, string>;
   } = {},
 ) {
   const reused = options.reuse ? sharedOf.get(options.reuse) : undefined;
@@ -84,6 +86,7 @@ export async function startTestHermes(
         }
       : {}),
     ...options.env,
+    ...options.envOf?.(emulator),
   };
   const hermes: RunningHermes = await startHermes({
     config: loadConfig(env),

@@ -7,6 +7,9 @@ import { testPool } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
 import { botReplies, messageText } from "../helpers/slack-thread.ts";
 
+/** The fields a profile changed in these tests leaves unset, as the audit log writes them. */
+const UNSET = { model: null, fallback_model: null, tokens_per_day: null, streaming: null };
+
 /**
  * Channel profiles kept in Postgres, end to end: `/hermes profile` through the real receiver, runs
  * through the worker and the scripted model, the audit log in Postgres.
@@ -85,7 +88,7 @@ describe("channel profiles through Slack", () => {
         args: {
           channel: "C0OPS",
           before: null,
-          after: { instructions: null, tools: ["get_current_time"], level: null },
+          after: { instructions: null, tools: ["get_current_time"], level: null, ...UNSET },
         },
       },
       {
@@ -93,8 +96,13 @@ describe("channel profiles through Slack", () => {
         channel_id: "C0OPS",
         args: {
           channel: "C0OPS",
-          before: { instructions: null, tools: ["get_current_time"], level: null },
-          after: { instructions: "Answer as the ops desk.", tools: ["get_current_time"], level: null },
+          before: { instructions: null, tools: ["get_current_time"], level: null, ...UNSET },
+          after: {
+            instructions: "Answer as the ops desk.",
+            tools: ["get_current_time"],
+            level: null,
+            ...UNSET,
+          },
         },
       },
     ]);
@@ -146,6 +154,7 @@ describe("channel profiles through Slack", () => {
       instructions: "Answer as the ops desk.",
       tools: ["get_current_time"],
       level: null,
+      ...UNSET,
     });
     model.reset();
     model.enqueue(answer("Ops again."));

@@ -25,6 +25,8 @@ beforeAll(async () => {
       action: i % 2 ? "tool.requested" : "tool.executed",
       tool: "create_ticket",
       userId: i % 3 ? DEMO.wangLei : DEMO.user,
+      // The demo workspace's rows: /hermes audit reads the asking team's only.
+      teamId: DEMO.team,
       channelId: DEMO.ops,
       args: { i },
     });

@@ -46,7 +46,7 @@ describe("calls to tools the requester may not use", () => {
       )[0]!.n;
     await execSql(
       t.hermes.services.storage.db.db,
-      "INSERT INTO tickets (title, created_by) VALUES ('Printer jammed', 'U0ADMIN')",
+      "INSERT INTO tickets (team_id, title, created_by) VALUES ('T0001', 'Printer jammed', 'U0ADMIN')",
     );
     const before = await count();
     model.enqueue(

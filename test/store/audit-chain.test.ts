@@ -11,6 +11,9 @@ import { DRIVERS, dbErrorText, execSql, openTestStore, type TestStore, testPool 
 
 const REPO = new URL("../..", import.meta.url).pathname;
 
+/** The advisory lock of team T01's chain (the events below are T01's). */
+const T01_LOCK = "hermes_audit_lock_key('T01')";
+
 /** Tests that run the CLI: its start is slow on a busy machine; the timeout only bounds a hang. */
 const CLI_TEST = { timeout: PROCESS_TEST_TIMEOUT_MS };
 
@@ -129,8 +132,11 @@ describe.each(DRIVERS)("audit hash chain on %s", (kind) => {
 
   it("rejects a second row claiming the same predecessor (the chain cannot fork)", async () => {
     const [latest] = (await audit.query({ limit: 1 })).rows;
-    const fork = `INSERT INTO audit_log (action, tool, prev_hash, hash)
-      VALUES ('tool.requested', 'x', '${latest?.prevHash}', '${"f".repeat(64)}')`;
+    // A predecessor is unique within its chain (the team's): the fork claims one in the same chain.
+    const team = latest?.teamId ?? null;
+    const fork = `INSERT INTO audit_log (action, tool, team_id, chain_id, prev_hash, hash)
+      VALUES ('tool.requested', 'x', ${team === null ? "NULL" : `'${team}'`}, '${team ?? ""}',
+        '${latest?.prevHash}', '${"f".repeat(64)}')`;
     expect(await dbErrorText(execSql(store.handle.db, fork))).toContain("audit_log_prev_hash_unique");
   });
 
@@ -275,12 +281,13 @@ describe("postgres: an append in a transaction of its own", () => {
     }
   }
 
-  /** The chain's lock is free: a connection back in the pool holds no transaction. */
+  /** The chains' locks are free: a connection back in the pool holds no transaction. */
   async function expectLockFree(pool: pg.Pool) {
     const other = await pool.connect();
     try {
       const { rows } = await other.query<{ free: boolean }>(
-        `SELECT pg_try_advisory_lock(${AUDIT_LOCK_KEY}) AS free, pg_advisory_unlock(${AUDIT_LOCK_KEY})`,
+        `SELECT pg_try_advisory_lock(${AUDIT_LOCK_KEY}) AND pg_try_advisory_lock(${T01_LOCK}) AS free,
+          pg_advisory_unlock(${AUDIT_LOCK_KEY}), pg_advisory_unlock(${T01_LOCK})`,
       );
       expect(rows[0]?.free).toBe(true);
     } finally {
@@ -377,7 +384,8 @@ describe("postgres: an append in a transaction of its own", () => {
     await holder.connect();
     const { pool, sent } = countingPool({ statement_timeout: 300, max: 1 });
     try {
-      await holder.query(`BEGIN; SELECT pg_advisory_xact_lock(${AUDIT_LOCK_KEY})`);
+      // The lock of the chain event(4) goes to: its team's.
+      await holder.query(`BEGIN; SELECT pg_advisory_xact_lock(${T01_LOCK})`);
       const blocked = createAuditLog({ db: store.handle.db, pool });
       const err = await blocked.append(event(4)).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Error);

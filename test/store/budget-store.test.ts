@@ -224,6 +224,35 @@ describe.each(["postgres", "pglite"] as const)("budget store on %s", (kind) => {
     expect(await budgets.top("channel", 5)).toEqual([{ id: "C0TOP", used: 60 }]);
     clock = new Date(`${DAY}T10:00:00Z`);
   });
+
+  it("a team's top lists name only the people and channels its own runs used today", async () => {
+    clock = new Date("2026-12-04T08:00:00Z");
+    try {
+      for (const [user, channel, n] of [
+        ["U0TEAMA", "C0TEAMA", 40],
+        ["U0TEAMB", "C0TEAMB", 70],
+      ] as const) {
+        const held = await budgets.reserve({ userId: user, channelId: channel }, 1);
+        if (held.ok) await budgets.settle(held.reservation, n);
+      }
+      await execSql(
+        store.handle.db,
+        `INSERT INTO runs (id, session_key, snapshot, user_id, team_id, channel_id, created_at) VALUES
+        ('run_ta', 'TA:C0TEAMA:1', '{}', 'U0TEAMA', 'TA', 'C0TEAMA', '2026-12-04T07:00:00Z'),
+        ('run_tb', 'TB:C0TEAMB:1', '{}', 'U0TEAMB', 'TB', 'C0TEAMB', '2026-12-04T07:00:00Z'),
+        ('run_old', 'TA:C0TEAMB:1', '{}', 'U0TEAMB', 'TA', 'C0TEAMB', '2026-12-03T07:00:00Z')`,
+      );
+      expect(await budgets.top("user", 5, "TA")).toEqual([{ id: "U0TEAMA", used: 40 }]);
+      expect(await budgets.top("channel", 5, "TA")).toEqual([{ id: "C0TEAMA", used: 40 }]);
+      expect(await budgets.top("user", 5, "TB")).toEqual([{ id: "U0TEAMB", used: 70 }]);
+      expect(await budgets.top("user", 5)).toEqual([
+        { id: "U0TEAMB", used: 70 },
+        { id: "U0TEAMA", used: 40 },
+      ]);
+    } finally {
+      clock = new Date(`${DAY}T10:00:00Z`);
+    }
+  });
 });
 
 describe("budget store round trips (postgres)", () => {

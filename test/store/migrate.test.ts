@@ -36,6 +36,8 @@ const AUDIT_COLUMNS = [
   "duration_ms",
   "prev_hash",
   "hash",
+  // 0015: the team's chain the row belongs to (one hash chain per team).
+  "chain_id",
 ];
 const TICKET_COLUMNS = ["id", "title", "description", "status", "priority", "assignee", "created_by"];
 

@@ -31,7 +31,8 @@ describe.each(DRIVERS)("ticket_report on %s", (kind) => {
   afterEach(() => sandbox.stop());
 
   async function seed() {
-    const base = { createdBy: "U0ALICE", title: "t" };
+    // In the team the runs are in (tool-harness's T0001): a report counts its own team's tickets.
+    const base = { teamId: "T0001", createdBy: "U0ALICE", title: "t" };
     await store.handle.db.insert(tickets).values([
       { ...base, status: "open", priority: "high", assignee: "U0BOB", createdAt: ago(1) },
       { ...base, status: "open", priority: "medium", assignee: "U0BOB", createdAt: ago(48) },
@@ -185,7 +186,9 @@ describe.each(DRIVERS)("ticket_report on %s", (kind) => {
 
   it("days are the requester's calendar days when their time zone is known", async () => {
     // 20:00 UTC on the 28th is 04:00 on the 29th in Shanghai.
-    await store.handle.db.insert(tickets).values({ title: "late", createdBy: "U0ALICE", createdAt: ago(16) });
+    await store.handle.db
+      .insert(tickets)
+      .values({ teamId: "T0001", title: "late", createdBy: "U0ALICE", createdAt: ago(16) });
     const result = await call(
       "ticket_report",
       { period: "2d", group_by: "day" },
@@ -200,7 +203,7 @@ describe.each(DRIVERS)("ticket_report on %s", (kind) => {
     // Only old tickets: none in the period.
     await store.handle.db
       .insert(tickets)
-      .values({ title: "old", createdBy: "U0ALICE", createdAt: ago(2400) });
+      .values({ teamId: "T0001", title: "old", createdBy: "U0ALICE", createdAt: ago(2400) });
     const empty = await call("ticket_report", { period: "30d", group_by: "assignee" }, inThread());
     expect(empty.ok).toBe(true);
     expect(empty.content).toBe(

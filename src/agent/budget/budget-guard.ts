@@ -56,7 +56,14 @@ export function guardBudget(
     settlements?: Settlements;
   },
 ): ChatModel {
-  const requester = { userId: o.requester.userId, channelId: budgetChannel(o.requester.channelId) };
+  const channelId = budgetChannel(o.requester.channelId);
+  const { channelTokensPerDay } = o.requester;
+  const requester = {
+    userId: o.requester.userId,
+    channelId,
+    ...(channelId && channelTokensPerDay !== undefined ? { channelTokensPerDay } : {}),
+    ...(o.requester.teamId !== undefined ? { teamId: o.requester.teamId } : {}),
+  };
   const settle = async (held: TokenReservation, used: number) => {
     try {
       await o.budget.settle(held, used);

@@ -8,6 +8,13 @@ export type BudgetScopeKind = "user" | "channel";
 export interface BudgetRequester {
   userId: string;
   channelId?: string | undefined;
+  /** The run's tenant key (`core/tenant.ts`): whose channel override applies. */
+  teamId?: string | undefined;
+  /**
+   * The channel's daily limit where `/hermes budget #channel` set none: its profile's `tokens_per_day`
+   * (absent: HERMES_BUDGET_CHANNEL_TOKENS_PER_DAY).
+   */
+  channelTokensPerDay?: number | undefined;
 }
 
 /** Tokens held for one model call, on one UTC day, in every scope of its requester. */

@@ -27,6 +27,8 @@ export interface OpenAIModelOptions extends ModelConfig {
   onRetry?: (info: { attempt: number; status?: number; delayMs: number; error: string }) => void;
   /** Each answered request's latency and tokens, under the configured model's name. */
   metrics?: Metrics;
+  /** What to check when the server answers 404 (default: HERMES_MODEL and OPENAI_BASE_URL). */
+  notFoundHint?: string;
 }
 
 const RETRYABLE = new Set([408, 409, 429]);
@@ -159,7 +161,13 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
             attempt >= options.maxRetries ||
             (asked !== undefined && asked > maxRetryDelayMs)
           ) {
-            throw modelError(err, { where, retries: attempt, asked, timeoutMs: options.timeoutMs });
+            throw modelError(err, {
+              where,
+              retries: attempt,
+              asked,
+              timeoutMs: options.timeoutMs,
+              notFoundHint: options.notFoundHint,
+            });
           }
           const delayMs = asked ?? backoffMs(attempt);
           const info = { attempt: attempt + 1, status, delayMs, error: shortError(err) };
@@ -193,7 +201,13 @@ function notACompletion(where: string, cause?: unknown): HermesError {
 
 function modelError(
   err: unknown,
-  o: { where: string; retries: number; asked: number | undefined; timeoutMs: number },
+  o: {
+    where: string;
+    retries: number;
+    asked: number | undefined;
+    timeoutMs: number;
+    notFoundHint?: string | undefined;
+  },
 ): HermesError {
   const { where, retries, asked } = o;
   const tries = retries > 0 ? ` after ${retries + 1} attempts` : "";
@@ -217,7 +231,7 @@ function modelError(
       err.status === 401 || err.status === 403
         ? " Check OPENAI_API_KEY."
         : err.status === 404
-          ? " Check HERMES_MODEL and OPENAI_BASE_URL."
+          ? ` ${o.notFoundHint ?? "Check HERMES_MODEL and OPENAI_BASE_URL."}`
           : "";
     return new HermesError(
       "model_unavailable",

@@ -1,8 +1,8 @@
 import type { Logger } from "../../core/logger.ts";
 import type { ToolRegistry } from "../../tools/registry.ts";
-import type { TokenBudget } from "../budget/token-budget.ts";
+import type { BudgetRequester, TokenBudget } from "../budget/token-budget.ts";
 import type { ChatModel } from "../model/chat-model.ts";
-import { type ModelSet, meteredModels } from "../model/models-for-run.ts";
+import { type ModelSet, meteredModels, type RunModelChoice } from "../model/models-for-run.ts";
 import type { Access, PolicyGuard, ToolEventSink } from "./policy-hook.ts";
 import type { Limits, RuntimeDeps } from "./runtime-types.ts";
 
@@ -27,18 +27,31 @@ export interface AgentRuntime {
   models?: ModelSet;
 }
 
+/** What a run's channel changes about how it runs (its profile): its models, streaming, its channel's budget. */
+export type RunSettings = RunModelChoice & Pick<BudgetRequester, "channelTokensPerDay">;
+
 /**
  * The runtime's dependencies for a run on behalf of `access`'s user: their tools, their policy, the
- * audit sink, and models whose calls count against that user's and `channelId`'s daily budgets.
+ * audit sink, and models (as `settings` ask) whose calls count against that user's and `channelId`'s
+ * daily budgets (`teamId`: the run's tenant key, whose channel overrides apply).
  */
 export function runtimeDepsFor(
   s: Omit<AgentRuntime, "guards"> & { logger: Logger },
   access: Pick<Access, "userId" | "policy" | "allowed">,
   signal: AbortSignal,
   channelId?: string,
+  settings: RunSettings = {},
+  teamId?: string,
 ): RuntimeDeps {
+  const { channelTokensPerDay, ...choice } = settings;
+  const requester = {
+    userId: access.userId,
+    channelId,
+    ...(teamId !== undefined ? { teamId } : {}),
+    ...(channelTokensPerDay !== undefined ? { channelTokensPerDay } : {}),
+  };
   return {
-    ...meteredModels(s, { userId: access.userId, channelId }),
+    ...meteredModels(s, requester, choice),
     registry: s.registry,
     logger: s.logger,
     policy: access.policy,

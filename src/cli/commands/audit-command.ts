@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import type { Env } from "../../config.ts";
+import type { TenantKey } from "../../core/tenant.ts";
 import { type AuditLog, createAuditLog } from "../../store/audit.ts";
 import {
   appendCheckpoint,
@@ -18,16 +19,19 @@ import { type CliIo, type CliNames, UsageError } from "./cli-io.ts";
 
 export const AUDIT_USAGE = `Usage: npm run audit -- <command>
 
-  verify      walk the hash chain; exit 1 naming the first broken row
+  verify      walk the hash chains (one per team); exit 1 naming the first broken row
               [--checkpoint FILE|JSON]  also check signed checkpoints (a JSONL file such as
               .hermes/audit-checkpoints.jsonl, or one as JSON): exit 1 if a checkpoint's row
               is gone or differs (the newest rows were deleted) or its signature is forged
   head        print the newest row's id and hash (anchor it outside the database)
-  checkpoint  print a signed checkpoint of the head now (JSON; also appended to the file)
+  checkpoint  print a signed checkpoint of each team's head now (JSON lines; also appended to the file)
   check-args  --row N --args JSON: do these arguments match row N's args_sha256? (needs the key)
   query       [--user U…] [--channel C…|D…] [--tool NAME] [--action executed[,failed]|audit.queried]
               [--since 24h|7d|30m|2025-03-01] [--until …] [--limit 50] [--cursor C]
               [--format table|csv|json]   (the query itself is audited: audit.queried)
+
+  --team T    verify, head, checkpoint and query: only team T's chain and rows (T a Slack team id,
+              or '' for the rows written without a team and every row from before chains were per team)
 
 Reads DATABASE_URL, else PGlite under HERMES_DATA_DIR/pg: through the running Hermes that owns it,
 if one does. HERMES_AUDIT_KEY (embedded: the key Hermes generated under HERMES_DATA_DIR).
@@ -46,6 +50,8 @@ export interface AuditCommand {
   checkpoint?: string;
   checkRow?: { id: number; args: unknown };
   query: AuditQuery;
+  /** `--team`: one tenant's chain and rows (`core/tenant.ts`). */
+  team?: TenantKey;
 }
 
 /** What an audit command runs against. */
@@ -81,6 +87,7 @@ export function parseAuditArgs(argv: string[], io: CliIo): AuditCommand | number
       checkpoint: { type: "string" },
       row: { type: "string" },
       args: { type: "string" },
+      team: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -98,6 +105,7 @@ export function parseAuditArgs(argv: string[], io: CliIo): AuditCommand | number
     command,
     format,
     ...(values.checkpoint !== undefined ? { checkpoint: values.checkpoint } : {}),
+    ...(values.team !== undefined ? { team: values.team } : {}),
     ...(command === "check-args" ? { checkRow: parseRow(values.row, values.args) } : {}),
     query:
       command === "query"
@@ -110,6 +118,7 @@ export function parseAuditArgs(argv: string[], io: CliIo): AuditCommand | number
             until: values.until === undefined ? undefined : parseTimeBound(values.until),
             limit: values.limit === undefined ? undefined : Number(values.limit),
             cursor: values.cursor,
+            team: values.team,
           }
         : {},
   };
@@ -130,7 +139,7 @@ export async function runAuditCommand(c: AuditCommand, ctx: AuditContext, io: Cl
     : undefined;
   const audit = ctx.audit ?? createAuditLog({ db: ctx.db, key });
   if (c.command === "verify") {
-    const result = await verifyWithCheckpoints(audit, ctx.checkpoints ?? c.checkpoint);
+    const result = await verifyWithCheckpoints(audit, ctx.checkpoints ?? c.checkpoint, c.team);
     (result.code === 0 ? io.out : io.err)(result.out);
     return result.code;
   }
@@ -140,17 +149,21 @@ export async function runAuditCommand(c: AuditCommand, ctx: AuditContext, io: Cl
     return result.code;
   }
   if (c.command === "checkpoint") {
-    const checkpoint = await audit.checkpoint();
-    if (!checkpoint) {
-      io.out("audit log is empty\n");
+    const signed =
+      c.team === undefined ? await audit.checkpoints() : [await audit.checkpoint(undefined, c.team)];
+    const checkpoints = signed.filter((cp) => cp !== null);
+    if (checkpoints.length === 0) {
+      io.out(c.team === undefined ? "audit log is empty\n" : "this team's audit log is empty\n");
       return 0;
     }
-    await appendCheckpoint(checkpointFilePath(env), checkpoint);
-    io.out(`${JSON.stringify(checkpoint)}\n`);
+    for (const checkpoint of checkpoints) {
+      await appendCheckpoint(checkpointFilePath(env), checkpoint);
+      io.out(`${JSON.stringify(checkpoint)}\n`);
+    }
     return 0;
   }
   if (c.command === "head") {
-    const head = await audit.head();
+    const head = await audit.head(c.team);
     io.out(
       head
         ? `${c.format === "json" ? JSON.stringify(head) : `${head.hash}  (row ${head.id}, ${head.createdAt})`}\n`

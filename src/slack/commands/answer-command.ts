@@ -64,7 +64,7 @@ export async function answerHermesCommand(
       case "tools":
       case "whoami":
       case "approvals":
-        return await accessAnswer(s, parsed.kind, input.userId);
+        return await accessAnswer(s, parsed.kind, input);
       case "model":
         return await modelAnswer(s, input, notify);
       case "audit": {

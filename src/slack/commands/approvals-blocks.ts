@@ -1,4 +1,5 @@
 import type { Access } from "../../agent/run/policy-hook.ts";
+import { sameTenant, type TenantKey } from "../../core/tenant.ts";
 import { isApproversRule } from "../../policy/approval-record.ts";
 import type { Approval } from "../../policy/approval-store.ts";
 import { mayDecide } from "../../policy/may-decide.ts";
@@ -10,17 +11,20 @@ import { type Block, blocksTextLength, context, section } from "./block-builders
 const MESSAGE_MAX_BLOCKS = 50;
 
 /**
- * Pending approvals `access` may decide, oldest first: by the same rule the buttons enforce
- * (`mayDecide`: the requester's own, any for admins, four-eyes rules respected). An unknown rule
- * counts as admins-only (fail closed).
+ * Pending approvals `access` may decide, oldest first: of `team` only (`core/tenant.ts`: another
+ * team's are never shown), by the same rule the buttons enforce (`mayDecide`: the requester's own,
+ * any for admins, four-eyes rules respected). An unknown rule counts as admins-only (fail closed).
+ * `team` absent: every team's (an admin surface that names no team).
  */
 export async function decidableApprovals(
   s: Pick<Storage, "approvals">,
   access: Pick<Access, "userId" | "level">,
+  team?: TenantKey,
 ): Promise<Approval[]> {
   const pending = await s.approvals.listPending();
   return pending.filter(
     (a) =>
+      (team === undefined || sameTenant(a.teamId, team)) &&
       mayDecide({
         rule: isApproversRule(a.approvers) ? a.approvers : "admin",
         requesterId: a.requesterId,

@@ -1,3 +1,4 @@
+import { tenantKey } from "../../core/tenant.ts";
 import type { Storage } from "../../storage.ts";
 import { type AuditRead, recordAuditRead } from "../../store/audit-read.ts";
 import type { SlackMessagePayload } from "../answer-blocks.ts";
@@ -12,7 +13,8 @@ const MAX_PAGE_SIZE = 30;
 export type AuditReader = Pick<AuditRead, "actorId" | "teamId" | "channelId">;
 
 /**
- * Queries one page of the audit log (keyset, newest first) and renders it. The read is audited
+ * Queries one page of the reader's team's audit rows (keyset, newest first; another team's rows are
+ * never read) and renders it. The read is audited
  * first (`audit.queried` with the filters, the page and its cursor); if that row cannot be written,
  * nothing is read.
  */
@@ -28,8 +30,9 @@ export async function auditPageAnswer(
     surface: state.cursor ? "/hermes audit next" : "/hermes audit",
     filters: { ...state.filters, page: state.page, ...(state.cursor ? { cursor: state.cursor } : {}) },
   });
-  const page = await s.audit.query(
-    toAuditQuery(state.filters, { limit, ...(state.cursor ? { cursor: state.cursor } : {}) }),
-  );
+  const page = await s.audit.query({
+    ...toAuditQuery(state.filters, { limit, ...(state.cursor ? { cursor: state.cursor } : {}) }),
+    team: tenantKey(reader.teamId),
+  });
   return auditPageMessage({ state, rows: page.rows, nextCursor: page.nextCursor, pageSize: limit });
 }

@@ -1,3 +1,4 @@
+import { tenantKey } from "../../core/tenant.ts";
 import type { Storage } from "../../storage.ts";
 import type { AuditRow } from "../../store/audit-chain.ts";
 import { auditRowsToCsv } from "../../store/audit-format.ts";
@@ -20,7 +21,8 @@ export interface AuditCsvExport {
 }
 
 /**
- * Uploads the CSV of the rows matching `filters` (newest first, at most `maxRows`) to `userId`'s DM
+ * Uploads the CSV of the rows of the admin's team matching `filters` (newest first, at most
+ * `maxRows`; another team's rows are never read) to `userId`'s DM
  * with the bot: `conversations.open`, then the `files.getUploadURLExternal` /
  * `files.completeUploadExternal` flow through `filesUploadV2`.
  */
@@ -49,9 +51,10 @@ export async function exportAuditCsv(
   let truncated = false;
   for (;;) {
     const limit = Math.min(MAX_AUDIT_PAGE, maxRows - rows.length);
-    const page = await s.storage.audit.query(
-      toAuditQuery(options.filters, { limit, ...(cursor ? { cursor } : {}) }),
-    );
+    const page = await s.storage.audit.query({
+      ...toAuditQuery(options.filters, { limit, ...(cursor ? { cursor } : {}) }),
+      team: tenantKey(options.teamId),
+    });
     rows.push(...page.rows);
     cursor = page.nextCursor;
     if (!cursor) break;

@@ -1,4 +1,5 @@
 import type { Logger } from "../../core/logger.ts";
+import { tenantKey } from "../../core/tenant.ts";
 import { formatTokens } from "../../core/token-amount.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
 import type { Storage } from "../../storage.ts";
@@ -49,9 +50,10 @@ export async function budgetAnswer(s: BudgetServices, input: BudgetInput, args: 
   const target = await budgetTarget(s.slack, parsed.command);
   if (!target.ok) return `:warning: ${target.error}`;
   const { scope, id, tokensPerDay } = target;
+  const team = tenantKey(input.teamId);
   // The limit and its audit row are one transaction: a change is never made unaudited.
   await budgets.setLimit(
-    { scope, id, tokensPerDay, by: input.userId },
+    { scope, id, tokensPerDay, by: input.userId, team },
     {
       action: "budget.changed",
       tool: COMMAND_AUDIT_TOOL,
@@ -63,7 +65,7 @@ export async function budgetAnswer(s: BudgetServices, input: BudgetInput, args: 
     },
   );
   s.logger.info({ userId: input.userId, scope, id, tokensPerDay }, "token budget changed");
-  const now = await budgets.limit(scope, id);
+  const now = await budgets.limit(scope, id, team);
   const whose = scope === "user" ? `<@${id}>'s` : `<#${id}>'s`;
   return tokensPerDay === null
     ? `${whose} daily token budget is back to the default: ${describeLimit(now)}.`
@@ -91,12 +93,13 @@ export function describeLimit(limit: ScopeLimit): string {
 
 const MAX_LISTED = 20;
 
-/** The caller's and this channel's limits; for an admin also every limit an admin set. */
+/** The caller's and this channel's limits; for an admin also every limit an admin set in this team. */
 async function showLimits(budgets: BudgetStore, input: BudgetInput, admin: boolean): Promise<string> {
+  const team = tenantKey(input.teamId);
   const [mine, channel, overrides] = await Promise.all([
-    budgets.limit("user", input.userId),
-    input.channelId ? budgets.limit("channel", input.channelId) : undefined,
-    admin ? budgets.overrides(MAX_LISTED) : [],
+    budgets.limit("user", input.userId, team),
+    input.channelId ? budgets.limit("channel", input.channelId, team) : undefined,
+    admin ? budgets.overrides(MAX_LISTED, team) : [],
   ]);
   const set = overrides.map(
     (o) =>

@@ -11,7 +11,7 @@ export function subcommandLines(command = "/hermes"): string[] {
     `• \`${command} run <id>\` — one run's timeline: model calls, tool calls, approvals (yours; admins any)`,
     `• \`${command} usage\` — your tokens today and this month, and your daily budget`,
     `• \`${command} budget [@user|#channel 200k|off]\` — see the daily token budgets; admins set them`,
-    `• \`${command} profile [set|clear …]\` — this channel's profile: its tools, level and instructions; admins change it`,
+    `• \`${command} profile [set|clear …]\` — this channel's profile: its tools, level, model, budget, streaming and instructions; admins change it (or in the App Home)`,
     `• \`${command} audit [user:@x] [channel:#x] [tool:name] [action:approved] [since:24h] [until:2026-11-01]\` — query the audit log (admins)`,
     `• \`${command} schedule add|list|remove …\` — prompts that run on a schedule (admins)`,
     `• \`${command} model\` — check the configured model: tool calls, tool results, context window, latency (admins)`,

@@ -1,4 +1,10 @@
-import { PROFILE_LEVELS, type ProfileLevel } from "../../profiles/channel-profile.ts";
+import { readTokenAmount, TOKEN_AMOUNT_FORMS } from "../../core/token-amount.ts";
+import {
+  MAX_PROFILE_TOKENS_PER_DAY,
+  modelNameProblem,
+  PROFILE_LEVELS,
+  type ProfileLevel,
+} from "../../profiles/channel-profile.ts";
 
 /** Whose profile a command names: the channel it is typed in, another channel, or the default. */
 export type ProfileTarget =
@@ -12,7 +18,11 @@ export type ProfileTarget =
 export type ProfileFieldChange =
   | { field: "instructions"; value: string | null }
   | { field: "tools"; value: string[] | null }
-  | { field: "level"; value: ProfileLevel | null };
+  | { field: "level"; value: ProfileLevel | null }
+  | { field: "model"; value: string | null }
+  | { field: "fallbackModel"; value: string | null }
+  | { field: "tokensPerDay"; value: number | null }
+  | { field: "streaming"; value: boolean | null };
 
 export type ProfileCommand =
   | { kind: "show"; target: ProfileTarget }
@@ -20,7 +30,7 @@ export type ProfileCommand =
   | { kind: "clear"; target: ProfileTarget };
 
 export const PROFILE_USAGE =
-  "`/hermes profile` shows this channel's profile; admins change it with `/hermes profile set tools get_current_time,search_tickets`, `/hermes profile set level viewer`, `/hermes profile set instructions Answer as the support desk.` (`off` removes a field), and `/hermes profile clear`. Put `default` or `#channel` after `set`/`clear` for the default profile or another channel.";
+  "`/hermes profile` shows this channel's profile; admins change it with `/hermes profile set tools get_current_time,search_tickets`, `/hermes profile set level viewer`, `/hermes profile set instructions Answer as the support desk.`, `/hermes profile set model qwen2.5:14b-instruct`, `/hermes profile set fallback_model qwen2.5:7b-instruct`, `/hermes profile set tokens_per_day 2m`, `/hermes profile set streaming on|off` (`unset` removes a field; `off` too, except for streaming), and `/hermes profile clear`. Put `default` or `#channel` after `set`/`clear` for the default profile or another channel. Admins can also edit profiles in the App Home.";
 
 /** A channel mention as Slack sends it (`<#C0123|ops>`, `<#C0123>`) or a bare channel id. */
 const CHANNEL_REF = /^(?:<#([CG][A-Z0-9]+)(?:\|[^>]*)?>|([CG][A-Z0-9]{2,}))$/;
@@ -39,7 +49,9 @@ const OFF = new Set(["off", "none", "default", "unset", "clear"]);
 /**
  * `/hermes profile [default|#channel]`, `/hermes profile set [default|#channel] <field> <value>`,
  * `/hermes profile clear [default|#channel]`. Fields: `instructions` (the rest of the text), `tools`
- * (names separated by commas or spaces; `nothing` for no tools at all), `level` (viewer or user).
+ * (names separated by commas or spaces; `nothing` for no tools at all), `level` (viewer or user),
+ * `model` and `fallback_model` (a model name), `tokens_per_day` (a token amount; 0: no limit),
+ * `streaming` (on or off).
  */
 export function parseProfileCommand(
   args: string,
@@ -99,10 +111,49 @@ export function parseProfileCommand(
         };
       return { ok: true, command: { kind: "set", target, change: { field: "level", value: level } } };
     }
+    case "model":
+    case "fallback_model":
+    case "fallback": {
+      const key = field === "model" ? "model" : "fallbackModel";
+      if (off) return { ok: true, command: { kind: "set", target, change: { field: key, value: null } } };
+      const problem = modelNameProblem(value);
+      if (problem) return { ok: false, error: problem };
+      return { ok: true, command: { kind: "set", target, change: { field: key, value } } };
+    }
+    case "tokens_per_day":
+    case "tokens":
+    case "budget": {
+      if (off)
+        return { ok: true, command: { kind: "set", target, change: { field: "tokensPerDay", value: null } } };
+      const read = readTokenAmount(value);
+      if (!read.ok || read.tokens > MAX_PROFILE_TOKENS_PER_DAY)
+        return {
+          ok: false,
+          error: `\`${value}\` is not a daily token budget${read.ok ? "" : read.problem ? `: ${read.problem}` : ""}. Write one such as ${TOKEN_AMOUNT_FORMS} (0: no limit).`,
+        };
+      return {
+        ok: true,
+        command: { kind: "set", target, change: { field: "tokensPerDay", value: read.tokens } },
+      };
+    }
+    case "streaming": {
+      const word = value.toLowerCase();
+      if (word === "on" || word === "off")
+        return {
+          ok: true,
+          command: { kind: "set", target, change: { field: "streaming", value: word === "on" } },
+        };
+      if (OFF.has(word))
+        return { ok: true, command: { kind: "set", target, change: { field: "streaming", value: null } } };
+      return {
+        ok: false,
+        error: `\`${value}\` is not a streaming setting: use on, off, or unset (HERMES_STREAMING decides).`,
+      };
+    }
     default:
       return {
         ok: false,
-        error: `\`${rest[0]}\` is not a profile field: use instructions, tools or level. ${PROFILE_USAGE}`,
+        error: `\`${rest[0]}\` is not a profile field: use instructions, tools, level, model, fallback_model, tokens_per_day or streaming. ${PROFILE_USAGE}`,
       };
   }
 }

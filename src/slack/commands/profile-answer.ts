@@ -1,23 +1,19 @@
 import type { Logger } from "../../core/logger.ts";
+import { formatTokens } from "../../core/token-amount.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
-import {
-  type ChannelProfile,
-  DEFAULT_PROFILE_ID,
-  MAX_PROFILE_INSTRUCTIONS,
-  profileForAudit,
-  unknownTools,
-} from "../../profiles/channel-profile.ts";
+import { type ChannelProfile, DEFAULT_PROFILE_ID } from "../../profiles/channel-profile.ts";
 import { type ChannelProfiles, fileManagedSentence } from "../../profiles/channel-profiles.ts";
 import type { Storage } from "../../storage.ts";
 import { type AccessDeps, accessSourcesOf } from "../access-deps.ts";
 import type { SlackOutput } from "../slack-output.ts";
-import { COMMAND_AUDIT_TOOL, recordRefusal } from "./admin-refusal.ts";
+import { recordRefusal } from "./admin-refusal.ts";
 import {
   PROFILE_USAGE,
   type ProfileFieldChange,
   type ProfileTarget,
   parseProfileCommand,
 } from "./parse-profile-command.ts";
+import { changeProfile, profileOwner, profileValueProblem } from "./profile-change.ts";
 import { resolveNamed } from "./resolve-named.ts";
 
 export const PROFILE_REFUSAL = "Only admins can change channel profiles.";
@@ -68,35 +64,24 @@ export async function profileAnswer(s: ProfileServices, input: ProfileInput, arg
   const id = targetId(target.target, input);
   if (!id) return ":warning: Name a channel (`/hermes profile set #channel …`): this is not one.";
   const command = parsed.command;
-  if (command.kind === "set" && command.change.field === "tools" && command.change.value) {
-    const unknown = unknownTools(command.change.value, new Set(s.runtime.registry.names()));
-    if (unknown.length > 0)
-      return `:warning: No tool is named ${unknown.map((n) => `\`${n}\``).join(", ")}. \`/hermes tools\` lists the tools.`;
+  if (command.kind === "set") {
+    const problem = profileValueProblem(command.change.field, command.change.value, {
+      tools: new Set(s.runtime.registry.names()),
+      modelConfigured: s.config.model !== undefined,
+    });
+    if (problem) return `:warning: ${problem}`;
   }
-  if (
-    command.kind === "set" &&
-    command.change.field === "instructions" &&
-    (command.change.value?.length ?? 0) > MAX_PROFILE_INSTRUCTIONS
-  )
-    return `:warning: Instructions can be at most ${MAX_PROFILE_INSTRUCTIONS.toLocaleString("en-US")} characters; these are ${command.change.value?.length.toLocaleString("en-US")}.`;
-  const { before, after } = await profiles.set(
+  const { before, after } = await changeProfile(
+    { profiles, logger: s.logger },
     {
       id,
-      by: input.userId,
+      userId: input.userId,
+      teamId: input.teamId,
+      channelId: input.channelId,
       next: (was) => (command.kind === "set" ? withChange(was ?? {}, command.change) : null),
     },
-    (was, now) => ({
-      action: "profile.changed",
-      tool: COMMAND_AUDIT_TOOL,
-      userId: input.userId,
-      actorId: input.userId,
-      teamId: input.teamId ?? null,
-      channelId: input.channelId ?? null,
-      args: { channel: id, before: profileForAudit(was), after: profileForAudit(now ?? undefined) },
-    }),
   );
-  s.logger.info({ userId: input.userId, profile: id, cleared: after === null }, "channel profile changed");
-  const whose = id === DEFAULT_PROFILE_ID ? "The default profile" : `<#${id}>'s profile`;
+  const whose = profileOwner(id);
   if (after === null)
     return before
       ? `${whose} is removed${id === DEFAULT_PROFILE_ID ? "" : ": the channel now gets the default profile"}.`
@@ -134,9 +119,9 @@ async function showProfile(
 ): Promise<string> {
   const footer = profiles.file
     ? `These profiles come from the file ${profiles.file} (HERMES_PROFILES): change them there, not in Slack.`
-    : "Admins change it with `/hermes profile set …` (`/hermes profile help` says how).";
+    : "Admins change it with `/hermes profile set …` (`/hermes profile help` says how) or in the App Home.";
   if (target.kind === "default") {
-    const own = await profiles.own(DEFAULT_PROFILE_ID);
+    const own = await profiles.own(DEFAULT_PROFILE_ID, input.teamId);
     return [
       "*The default profile* (for channels without their own)",
       own ? describeProfile(own) : "• none: such channels run with Hermes's defaults",
@@ -145,7 +130,7 @@ async function showProfile(
     ].join("\n");
   }
   const channelId = target.kind === "channel" ? target.id : input.channelId;
-  const { profile, source } = await profiles.forChannel(channelId);
+  const { profile, source } = await profiles.forChannel(channelId, input.teamId);
   const where = channelId ? `<#${channelId}>` : "this conversation";
   const origin =
     source === "channel"
@@ -169,14 +154,24 @@ export function describeProfile(profile: ChannelProfile): string {
       : profile.tools.length === 0
         ? "none"
         : profile.tools.map((t) => `\`${t}\``).join(", ");
+  const budget =
+    profile.tokensPerDay === undefined
+      ? "HERMES_BUDGET_CHANNEL_TOKENS_PER_DAY (the default)"
+      : profile.tokensPerDay === 0
+        ? "no limit"
+        : `${formatTokens(profile.tokensPerDay)} tokens`;
   return [
     `• Tools: ${tools}`,
     `• Level for people without their own: ${profile.level ?? "user (the default)"}`,
+    `• Model: ${profile.model ? `\`${profile.model}\`` : "HERMES_MODEL (the default)"}`,
+    `• Fallback model: ${profile.fallbackModel ? `\`${profile.fallbackModel}\`` : "HERMES_FALLBACK_MODEL (the default)"}`,
+    `• Daily token budget: ${budget}, unless \`/hermes budget\` sets one for the channel`,
+    `• Streaming: ${profile.streaming === undefined ? "as HERMES_STREAMING (the default)" : profile.streaming ? "on" : "off"}`,
     `• Instructions: ${profile.instructions ? `\n> ${profile.instructions.replace(/\n/g, "\n> ")}` : "none added"}`,
   ].join("\n");
 }
 
-/** One profile in a line: whose, its tools and level, and whether it adds instructions. */
+/** One profile in a line: whose, its tools and level, the rest it sets, and whether it adds instructions. */
 export function profileLine(id: string, profile: ChannelProfile): string {
   const whose = id === DEFAULT_PROFILE_ID ? "Default" : `<#${id}>`;
   const tools =
@@ -186,6 +181,13 @@ export function profileLine(id: string, profile: ChannelProfile): string {
         ? "no tools"
         : `tools ${profile.tools.join(", ")}`;
   const level = profile.level ? `, level ${profile.level}` : "";
+  const model = profile.model ? `, model ${profile.model}` : "";
+  const fallback = profile.fallbackModel ? `, fallback ${profile.fallbackModel}` : "";
+  const budget =
+    profile.tokensPerDay !== undefined
+      ? `, ${profile.tokensPerDay === 0 ? "no token limit" : `${formatTokens(profile.tokensPerDay)} tokens/day`}`
+      : "";
+  const streaming = profile.streaming === undefined ? "" : `, streaming ${profile.streaming ? "on" : "off"}`;
   const instructions = profile.instructions ? ", adds instructions" : "";
-  return `• ${whose}: ${tools}${level}${instructions}`;
+  return `• ${whose}: ${tools}${level}${model}${fallback}${budget}${streaming}${instructions}`;
 }

@@ -1,4 +1,5 @@
 import type { Logger } from "../../core/logger.ts";
+import { tenantKey } from "../../core/tenant.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
 import type { Storage } from "../../storage.ts";
 import { type AccessDeps, accessSourcesOf } from "../access-deps.ts";
@@ -14,7 +15,7 @@ import { runTimelineMessage } from "./run-timeline-blocks.ts";
 
 /**
  * The one answer to a run id that names no run the caller may see: the same whether the run does
- * not exist or is someone else's, so the answer never tells a member that a run exists.
+ * not exist, is someone else's or another team's, so the answer never tells that a run exists.
  */
 export const runNotFound = (id: string) =>
   `I found no run \`${id}\` that you can see: only its requester and admins can. It may have been removed by retention; \`/hermes runs\` lists recent ones.`;
@@ -55,7 +56,9 @@ export async function runAnswer(s: RunsServices, caller: Caller, args: string): 
     );
   const access = await resolveAccess(accessSourcesOf(s), caller.userId);
   const admin = access.level === "admin";
-  const run = await s.storage.runQuery.get(id, admin ? {} : { requester: caller.userId });
+  // Admins see their own team's runs; members their own runs. Another team's run reads as missing.
+  const team = tenantKey(caller.teamId);
+  const run = await s.storage.runQuery.get(id, admin ? { team } : { team, requester: caller.userId });
   if (!run) {
     const sentence = runNotFound(id);
     if (!admin) await recordRefusal(s, { ...caller, subcommand: "run", reason: sentence });
@@ -88,6 +91,7 @@ export async function runsAnswer(
   }
   const userId = admin ? filters.user : caller.userId;
   const runs = await s.storage.runQuery.list({
+    team: tenantKey(caller.teamId),
     ...(userId ? { userId } : {}),
     ...(filters.status ? { status: filters.status } : {}),
     ...(filters.since ? { since: filters.since } : {}),

@@ -1,5 +1,6 @@
 import { errorMessage, isHermesError } from "../../core/errors.ts";
 import type { Logger } from "../../core/logger.ts";
+import { tenantKey } from "../../core/tenant.ts";
 import { formatScheduleList } from "../../schedules/format-schedules.ts";
 import { parseScheduleCommand } from "../../schedules/parse-schedule-command.ts";
 import type { ScheduleStore } from "../../schedules/schedule-store.ts";
@@ -17,13 +18,15 @@ export interface ScheduleCommandOptions {
 }
 
 /**
- * `/hermes schedule add|list|remove …` for an admin (the caller checked): the answer as mrkdwn. The
- * channel of `add` is looked up in `directory` as every other subcommand's channel is.
+ * `/hermes schedule add|list|remove …` for an admin (the caller checked): the answer as mrkdwn, over
+ * the caller's team's schedules only (another team's schedule number reads as missing). The channel
+ * of `add` is looked up in `directory` as every other subcommand's channel is.
  */
 export async function scheduleAnswer(
   options: ScheduleCommandOptions,
-  input: { text: string; userId: string; logger: Logger; directory: Directory },
+  input: { text: string; userId: string; teamId?: string | undefined; logger: Logger; directory: Directory },
 ): Promise<string> {
+  const team = tenantKey(input.teamId);
   const store = options.schedules;
   if (!store) return "Schedules are not enabled on this Hermes.";
   const parsed = await parseScheduleCommand(input.text, {
@@ -39,11 +42,12 @@ export async function scheduleAnswer(
     case "help":
       return command.text;
     case "list":
-      return formatScheduleList(await store.list(), now);
+      return formatScheduleList(await store.list({ team }), now);
     case "add": {
       let added: Awaited<ReturnType<ScheduleStore["add"]>>;
       try {
         added = await store.add({
+          teamId: team,
           cron: command.cron,
           timezone: command.timezone,
           channelId: command.channelId,
@@ -58,7 +62,7 @@ export async function scheduleAnswer(
       return `Added schedule *${added.id}*; it runs as you.\n${formatScheduleList([added], now)}`;
     }
     case "remove": {
-      if (!(await store.remove(command.id))) return `There is no schedule ${command.id}.`;
+      if (!(await store.remove(command.id, team))) return `There is no schedule ${command.id}.`;
       await changed(options, input.logger);
       return `Removed schedule *${command.id}*.`;
     }

@@ -28,14 +28,19 @@ function toolLine(tool: Tool, prefix = ""): string {
 }
 
 /**
- * `/hermes tools`: what the caller may use, within one message's limits. MCP tools are listed under
- * their server, with the server's state.
+ * `/hermes tools`: what the caller may use (in the channel, when its profile narrows it), within one
+ * message's limits. MCP tools are listed under their server, with the server's state.
  */
 export function toolsMessage(
   tools: readonly Tool[],
   access: Pick<Access, "allowed" | "level">,
   mcp?: McpToolsView,
+  /** The channel's profile narrowed the list (its own, or the default it falls back to). */
+  narrowed?: { source: "channel" | "default" },
 ): SlackMessagePayload {
+  const why = narrowed
+    ? `Narrowed by this channel's ${narrowed.source === "channel" ? "profile" : "profile (the default profile)"}: runs here may call only the tools it allows (\`/hermes profile\` shows it).`
+    : undefined;
   const mcpNames = new Set(mcp?.info().map((i) => i.name));
   const own = toolLines(
     tools.filter((t) => !mcpNames.has(t.name)),
@@ -45,16 +50,26 @@ export function toolsMessage(
   const count = own.length + servers.tools;
   if (count === 0 && servers.lines.length === 0) {
     return {
-      text: "You may not use any tools.",
-      blocks: [section("You may not use any tools. Ask an admin.")],
+      text: narrowed ? "You may not use any tools in this channel." : "You may not use any tools.",
+      blocks: [
+        section(
+          narrowed
+            ? "You may not use any tools in this channel."
+            : "You may not use any tools. Ask an admin.",
+        ),
+        ...(why ? [context(why)] : []),
+      ],
     };
   }
   const { lines, omitted } = fitLines([...own, ...servers.lines], MESSAGE_TEXT_BUDGET - 1000);
   const blocks: Block[] = [
-    section(`*Tools you may use* (${count}, your level: *${access.level}*)`),
+    section(
+      `*Tools you may use${narrowed ? " in this channel" : ""}* (${count}, your level: *${access.level}*)`,
+    ),
     ...linesToSections(lines),
   ];
   if (omitted > 0) blocks.push(context(`…and ${omitted} more.`));
+  if (why) blocks.push(context(why));
   blocks.push(
     context(
       "Tools that need approval post an Approve / Reject card first; nothing runs until someone allowed decides.",

@@ -1,3 +1,4 @@
+import { tenantKey } from "../../core/tenant.ts";
 import { formatTokens } from "../../core/token-amount.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
 import type { BudgetStore, ScopeUsage } from "../../store/budget-store.ts";
@@ -12,14 +13,14 @@ const TOP = 5;
  */
 export async function usageAnswer(
   s: AccessDeps & { budgets?: BudgetStore },
-  input: { userId: string; channelId?: string | undefined },
+  input: { userId: string; channelId?: string | undefined; teamId?: string | undefined },
 ): Promise<string> {
   const budgets = s.budgets;
   if (!budgets) return BUDGETS_DISABLED;
   const [access, mine, channel] = await Promise.all([
     resolveAccess(accessSourcesOf(s), input.userId),
-    budgets.usage("user", input.userId),
-    input.channelId ? budgets.usage("channel", input.channelId) : undefined,
+    budgets.usage("user", input.userId, tenantKey(input.teamId)),
+    input.channelId ? budgets.usage("channel", input.channelId, tenantKey(input.teamId)) : undefined,
   ]);
   const lines = [
     `*Your token usage* (<@${input.userId}>)`,
@@ -29,7 +30,11 @@ export async function usageAnswer(
   if (channel && input.channelId)
     lines.push(`• This channel (<#${input.channelId}>) today: ${today(channel)}`);
   if (access.level === "admin") {
-    const [users, channels] = await Promise.all([budgets.top("user", TOP), budgets.top("channel", TOP)]);
+    const team = tenantKey(input.teamId);
+    const [users, channels] = await Promise.all([
+      budgets.top("user", TOP, team),
+      budgets.top("channel", TOP, team),
+    ]);
     lines.push("", "*Top users today*", ...ranked(users, (id) => `<@${id}>`));
     lines.push("", "*Top channels today*", ...ranked(channels, (id) => `<#${id}>`));
   }

@@ -1,6 +1,6 @@
 import type { Access } from "../../agent/run/policy-hook.ts";
 import type { Approval } from "../../policy/approval-store.ts";
-import type { ChannelProfile } from "../../profiles/channel-profile.ts";
+import { type ChannelProfile, DEFAULT_PROFILE_ID } from "../../profiles/channel-profile.ts";
 import { formatScheduleList } from "../../schedules/format-schedules.ts";
 import type { Schedule } from "../../schedules/schedule-store.ts";
 import type { AuditRow } from "../../store/audit-chain.ts";
@@ -15,10 +15,12 @@ import {
   fitLines,
   header,
   linesToSections,
+  oneLine,
   section,
 } from "../commands/block-builders.ts";
 import { profileLine } from "../commands/profile-answer.ts";
 import { toolLines } from "../commands/tools-blocks.ts";
+import { PROFILE_NEW_ACTION, profileEditActionId } from "./profile-modal-view.ts";
 
 /** Slack's limit on blocks in a view. */
 export const VIEW_MAX_BLOCKS = 100;
@@ -36,7 +38,12 @@ export interface AdminHomeData {
   /** Undefined when schedules are not enabled. */
   schedules: readonly Schedule[] | undefined;
   /** The channel profiles, and the file they come from when `HERMES_PROFILES` is set; absent: not enabled. */
-  profiles?: { entries: ReadonlyArray<{ id: string; profile: ChannelProfile }>; file?: string | undefined };
+  profiles?: {
+    entries: ReadonlyArray<{ id: string; profile: ChannelProfile }>;
+    file?: string | undefined;
+    /** Channel names by id, for the Edit buttons (a channel not found shows its id). */
+    names?: Readonly<Record<string, string>>;
+  };
 }
 
 export interface HomeViewInput {
@@ -115,7 +122,7 @@ function profileBlocks(profiles: NonNullable<AdminHomeData["profiles"]>): Block[
   const lines = profiles.entries.map(({ id, profile }) => profileLine(id, profile));
   const how = profiles.file
     ? `Kept in the file ${profiles.file} (HERMES_PROFILES), which wins over Slack: change them there.`
-    : "Change them with `/hermes profile set …` in the channel (`default` for the default profile).";
+    : "Change them with `/hermes profile set …` in the channel (`default` for the default profile), or with Edit.";
   return [
     ...fitted(
       lines,
@@ -123,6 +130,40 @@ function profileBlocks(profiles: NonNullable<AdminHomeData["profiles"]>): Block[
       "No channel has a profile: every channel runs with Hermes's defaults.",
       "/hermes profile",
     ),
+    ...profileButtons(profiles),
     context(how),
   ];
+}
+
+/** Slack's limit on elements in one actions block, and on a button's text. */
+const ACTIONS_MAX = 25;
+const BUTTON_TEXT_MAX = 75;
+
+/** An "Edit" button per profile (default first) and "New channel profile", in actions blocks of 25. */
+function profileButtons(profiles: NonNullable<AdminHomeData["profiles"]>): Block[] {
+  const button = (text: string, actionId: string, value: string, primary = false) => ({
+    type: "button" as const,
+    action_id: actionId,
+    text: { type: "plain_text" as const, text: oneLine(text, BUTTON_TEXT_MAX) },
+    value,
+    ...(primary ? { style: "primary" as const } : {}),
+  });
+  const hasDefault = profiles.entries.some((e) => e.id === DEFAULT_PROFILE_ID);
+  const buttons = [
+    ...profiles.entries.map(({ id }) =>
+      button(
+        id === DEFAULT_PROFILE_ID ? "Edit default" : `Edit #${profiles.names?.[id] ?? id}`,
+        profileEditActionId(id),
+        id,
+      ),
+    ),
+    ...(hasDefault
+      ? []
+      : [button("Set the default", profileEditActionId(DEFAULT_PROFILE_ID), DEFAULT_PROFILE_ID)]),
+    button("New channel profile", PROFILE_NEW_ACTION, "new", true),
+  ];
+  const blocks: Block[] = [];
+  for (let i = 0; i < buttons.length; i += ACTIONS_MAX)
+    blocks.push({ type: "actions", elements: buttons.slice(i, i + ACTIONS_MAX) } as Block);
+  return blocks;
 }

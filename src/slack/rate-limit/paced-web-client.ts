@@ -9,6 +9,11 @@ export interface PacedWebClientOptions extends WebClientOptions {
   lane: Lane;
   /** Multiplies Slack's published rates (tests against a faster emulator); 1 by default. */
   rateScale?: number;
+  /**
+   * The token of each call, asked as it is sent (OAuth installs: rotated tokens are refreshed there);
+   * the constructor's token otherwise.
+   */
+  tokenSource?: () => Promise<string>;
 }
 
 /**
@@ -22,13 +27,27 @@ export class PacedWebClient extends WebClient {
   readonly scheduler: CallScheduler;
   readonly lane: Lane;
   readonly rateScale: number;
+  readonly #tokenSource: (() => Promise<string>) | undefined;
 
   constructor(token: string | undefined, options: PacedWebClientOptions) {
-    const { scheduler, lane, rateScale, ...web } = options;
+    const { scheduler, lane, rateScale, tokenSource, ...web } = options;
     super(token, { ...web, rejectRateLimitedCalls: true });
     this.scheduler = scheduler;
     this.lane = lane;
     this.rateScale = rateScale ?? 1;
+    this.#tokenSource = tokenSource;
+  }
+
+  /** The token the next call goes with (a source's, refreshed when due; else the constructor's). */
+  async currentToken(): Promise<string | undefined> {
+    return this.#tokenSource ? this.#tokenSource() : this.token;
+  }
+
+  /** The stock client's call, with the token of the moment when a source gives one. */
+  async #send(method: string, options: Record<string, unknown>): Promise<WebAPICallResult> {
+    const source = this.#tokenSource;
+    if (!source || options.token !== undefined) return super.apiCall(method, options);
+    return super.apiCall(method, { ...options, token: await source() });
   }
 
   override apiCall(method: string, options: Record<string, unknown> = {}): Promise<WebAPICallResult> {
@@ -77,7 +96,7 @@ export class PacedWebClient extends WebClient {
         ...(how.maxWaitMs === undefined ? {} : { maxWaitMs: how.maxWaitMs }),
         run,
       });
-    if (!tracing().enabled) return schedule(() => super.apiCall(method, options));
+    if (!tracing().enabled) return schedule(() => this.#send(method, options));
     return this.traced(method, options, { key, lane }, schedule);
   }
 
@@ -103,7 +122,7 @@ export class PacedWebClient extends WebClient {
     try {
       return await schedule(async () => {
         try {
-          return await super.apiCall(method, options);
+          return await this.#send(method, options);
         } catch (err) {
           if (retryAfterSeconds(err) !== undefined) limited++;
           throw err;

@@ -14,7 +14,8 @@ import type { WorkObjectDeps } from "./work-object-deps.ts";
  */
 export async function runTicketAction(
   s: WorkObjectDeps,
-  click: { userId: string; actionId: string; value: string | undefined },
+  /** `teamId`: the clicker's team (the turn runs there); absent, the bot's own. */
+  click: { userId: string; actionId: string; value: string | undefined; teamId?: string | undefined },
 ): Promise<"queued" | "ignored"> {
   const target = decodeAction(click.value);
   const call = target ? toolCallOf(click.actionId, target) : undefined;
@@ -44,7 +45,7 @@ export async function runTicketAction(
   const messageTs = posted.ts ?? "";
   if (!channel || !messageTs) throw new Error("the ticket action's line was not posted");
   const threadTs = (inShown && target.threadTs) || messageTs;
-  const teamId = s.slack.bot.teamId;
+  const teamId = click.teamId || s.slack.bot.teamId;
   const key = sessionKey({ teamId, channelId: channel, ts: threadTs });
   const eventId = `wo-${randomUUID()}`;
   await s.storage.events.claim(eventId, { sessionKey: key, staleAfterMs: 24 * 3600 * 1000 });

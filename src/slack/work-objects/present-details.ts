@@ -1,5 +1,6 @@
 import type { EntityMetadata } from "@slack/types";
 import { errorMessage } from "../../core/errors.ts";
+import type { TenantKey } from "../../core/tenant.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
 import { ticketActionButtons } from "./ticket-actions.ts";
 import { ticketEntity, ticketIdOfRef } from "./ticket-entity.ts";
@@ -29,7 +30,11 @@ type PresentArgs = {
  * who may not read tickets (`get_ticket` not among their tools) sees "restricted"; a ticket that is
  * gone, "not found".
  */
-export async function presentTicketDetails(s: WorkObjectDeps, event: EntityDetailsRequest): Promise<void> {
+export async function presentTicketDetails(
+  s: WorkObjectDeps,
+  event: EntityDetailsRequest,
+  tenant: TenantKey,
+): Promise<void> {
   const id =
     ticketIdOfRef(event.external_ref) ?? (event.entity_url ? s.links.idOf(event.entity_url) : undefined);
   if (id === undefined) return; // another app's entity
@@ -51,7 +56,7 @@ export async function presentTicketDetails(s: WorkObjectDeps, event: EntityDetai
       });
       return;
     }
-    const ticket = await loadTicketFacts(s.storage.db.db, id);
+    const ticket = await loadTicketFacts(s.storage.db.db, tenant, id);
     if (!ticket) {
       await present({
         error: {

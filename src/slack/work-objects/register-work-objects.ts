@@ -1,5 +1,6 @@
 import type { App, BlockAction, ButtonAction } from "@slack/bolt";
 import { errorMessage } from "../../core/errors.ts";
+import { tenantKey } from "../../core/tenant.ts";
 import { runTicketAction } from "./action-turn.ts";
 import { type EntityDetailsRequest, presentTicketDetails } from "./present-details.ts";
 import { TICKET_ACTION_IDS } from "./ticket-actions.ts";
@@ -15,11 +16,14 @@ export const WORK_OBJECT_EVENTS = ["link_shared", "entity_details_requested"] as
  * and a click runs the ticket tool as the person who clicked.
  */
 export function registerWorkObjects(app: App, s: WorkObjectDeps): void {
-  app.event("link_shared", async ({ event }) => {
-    await unfurlTicketLinks(s, event as unknown as LinkShared);
+  // A ticket is shown only to its own team (`core/tenant.ts`): another team's reads as missing.
+  app.event("link_shared", async ({ event, context }) => {
+    const tenant = tenantKey(context.teamId, context.enterpriseId);
+    await unfurlTicketLinks(s, event as unknown as LinkShared, tenant);
   });
-  app.event("entity_details_requested", async ({ event }) => {
-    await presentTicketDetails(s, event as unknown as EntityDetailsRequest);
+  app.event("entity_details_requested", async ({ event, context }) => {
+    const tenant = tenantKey(context.teamId, context.enterpriseId);
+    await presentTicketDetails(s, event as unknown as EntityDetailsRequest, tenant);
   });
   for (const actionId of TICKET_ACTION_IDS) {
     app.action<BlockAction<ButtonAction>>(actionId, async ({ ack, body, action }) => {
@@ -28,7 +32,8 @@ export function registerWorkObjects(app: App, s: WorkObjectDeps): void {
       if (!userId) return;
       const log = s.logger.child({ actionId, userId });
       try {
-        const outcome = await runTicketAction(s, { userId, actionId, value: action.value });
+        const click = { userId, actionId, value: action.value, teamId: body.team?.id };
+        const outcome = await runTicketAction(s, click);
         log.info({ outcome }, "ticket action");
       } catch (err) {
         log.warn({ err: errorMessage(err) }, "ticket action not run");

@@ -1,5 +1,6 @@
 import type { EntityMetadata } from "@slack/types";
 import { errorMessage } from "../../core/errors.ts";
+import type { TenantKey } from "../../core/tenant.ts";
 import { ticketEntity } from "./ticket-entity.ts";
 import { loadTicketFacts } from "./ticket-facts.ts";
 import type { WorkObjectDeps } from "./work-object-deps.ts";
@@ -21,7 +22,11 @@ const MAX_UNFURLS = 5;
  * each naming the link as it was posted (`app_unfurl_url`). Other links, and links to tickets that do
  * not exist, are left as they are. A link in the composer (`unfurl_id` + `source`) is answered so too.
  */
-export async function unfurlTicketLinks(s: WorkObjectDeps, event: LinkShared): Promise<void> {
+export async function unfurlTicketLinks(
+  s: WorkObjectDeps,
+  event: LinkShared,
+  tenant: TenantKey,
+): Promise<void> {
   const entities: EntityMetadata[] = [];
   const seen = new Set<string>();
   for (const link of event.links ?? []) {
@@ -29,7 +34,7 @@ export async function unfurlTicketLinks(s: WorkObjectDeps, event: LinkShared): P
     seen.add(link.url);
     const id = s.links.idOf(link.url);
     if (id === undefined) continue;
-    const ticket = await loadTicketFacts(s.storage.db.db, id);
+    const ticket = await loadTicketFacts(s.storage.db.db, tenant, id);
     if (ticket) entities.push(ticketEntity(ticket, s.links, { appUnfurlUrl: link.url }));
   }
   if (entities.length === 0) return;

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { tenantKey } from "../../core/tenant.ts";
 import type { Database } from "../../store/db.ts";
 import { defineTool } from "../define-tool.ts";
 import { failClosed } from "../fail-closed.ts";
@@ -25,7 +26,8 @@ export const recall = ({ db }: { db: Database }) =>
     examples: [{ query: "vpn gateway" }, { query: "打印机" }],
     execute: failClosed("memory store", async ({ query }, ctx) => {
       const { userId, channelId } = ctx.run;
-      const all = await visibleMemories({ db, userId, channelId, limit: SEARCHED });
+      const tenant = tenantKey(ctx.run.teamId);
+      const all = await visibleMemories({ db, tenant, userId, channelId, limit: SEARCHED });
       let found = all.slice(0, RETURNED);
       if (query !== "*") {
         const terms = queryTerms(query);

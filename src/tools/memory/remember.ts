@@ -2,6 +2,7 @@ import { z } from "zod";
 import { HermesError } from "../../core/errors.ts";
 import { normalizeForStorage } from "../../core/normalize-text.ts";
 import type { RunIdentity } from "../../core/run-identity.ts";
+import { tenantKey } from "../../core/tenant.ts";
 import type { Database } from "../../store/db.ts";
 import { and, eq, sql } from "../../store/drizzle.ts";
 import { memories } from "../../store/schema.ts";
@@ -63,6 +64,7 @@ export const remember = ({ db }: { db: Database }) =>
         );
       }
       const userId = ctx.run.userId;
+      const tenant = tenantKey(ctx.run.teamId);
       const channelId = scope === "channel" ? ctx.run.channelId : undefined;
       if (scope === "channel" && !channelId) {
         throw new HermesError(
@@ -78,12 +80,13 @@ export const remember = ({ db }: { db: Database }) =>
       const [existing] = await db
         .select({ id: memories.id })
         .from(memories)
-        .where(and(sameScope, sql`lower(${memories.fact}) = lower(${fact})`))
+        .where(and(eq(memories.teamId, tenant), sameScope, sql`lower(${memories.fact}) = lower(${fact})`))
         .limit(1);
       if (existing) return `Already remembered for ${who} (memory ${existing.id}); nothing new stored.`;
       const [row] = await db
         .insert(memories)
         .values({
+          teamId: tenant,
           scope: scope === "channel" ? "channel" : "user",
           ownerId: userId,
           channelId: channelId ?? null,

@@ -1,5 +1,6 @@
+import type { TenantKey } from "../../core/tenant.ts";
 import type { Database } from "../../store/db.ts";
-import { gte, type SQL, sql } from "../../store/drizzle.ts";
+import { and, eq, gte, type SQL, sql } from "../../store/drizzle.ts";
 import { TICKET_PRIORITIES, TICKET_STATUSES, tickets } from "../../store/schema.ts";
 
 export const REPORT_GROUPS = ["status", "priority", "assignee", "day"] as const;
@@ -13,18 +14,19 @@ export interface GroupCount {
 export const UNASSIGNED = "unassigned";
 
 /**
- * Tickets created since `since`, counted per group. Statuses and priorities come in their natural
+ * One team's tickets created since `since`, counted per group. Statuses and priorities come in their natural
  * order with zeros kept, days in calendar order (every day of the span, zeros kept, in `timeZone`),
  * assignees by count (most first), so a chart of them reads the same way every time.
  */
 export async function countTickets(options: {
   db: Database;
+  tenant: TenantKey;
   since: Date;
   now: Date;
   groupBy: ReportGroup;
   timeZone: string;
 }): Promise<GroupCount[]> {
-  const { db, since, now, groupBy, timeZone } = options;
+  const { db, tenant, since, now, groupBy, timeZone } = options;
   const keyOf: Record<ReportGroup, SQL<string>> = {
     status: sql<string>`${tickets.status}`,
     priority: sql<string>`${tickets.priority}`,
@@ -34,7 +36,7 @@ export async function countTickets(options: {
   const rows = await db
     .select({ key: keyOf[groupBy], count: sql<number>`count(*)::int` })
     .from(tickets)
-    .where(gte(tickets.createdAt, since))
+    .where(and(eq(tickets.teamId, tenant), gte(tickets.createdAt, since)))
     .groupBy(sql`1`);
   const counts = new Map(rows.map((r) => [r.key, Number(r.count)]));
   const fixed =

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { errorMessage } from "../../core/errors.ts";
+import { tenantKey } from "../../core/tenant.ts";
 import type { Database } from "../../store/db.ts";
 import { defineTool, type ToolContext } from "../define-tool.ts";
 import { failClosed } from "../fail-closed.ts";
@@ -57,7 +58,8 @@ export const ticketReport = ({ db, slack, now = () => new Date() }: TicketReport
         const end = now();
         const since = new Date(end.getTime() - period.ms);
         const timeZone = validZone(ctx.run.timezone) ? ctx.run.timezone! : "UTC";
-        const rows = await countTickets({ db, since, now: end, groupBy, timeZone });
+        const tenant = tenantKey(ctx.run.teamId);
+        const rows = await countTickets({ db, tenant, since, now: end, groupBy, timeZone });
         const total = rows.reduce((n, r) => n + r.count, 0);
         const caption = `Tickets created in the last ${period.label}, by ${groupBy}${groupBy === "day" ? ` (${timeZone})` : ""}`;
         if (total === 0) {

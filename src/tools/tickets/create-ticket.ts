@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { tenantKey } from "../../core/tenant.ts";
 import { tickets } from "../../store/schema.ts";
 import { defineTool } from "../define-tool.ts";
 import { failClosed } from "../fail-closed.ts";
@@ -35,6 +36,7 @@ export const createTicket = ({ db, slack }: Pick<TicketToolsOptions, "db" | "sla
         const [row] = await db
           .insert(tickets)
           .values({
+            teamId: tenantKey(ctx.run.teamId),
             title,
             description: description ?? "",
             priority: priority ?? "medium",

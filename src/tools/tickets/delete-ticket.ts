@@ -1,9 +1,10 @@
 import { z } from "zod";
 import { HermesError } from "../../core/errors.ts";
-import { eq } from "../../store/drizzle.ts";
+import { tenantKey } from "../../core/tenant.ts";
 import { tickets } from "../../store/schema.ts";
 import { defineTool } from "../define-tool.ts";
 import { failClosed } from "../fail-closed.ts";
+import { ticketOf } from "./load-ticket.ts";
 import type { TicketToolsOptions } from "./ticket-deps.ts";
 import { ticketId } from "./ticket-fields.ts";
 
@@ -17,10 +18,10 @@ export const deleteTicket = ({ db }: Pick<TicketToolsOptions, "db">) =>
     approval: "always",
     dangerous: true,
     input: z.object({ id: ticketId }),
-    execute: failClosed("ticket database", async ({ id }) => {
+    execute: failClosed("ticket database", async ({ id }, ctx) => {
       const [row] = await db
         .delete(tickets)
-        .where(eq(tickets.id, id))
+        .where(ticketOf(tenantKey(ctx.run.teamId), id))
         .returning({ id: tickets.id, title: tickets.title });
       if (!row) throw new HermesError("not_found", `There is no ticket #${id}.`);
       return `Deleted ticket #${row.id} "${row.title}".`;

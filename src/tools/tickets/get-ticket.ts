@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { tenantKey } from "../../core/tenant.ts";
 import { defineTool } from "../define-tool.ts";
 import { failClosed } from "../fail-closed.ts";
 import { loadTicket } from "./load-ticket.ts";
@@ -16,5 +17,7 @@ export const getTicket = ({ db }: Pick<TicketToolsOptions, "db">) =>
     retries: 1,
     input: z.object({ id: ticketId }),
     examples: [{ id: 42 }],
-    execute: failClosed("ticket database", async ({ id }) => ticketDetail(await loadTicket(db, id))),
+    execute: failClosed("ticket database", async ({ id }, ctx) =>
+      ticketDetail(await loadTicket(db, tenantKey(ctx.run.teamId), id)),
+    ),
   });

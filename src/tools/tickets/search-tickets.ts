@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { tenantKey } from "../../core/tenant.ts";
 import { and, desc, eq, isNull, type SQL, sql } from "../../store/drizzle.ts";
 import { tickets } from "../../store/schema.ts";
 import { defineTool } from "../define-tool.ts";
@@ -56,6 +57,8 @@ export const searchTickets = ({ db, slack }: Pick<TicketToolsOptions, "db" | "sl
       async ({ query, status, assignee, created_by, limit = 10 }, ctx) => {
         const me = ctx.run.userId;
         const where = and(
+          // Only this team's tickets, whatever else the search says.
+          eq(tickets.teamId, tenantKey(ctx.run.teamId)),
           query ? ticketTextMatch(query) : undefined,
           status ? eq(tickets.status, status) : undefined,
           assignee === undefined
@@ -69,7 +72,7 @@ export const searchTickets = ({ db, slack }: Pick<TicketToolsOptions, "db" | "sl
           .select()
           .from(tickets)
           .where(where)
-          .orderBy(desc(tickets.id))
+          .orderBy(desc(tickets.teamId), desc(tickets.id))
           .limit(limit + 1);
         const found = rows.slice(0, limit).map(ticketSummary);
         if (found.length === 0) return { count: 0, tickets: [], note: "No tickets match." };

@@ -1,11 +1,12 @@
 import type { PgUpdateSetSource } from "drizzle-orm/pg-core";
 import { z } from "zod";
 import { HermesError } from "../../core/errors.ts";
+import { tenantKey } from "../../core/tenant.ts";
 import { and, eq, isNull, type SQL, sql } from "../../store/drizzle.ts";
 import { type TicketComment, tickets } from "../../store/schema.ts";
 import { defineTool } from "../define-tool.ts";
 import { failClosed } from "../fail-closed.ts";
-import { loadTicket } from "./load-ticket.ts";
+import { loadTicket, ticketOf } from "./load-ticket.ts";
 import { mayUpdateTicket } from "./may-update-ticket.ts";
 import {
   appendAttachments,
@@ -51,13 +52,14 @@ export const updateTicket = ({ db, slack, isAdmin }: TicketToolsOptions) =>
       "ticket database",
       async ({ id, status, priority, assignee, comment, attach_files }, ctx) => {
         const me = ctx.run.userId;
+        const tenant = tenantKey(ctx.run.teamId);
         if (!status && !priority && assignee === undefined && !comment && !attach_files) {
           throw new HermesError(
             "bad_request",
             `Nothing to update on ticket #${id}: give status, priority, assignee, comment or attach_files.`,
           );
         }
-        const ticket = await loadTicket(db, id);
+        const ticket = await loadTicket(db, tenant, id);
         if (!(await mayUpdateTicket({ ticket, userId: me, isAdmin }))) {
           throw new HermesError(
             "permission_denied",
@@ -113,11 +115,11 @@ export const updateTicket = ({ db, slack, isAdmin }: TicketToolsOptions) =>
         const [row] = await db
           .update(tickets)
           .set(set)
-          .where(and(eq(tickets.id, id), eq(tickets.status, ticket.status), sameAssignee))
+          .where(and(ticketOf(tenant, id), eq(tickets.status, ticket.status), sameAssignee))
           .returning();
         if (!row) {
           // Deleted or changed since it was read: say which, and let the model read it again.
-          await loadTicket(db, id);
+          await loadTicket(db, tenant, id);
           throw new HermesError(
             "bad_request",
             `Ticket #${id} was changed by someone else just now; read it again with get_ticket and retry.`,

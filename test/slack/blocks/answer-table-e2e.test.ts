@@ -30,7 +30,8 @@ describe("an answer with a table, end to end", () => {
     const pool = testPool({ connectionString: t.db.url });
     try {
       await pool.query(
-        "INSERT INTO tickets (title, created_by, status) VALUES ('a', 'U0USER1', 'open'), ('b', 'U0USER1', 'open'), ('c', 'U0USER1', 'closed')",
+        // The demo workspace's tickets (team T0001): a report counts its own team's only.
+        "INSERT INTO tickets (team_id, title, created_by, status) VALUES ('T0001', 'a', 'U0USER1', 'open'), ('T0001', 'b', 'U0USER1', 'open'), ('T0001', 'c', 'U0USER1', 'closed')",
       );
     } finally {
       await pool.end();

@@ -234,7 +234,13 @@ describe("/hermes audit channel:", () => {
 
 describe("exportAuditCsv", () => {
   it("stops at maxRows, keeps the newest rows and says the export is cut", async () => {
-    const sent = await exportAuditCsv(h.services, { userId: DEMO.admin, filters: {}, maxRows: 25 });
+    // From the admin's workspace (as the button's click says): its team's rows only.
+    const sent = await exportAuditCsv(h.services, {
+      userId: DEMO.admin,
+      teamId: DEMO.team,
+      filters: {},
+      maxRows: 25,
+    });
     expect(sent).toMatchObject({ rows: 25, truncated: true, channel: DEMO.dmAdmin });
     const shared = h.emulator.workspace.history(DEMO.dmAdmin).at(-1);
     expect(shared?.text).toBe(
@@ -247,7 +253,7 @@ describe("exportAuditCsv", () => {
       .slice(1)
       .map((line) => Number(line.split(",")[0]));
     // The newest 25 rows at the time, the first being this export's own audit.queried row.
-    const newest = (await h.services.storage.audit.query({ limit: 25 })).rows;
+    const newest = (await h.services.storage.audit.query({ team: DEMO.team, limit: 25 })).rows;
     expect(ids).toEqual(newest.map((r) => r.id));
     expect(newest[0]).toMatchObject({
       action: "audit.queried",
@@ -264,7 +270,7 @@ describe("exportAuditCsv", () => {
       error: '=HYPERLINK("http://evil.example","open")',
       resultSummary: "@SUM(A1:A9)",
     });
-    await exportAuditCsv(h.services, { userId: DEMO.admin, filters: {}, maxRows: 2 });
+    await exportAuditCsv(h.services, { userId: DEMO.admin, teamId: DEMO.team, filters: {}, maxRows: 2 });
     const shared = h.emulator.workspace.history(DEMO.dmAdmin).at(-1);
     const csv = h.emulator.workspace.getFile(shared?.files?.[0]?.id ?? "")?.bytes.toString("utf8") ?? "";
     expect(csv).toContain(`"'=HYPERLINK(""http://evil.example"",""open"")"`);

@@ -141,7 +141,8 @@ describe("channels and people in /hermes subcommands", () => {
       expect(answer, amount).toContain(`:warning: ${sentence}`);
       expect(answer, amount).toContain("Write `/hermes budget @user 200k`");
     }
-    expect(await budgets!.limit("channel", DEMO.general)).toMatchObject({ tokensPerDay: 300_000 });
+    // The demo workspace's limit of the channel (limits are per team).
+    expect(await budgets!.limit("channel", DEMO.general, DEMO.team)).toMatchObject({ tokensPerDay: 300_000 });
     expect(await hermes(DEMO.admin, "budget #general 200_000")).toContain("is now 200,000 tokens a day.");
     expect(await hermes(DEMO.admin, "budget #general 0")).toContain(
       "<#C0GENERAL>'s daily token budget is now no limit.",

@@ -32,6 +32,8 @@ beforeAll(async () => {
     snapshot: {},
     status: "completed" as const,
     userId,
+    // Runs of the demo workspace: /hermes run reads the asking team's runs only.
+    teamId: DEMO.team,
     channelId: DEMO.general,
     requestText: "a request",
   });
@@ -61,10 +63,10 @@ describe("/hermes run <id>", () => {
     expect(theirs).toBe(`${runNotFound("run_admins")}\n${runNotFound("run_admins")}`);
     expect(none).toBe(theirs.replaceAll("run_admins", "run_nosuch1"));
     expect(theirs).not.toMatch(/Only admins and the person/);
-    // One read each, scoped to the caller, finding nothing either way.
+    // One read each, scoped to the caller (and their team), finding nothing either way.
     expect(reads).toEqual([
-      { runId: "run_admins", scope: { requester: DEMO.user }, found: false },
-      { runId: "run_nosuch1", scope: { requester: DEMO.user }, found: false },
+      { runId: "run_admins", scope: { team: DEMO.team, requester: DEMO.user }, found: false },
+      { runId: "run_nosuch1", scope: { team: DEMO.team, requester: DEMO.user }, found: false },
     ]);
     // Both are audited as refused, with the same row but for the id.
     const rows = await refusals(DEMO.user);

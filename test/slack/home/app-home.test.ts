@@ -14,6 +14,8 @@ import {
 
 let h: BoltHarness;
 let pending: Approval;
+/** The emulator's workspace: the Home shows only its rows (core/tenant.ts). */
+const TEAM = "T0001";
 
 beforeAll(async () => {
   h = await startBoltHarness((app, services, schedules) => registerAppHome(app, services, { schedules }));
@@ -23,12 +25,14 @@ beforeAll(async () => {
       action: "tool.requested",
       tool: "create_ticket",
       userId: DEMO.user,
+      teamId: TEAM,
       args: { title: `mine ${i}` },
     });
     await audit.append({
       action: "tool.executed",
       tool: "create_ticket",
       userId: DEMO.user,
+      teamId: TEAM,
       args: { title: `mine ${i}` },
     });
   }
@@ -36,6 +40,7 @@ beforeAll(async () => {
     action: "tool.requested",
     tool: "search_tickets",
     userId: DEMO.wangLei,
+    teamId: TEAM,
     args: { query: "theirs" },
   });
   pending = await h.services.storage.approvals.create({
@@ -46,12 +51,14 @@ beforeAll(async () => {
     runId: "run_1",
     toolCallId: "call_1",
     channelId: DEMO.ops,
+    teamId: TEAM,
   });
   await h.schedules.add({
     cron: "0 9 * * 1-5",
     channelId: DEMO.ops,
     prompt: "summarize urgent tickets",
     ownerId: DEMO.admin,
+    teamId: TEAM,
   });
 });
 
@@ -137,6 +144,7 @@ describe("App Home", () => {
           runId: `run_m${i}`,
           toolCallId: `call_m${i}`,
           channelId: DEMO.ops,
+          teamId: TEAM,
         }),
       );
     }

@@ -27,7 +27,7 @@ export async function buildRuntime(o: {
   redactor: Redactor;
   rawEnv: Record<string, string | undefined>;
   mcpServers: readonly McpServerConfig[];
-  /** Channel profiles: `delegate`'s sub-agent keeps its channel's allow-list. */
+  /** Channel profiles: `delegate`'s sub-agent keeps its channel's allow-list, models and channel budget. */
   profiles?: ChannelProfiles | undefined;
   /** Model calls' latency and tokens are recorded here. */
   metrics?: Metrics;

@@ -10,7 +10,7 @@ import type { McpServerConfig } from "../mcp/mcp-config.ts";
 import type { McpToolSource } from "../mcp/mcp-tool-source.ts";
 import { resolveLevel } from "../policy/levels.ts";
 import { resolveAccess } from "../policy/resolve-access.ts";
-import { profileRules } from "../profiles/channel-profile.ts";
+import { profileRules, profileRunSettings } from "../profiles/channel-profile.ts";
 import type { ChannelProfiles } from "../profiles/channel-profiles.ts";
 import type { Database } from "../store/db.ts";
 import type { UserStore } from "../store/user-store.ts";
@@ -46,7 +46,10 @@ export interface BuildToolsOptions {
   rawEnv: Record<string, string | undefined>;
   /** `HERMES_MCP_SERVERS`, already loaded (a bad file stops start-up before anything is built). */
   mcpServers?: readonly McpServerConfig[];
-  /** Channel profiles: `delegate`'s sub-agent gets the tools its run's channel allows, no more. */
+  /**
+   * Channel profiles: `delegate`'s sub-agent gets the tools its run's channel allows, no more, and
+   * the models and channel budget its profile sets.
+   */
   profiles?: ChannelProfiles;
 }
 
@@ -71,12 +74,17 @@ export async function buildTools(
     }) === "admin";
   const registry = new ToolRegistry({ results: o.results, logger: o.logger });
   const guards: Record<string, PolicyGuard> = { send_message: sendMessageGuard(o.slack) };
-  // The sub-agent gets the caller's permitted tools and policy, resolved when it runs, from the
-  // registry as it is by then (complete: start-up registers every tool before any run).
+  // The sub-agent gets the caller's permitted tools, policy and profile settings (models, channel
+  // budget), resolved when it runs, from the registry as it is by then (complete: start-up registers
+  // every tool before any run).
   const access = async (run: RunIdentity) => {
     const profile = (await o.profiles?.forChannel(run.channelId, run.teamId))?.profile ?? {};
     const sources = { users: o.users, config: o.config, registry, guards };
-    return { ...(await resolveAccess(sources, run.userId, profileRules(profile))), onToolEvent: o.auditSink };
+    return {
+      ...(await resolveAccess(sources, run.userId, profileRules(profile))),
+      onToolEvent: o.auditSink,
+      settings: profileRunSettings(profile),
+    };
   };
   registry.register(
     getCurrentTime(),

@@ -25,6 +25,14 @@ export interface BlockActionsInput {
   triggerId: string;
 }
 
+/** An interaction payload's org fields: the workspace's Enterprise org, and whether the app is installed org-wide. */
+export function enterpriseFields(app: AppIdentity): Record<string, unknown> {
+  return {
+    enterprise: app.enterpriseId ? { id: app.enterpriseId } : null,
+    is_enterprise_install: app.isEnterpriseInstall ?? false,
+  };
+}
+
 /** One clicked button as a `block_actions` payload's `actions` entry. */
 export function clickedAction(action: ClickedButton, actionTs: string): Record<string, unknown> {
   return {
@@ -55,8 +63,7 @@ export function blockActionsPayload(app: AppIdentity, input: BlockActionsInput):
     },
     trigger_id: input.triggerId,
     team: { id: app.teamId, domain: input.teamDomain },
-    enterprise: null,
-    is_enterprise_install: false,
+    ...enterpriseFields(app),
     channel: input.channel,
     message: input.message,
     state: { values: {} },
@@ -93,7 +100,8 @@ export function slashCommandBody(app: AppIdentity, input: SlashCommandInput): st
     command: input.command,
     text: input.text,
     api_app_id: app.apiAppId,
-    is_enterprise_install: "false",
+    ...(app.enterpriseId ? { enterprise_id: app.enterpriseId } : {}),
+    is_enterprise_install: String(app.isEnterpriseInstall ?? false),
     response_url: input.responseUrl,
     trigger_id: input.triggerId,
   }).toString();

@@ -1,5 +1,5 @@
 import type { AppIdentity } from "./event-payloads.ts";
-import { type ClickedButton, clickedAction } from "./interaction-payloads.ts";
+import { type ClickedButton, clickedAction, enterpriseFields } from "./interaction-payloads.ts";
 import type { SandboxView } from "./workspace-types.ts";
 
 /** What a person entered in a modal, as Slack sends it: `values[block_id][action_id]`. */
@@ -26,8 +26,7 @@ export function viewBlockActionsPayload(
     container: { type: "view", view_id: view.id },
     trigger_id: input.triggerId,
     team: { id: app.teamId, domain: input.teamDomain },
-    enterprise: null,
-    is_enterprise_install: false,
+    ...enterpriseFields(app),
     view,
     actions: [clickedAction(action, input.actionTs)],
   };
@@ -55,8 +54,7 @@ export function viewSubmissionPayload(
     trigger_id: input.triggerId,
     view: { ...shown, state: { values: input.values } },
     response_urls: [],
-    is_enterprise_install: false,
-    enterprise: null,
+    ...enterpriseFields(app),
   };
 }
 

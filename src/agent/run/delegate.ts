@@ -1,11 +1,13 @@
 import { z } from "zod";
 import type { Logger } from "../../core/logger.ts";
 import type { RunIdentity } from "../../core/run-identity.ts";
+import { tenantKey } from "../../core/tenant.ts";
 import { defineTool } from "../../tools/define-tool.ts";
 import type { ToolRegistry } from "../../tools/registry.ts";
 import type { TokenBudget } from "../budget/token-budget.ts";
 import type { ChatModel } from "../model/chat-model.ts";
 import { type ModelSet, meteredModels } from "../model/models-for-run.ts";
+import type { RunSettings } from "./agent-runtime.ts";
 import { runTurn } from "./loop.ts";
 import type { PolicyHook, ToolEventSink } from "./policy-hook.ts";
 
@@ -14,6 +16,8 @@ export interface DelegateAccess {
   allowed: ReadonlySet<string>;
   policy?: PolicyHook;
   onToolEvent?: ToolEventSink;
+  /** What the caller's channel (its profile) asks of its runs: models and the channel's budget. */
+  settings?: RunSettings;
 }
 
 const SUB_SYSTEM_PROMPT =
@@ -24,6 +28,9 @@ const SUB_SYSTEM_PROMPT =
  * Tools that always need approval are not available inside it (no one could approve them mid-task);
  * a call whose tool's rule asks for approval (a channel-wide memory: the task came from a model that
  * may have read untrusted content) is refused; and the policy still denies anything the caller may not do.
+ * It talks to the models its caller's run does (the channel profile's `model` and `fallback_model`),
+ * never streamed (no one sees its text as it comes), and its calls are paid from the same budgets
+ * (the requester's, and the channel's with the same limit).
  */
 export const delegate = (deps: {
   model: ChatModel;
@@ -69,15 +76,22 @@ export const delegate = (deps: {
           ? { action: "deny", reason: "calls needing approval are not available in a delegated task" }
           : d;
       };
-      // The primary only, as before: a sub-agent has no fallback model.
-      const { model, settled } = meteredModels(deps, {
+      const { channelTokensPerDay, streaming: _shownOnlyToTheCaller, ...choice } = access.settings ?? {};
+      const requester = {
         userId: ctx.run.userId,
         channelId: ctx.run.channelId,
+        teamId: tenantKey(ctx.run.teamId),
+        ...(channelTokensPerDay !== undefined ? { channelTokensPerDay } : {}),
+      };
+      const { model, fallbackModel, settled } = meteredModels(deps, requester, {
+        ...choice,
+        streaming: false,
       });
       const result = await runTurn(
         { run: { ...ctx.run, runId: `${ctx.run.runId}.${ctx.callId}` }, history: [], userMessage: task },
         {
           model,
+          ...(fallbackModel ? { fallbackModel } : {}),
           ...(settled ? { settled } : {}),
           registry: deps.registry,
           logger: deps.logger,

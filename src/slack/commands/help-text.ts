@@ -10,7 +10,7 @@ export function subcommandLines(command = "/hermes"): string[] {
     `• \`${command} runs [user:@x] [status:failed] [since:24h]\` — recent runs with tokens, cost and 👍/👎 (yours; admins anyone's)`,
     `• \`${command} run <id>\` — one run's timeline: model calls, tool calls, approvals (yours; admins any)`,
     `• \`${command} usage\` — your tokens today and this month, and your daily budget`,
-    `• \`${command} budget [@user|#channel 200k|off]\` — see the daily token budgets; admins set them`,
+    `• \`${command} budget [@user|#channel 200k|off]\` — see the daily token budgets (and where a channel's comes from); admins set them`,
     `• \`${command} profile [set|clear …]\` — this channel's profile: its tools, level, model, budget, streaming and instructions; admins change it (or in the App Home)`,
     `• \`${command} audit [user:@x] [channel:#x] [tool:name] [action:approved] [since:24h] [until:2026-11-01]\` — query the audit log (admins)`,
     `• \`${command} schedule add|list|remove …\` — prompts that run on a schedule (admins)`,

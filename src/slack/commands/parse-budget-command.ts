@@ -15,7 +15,7 @@ export type BudgetCommand =
 export type ParsedBudgetCommand = { ok: true; command: BudgetCommand } | { ok: false; error: string };
 
 export const BUDGET_USAGE =
-  "Write `/hermes budget @user 200k` or `/hermes budget #channel 1m` (a daily token count such as 200000, 200_000, 200k or 1.5m; `0` means no limit, `off` or `default` goes back to the default), or `/hermes budget` alone to see the limits.";
+  "Write `/hermes budget @user 200k` or `/hermes budget #channel 1m` (a daily token count such as 200000, 200_000, 200k or 1.5m; `0` means no limit, `off` or `default` goes back to the default), `/hermes budget #channel` to see the limit that applies there, or `/hermes budget` alone to see the limits.";
 
 // A token is a run of non-space text, where a Slack mention `<@U…|Li Ming>` may hold spaces.
 const TOKEN = /(?:[^\s<]|<[^>]*>)+/g;

@@ -1,34 +1,41 @@
 import { tenantKey } from "../../core/tenant.ts";
 import { formatTokens } from "../../core/token-amount.ts";
 import { resolveAccess } from "../../policy/resolve-access.ts";
+import type { Storage } from "../../storage.ts";
 import type { BudgetStore, ScopeUsage } from "../../store/budget-store.ts";
 import { type AccessDeps, accessSourcesOf } from "../access-deps.ts";
 import { BUDGETS_DISABLED, describeLimit } from "./budget-answer.ts";
+import { channelLimit, describeChannelOrigin } from "./channel-budget-limit.ts";
 
 const TOP = 5;
 
 /**
  * `/hermes usage`: the caller's tokens today (against their daily limit) and this month, and this
- * channel's today; admins also see the top users and channels of the day.
+ * channel's today (against the limit its runs are held to, and where that comes from when it is not
+ * the default); admins also see the top users and channels of the day.
  */
 export async function usageAnswer(
-  s: AccessDeps & { budgets?: BudgetStore },
+  s: AccessDeps & { budgets?: BudgetStore; storage: Pick<Storage, "profiles"> },
   input: { userId: string; channelId?: string | undefined; teamId?: string | undefined },
 ): Promise<string> {
   const budgets = s.budgets;
   if (!budgets) return BUDGETS_DISABLED;
-  const [access, mine, channel] = await Promise.all([
+  const [access, mine, channel, limit] = await Promise.all([
     resolveAccess(accessSourcesOf(s), input.userId),
     budgets.usage("user", input.userId, tenantKey(input.teamId)),
     input.channelId ? budgets.usage("channel", input.channelId, tenantKey(input.teamId)) : undefined,
+    input.channelId ? channelLimit(budgets, s.storage.profiles, input.channelId, input.teamId) : undefined,
   ]);
   const lines = [
     `*Your token usage* (<@${input.userId}>)`,
     `• Today: ${today(mine)}`,
     `• This month: ${formatTokens(mine.month)} tokens`,
   ];
-  if (channel && input.channelId)
-    lines.push(`• This channel (<#${input.channelId}>) today: ${today(channel)}`);
+  if (channel && limit && input.channelId) {
+    const from = limit.origin === "profile" || limit.origin === "default profile";
+    const origin = from ? ` (${describeChannelOrigin(limit.origin)})` : "";
+    lines.push(`• This channel (<#${input.channelId}>) today: ${today({ ...channel, ...limit })}${origin}`);
+  }
   if (access.level === "admin") {
     const team = tenantKey(input.teamId);
     const [users, channels] = await Promise.all([

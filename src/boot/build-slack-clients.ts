@@ -4,9 +4,6 @@ import type { Logger } from "../core/logger.ts";
 import type { Metrics } from "../core/metrics.ts";
 import { httpFetch } from "../http/http-fetch.ts";
 import type { Redactor } from "../policy/redact.ts";
-import { createOAuthInstall } from "../slack/oauth/oauth-install.ts";
-import { createSlackWorkspaces } from "../slack/oauth/slack-workspaces.ts";
-import { teamOutputFacade } from "../slack/oauth/team-output-facade.ts";
 import { CallScheduler } from "../slack/rate-limit/call-scheduler.ts";
 import { PacedWebClient } from "../slack/rate-limit/paced-web-client.ts";
 import { redactingSlackPort } from "../slack/redacting-slack-port.ts";
@@ -86,6 +83,12 @@ async function buildInstalledSlack(
   o: { config: Config; logger: Logger; redactor: Redactor; metrics?: Metrics; db?: Database },
 ): Promise<SlackOutput> {
   if (!o.db) throw new Error("OAuth installs need the database (their tokens are stored there)");
+  // Loaded only for OAuth installs: a process with one bot token never reads these modules.
+  const [{ createOAuthInstall }, { createSlackWorkspaces }, { teamOutputFacade }] = await Promise.all([
+    import("../slack/oauth/oauth-install.ts"),
+    import("../slack/oauth/slack-workspaces.ts"),
+    import("../slack/oauth/team-output-facade.ts"),
+  ]);
   const install = createOAuthInstall({
     settings,
     db: o.db,

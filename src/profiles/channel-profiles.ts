@@ -46,7 +46,6 @@ export function createChannelProfiles(o: {
 }): ChannelProfiles {
   const { fromFile } = o;
   const now = o.now ?? Date.now;
-  const teamOf = (teamId: string | undefined) => tenantKey(teamId);
   // A turn's profile comes from here, not from a statement of its own each turn: a change made in
   // this process applies at once (the cache is dropped), one made by another within PROFILE_CACHE_MS.
   // Keyed by team and channel: two workspaces' channels never share an entry.
@@ -66,14 +65,14 @@ export function createChannelProfiles(o: {
     ...(fromFile ? { file: fromFile.file } : {}),
     async forChannel(channelId, teamId) {
       const ids = channelId ? [channelId, DEFAULT_PROFILE_ID] : [DEFAULT_PROFILE_ID];
-      const found = await read(teamOf(teamId), ids);
+      const found = await read(tenantKey(teamId), ids);
       return effectiveProfile(channelId ? found.get(channelId) : undefined, found.get(DEFAULT_PROFILE_ID));
     },
     async own(id, teamId) {
-      return (await read(teamOf(teamId), [id])).get(id);
+      return (await read(tenantKey(teamId), [id])).get(id);
     },
     async list(max, teamId) {
-      if (!fromFile) return o.store.list(max, teamOf(teamId));
+      if (!fromFile) return o.store.list(max, tenantKey(teamId));
       const rank = (id: string) => (id === DEFAULT_PROFILE_ID ? "" : id);
       return [...fromFile.profiles]
         .map(([id, profile]) => ({ id, profile }))
@@ -84,7 +83,7 @@ export function createChannelProfiles(o: {
       if (fromFile)
         return Promise.reject(new HermesError("permission_denied", fileManagedSentence(fromFile.file)));
       cached.clear();
-      return o.store.set({ ...change, team: teamOf(teamId) }, audit).finally(() => cached.clear());
+      return o.store.set({ ...change, team: tenantKey(teamId) }, audit).finally(() => cached.clear());
     },
   };
 }

@@ -19,6 +19,7 @@ import { and, desc, eq, gte, sql } from "./drizzle.ts";
 import { pgCode } from "./pg-error.ts";
 import { runs, tokenUsage } from "./schema.ts";
 import { withStorageErrors } from "./storage-errors.ts";
+import { ofTenant } from "./tenant-filter.ts";
 
 /** One scope's tokens: today (used, and held by calls in flight), this month, and its daily limit. */
 export interface ScopeUsage extends ScopeLimit {
@@ -223,7 +224,7 @@ export function createBudgetStore(o: {
     const ofTeam =
       team === undefined
         ? undefined
-        : sql`EXISTS (SELECT 1 FROM ${runs} WHERE coalesce(${runs.teamId}, '') = ${team}
+        : sql`EXISTS (SELECT 1 FROM ${runs} WHERE ${ofTenant(runs.teamId, team)}
             AND ${column} = ${tokenUsage.scopeId} AND ${runs.createdAt} >= ${day}::date)`;
     const rows = await db
       .select({ id: tokenUsage.scopeId, used: tokenUsage.used })

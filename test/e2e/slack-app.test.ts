@@ -3,6 +3,7 @@ import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { sql } from "../../src/store/drizzle.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
+import { botReplies, settledReplies } from "../helpers/slack-thread.ts";
 
 type Block = {
   type: string;
@@ -10,8 +11,6 @@ type Block = {
   text?: { text: string };
 };
 
-const botReplies = (t: TestHermes, channel: string, ts: string) =>
-  (t.thread(channel, ts) ?? []).filter((m) => m.user === "U0HERMES" && m.ts !== ts);
 const textOf = (m: SandboxMessage) =>
   [
     m.text,
@@ -100,7 +99,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
     );
     await new Promise((r) => setTimeout(r, 300));
     expect(model.requests).toHaveLength(1);
-    expect(botReplies(t, "C0OPS", d.message!.ts)).toHaveLength(1);
+    expect(await settledReplies(t, "C0OPS", d.message!.ts)).toHaveLength(1);
   });
 
   it("a turn job handed out again after its event finished does not run again", async () => {
@@ -129,7 +128,7 @@ describe("the Slack app over real HTTP (Bolt receiver, Web API emulator, Postgre
     );
     await new Promise((r) => setTimeout(r, 500));
     expect(model.requests).toHaveLength(1);
-    expect(botReplies(t, "C0OPS", d.message!.ts)).toHaveLength(1);
+    expect(await settledReplies(t, "C0OPS", d.message!.ts)).toHaveLength(1);
   });
 
   it("a bad signature gets 401 and nothing happens", async () => {

@@ -4,7 +4,7 @@ import { planAnswer } from "../../src/slack/answer-blocks.ts";
 import { feedbackBlock } from "../../src/slack/feedback-block.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { answer, toolCalls } from "../helpers/scripted-model.ts";
-import { approvalIdOf, botReplies, cardsIn } from "../helpers/slack-thread.ts";
+import { approvalIdOf, botReplies, cardsIn, settledReplies } from "../helpers/slack-thread.ts";
 import { completionChunks, randomCutter } from "../helpers/sse-completion.ts";
 import {
   replacedByAnswer,
@@ -132,7 +132,7 @@ describe("answers stream into Slack, end to end", () => {
     const ts = d.message!.ts;
     const final = await finalMessage("C0OPS", ts, "noon");
     expect(final.stream).toBeUndefined();
-    const replies = botReplies(app(), "C0OPS", ts);
+    const replies = await settledReplies(app(), "C0OPS", ts);
     expect(replies.filter((m) => m.text.includes("noon"))).toHaveLength(1);
     expect(replies).toHaveLength(1);
     const plan = planAnswer(ANSWER);

@@ -1,11 +1,25 @@
 import type { Delivery } from "../../src/sandbox/events-sender.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { blocksText, buttonsOf } from "./bolt-app.ts";
-import type { TestHermes } from "./hermes-harness.ts";
+import { type TestHermes, waitFor } from "./hermes-harness.ts";
 
 /** The bot's replies in a thread (the parent left out). */
 export const botReplies = (t: TestHermes, channel: string, ts: string): SandboxMessage[] =>
   (t.thread(channel, ts) ?? []).filter((m) => m.user === "U0HERMES" && m.ts !== ts);
+
+/**
+ * The bot's replies once the turn's working message is gone: the answer is posted first and the
+ * working message removed after it, so for a moment both are in the thread.
+ */
+export const settledReplies = (t: TestHermes, channel: string, ts: string): Promise<SandboxMessage[]> =>
+  waitFor(
+    () => {
+      const replies = botReplies(t, channel, ts);
+      return replies.every((m) => !m.text.includes("Working on it")) ? replies : undefined;
+    },
+    30_000,
+    "the working message removed",
+  );
 
 /** A message's fallback text and all the text of its blocks. */
 export const messageText = (m: SandboxMessage): string => `${m.text}\n${blocksText(m.blocks)}`;

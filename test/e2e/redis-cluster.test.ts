@@ -78,10 +78,13 @@ describe("on a Redis Cluster (three masters)", () => {
 
   it("sessions, the thread lock and Stop work across the cluster's nodes", async () => {
     const logger = silentLogger();
-    const a = createRedisSessionStore({ redis: cluster.connect(), keyPrefix: "hermes:", logger });
-    const b = createRedisSessionStore({ redis: cluster.connect(), keyPrefix: "hermes:", logger });
-    const stopsA = createRedisRunStops({ redis: cluster.connect(), keyPrefix: "hermes:", logger });
-    const stopsB = createRedisRunStops({ redis: cluster.connect(), keyPrefix: "hermes:", logger });
+    // The stores leave a connection they were given open: the test owns these four and closes them.
+    const connections = [cluster.connect(), cluster.connect(), cluster.connect(), cluster.connect()];
+    const [ca, cb, cc, cd] = connections as [Cluster, Cluster, Cluster, Cluster];
+    const a = createRedisSessionStore({ redis: ca, keyPrefix: "hermes:", logger });
+    const b = createRedisSessionStore({ redis: cb, keyPrefix: "hermes:", logger });
+    const stopsA = createRedisRunStops({ redis: cc, keyPrefix: "hermes:", logger });
+    const stopsB = createRedisRunStops({ redis: cd, keyPrefix: "hermes:", logger });
     try {
       // Threads spread over the nodes: each thread's keys hash by its own tag.
       const threads = Array.from({ length: 12 }, (_, i) => `T1:C1:17000000${i}.000100`);
@@ -123,6 +126,7 @@ describe("on a Redis Cluster (three masters)", () => {
       await waitFor(() => watched.signal.aborted, 10_000, "the stop to arrive");
     } finally {
       await Promise.all([a.close(), b.close(), stopsA.close(), stopsB.close()]);
+      await Promise.all(connections.map((c) => c.quit()));
     }
   });
 

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { argumentPreview, MAX_ARGUMENT_CHARS, MAX_JSON_DEPTH, valueTooDeep } from "../../core/json-limits.ts";
 import { bareToolName, toolNameKey } from "../../tools/tool-names.ts";
 import type { ToolCall } from "../context/messages.ts";
+import { unwrapAnswer, withoutEmptyWrappers } from "./answer-wrappers.ts";
 import type { FinishReason } from "./chat-model.ts";
 import { reasoningField, splitReasoning } from "./reasoning.ts";
 import { stripSpecialTokens, stripTrailingEndTokens } from "./special-tokens.ts";
@@ -177,7 +178,8 @@ export function normalizeAssistantMessage(
     }
     content = harmony.final;
   }
-  if (!unrecovered) content = stripSpecialTokens(content);
+  if (!unrecovered) content = unwrapAnswer(stripSpecialTokens(content));
+  if (textFormat) content = withoutEmptyWrappers(content);
   if (calls.length > 0 && finishReason === "length") {
     // Every call closed before the output limit (a Qwen `<tool_call>` left without its closing tag):
     // the calls are whole, so they run; only a cut-off call makes the step be asked again.

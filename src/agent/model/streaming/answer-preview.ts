@@ -9,6 +9,7 @@ const MARKERS = [
   "<",
   ">", // blockquotes (a quoted call stays in the answer as written) and functionary's `>>>name`
   "Action:", // ReAct / Command R call keywords read by the schema-guided reader
+  "✿", // Qwen-Agent's `✿FUNCTION✿:` / `✿ARGS✿:` lines
   "[",
   "{",
   "`",

@@ -4,7 +4,7 @@ import { isSpace } from "./scan-text.ts";
  * Where a reply looks like it starts a call in markup nobody registered: any tag or special token
  * whose name says call (`<xyz_tool_call>`, `<|START_ACTION|>`, `<TOOLCALL>`, `<function_calls>`,
  * `<steptml:invoke name="x">`, `<function=x>`), or a keyword that starts a line (`Action:`,
- * `Tool call:`, `function call<|role_sep|>`, functionary's `>>>name`), or a tag named after an offered
+ * `Tool call:`, `function call<|role_sep|>`, Qwen-Agent's `✿FUNCTION✿:`, functionary's `>>>name`), or a tag named after an offered
  * tool that starts a line (Cline / Roo Code). Only the opening is found
  * here; what follows is read by the schema-guided reader, which claims nothing unless it names an
  * offered tool with arguments that fit.
@@ -33,7 +33,7 @@ const NOT_AN_OPENING =
   /think|result|response|output|observation|param|arg_|argument|^end|_end$|end_|suffix|close|stop|sep$|description|definition|^tools$|available/i;
 /** A call keyword at a line start (tried only there, sticky). */
 const KEYWORD_AT =
-  /[ \t]*(?:(?:action|tool[ _-]?calls?|function[ _-]?calls?|tool|function|call|invoke)[ \t]*(?::|(?=<\|))|>>>)/iy;
+  /[ \t]*(?:(?:action|tool[ _-]?calls?|function[ _-]?calls?|tool|function|call|invoke)[ \t]*(?::|(?=<\|))|✿FUNCTION✿[ \t]*:|>>>)/iy;
 
 /**
  * A finder of call sites in `text`, asked with positions that only grow: each asks for the first

@@ -118,6 +118,7 @@ export const CALL_MARKERS: readonly string[] = [
   "```tool_code",
   "to=functions.",
   "<function_call>",
+  "✿FUNCTION✿",
 ];
 
 /** The calls written as text in `text`, in whichever known family's syntax, and the prose around them. */

@@ -39,8 +39,14 @@ export class PythonReader extends PythonScalarReader {
         const keyword = this.keyword();
         if (keyword !== undefined) args.set(keyword, this.value(depth + 1));
         else {
-          this.value(depth + 1);
-          this.note("positional arguments are not accepted; name every argument");
+          const first = args.size === 0;
+          const value = this.value(depth + 1);
+          this.skip();
+          if (first && isRecord(value) && this.peek() === 41 /* ) */) {
+            // `f({"k": v})`: one dict that is the whole argument list (JSON-minded models); its keys
+            // are the arguments, as with `f(**{…})`.
+            for (const [k, v] of Object.entries(value)) args.set(k, v);
+          } else this.note("positional arguments are not accepted; name every argument");
         }
       }
       this.skip();

@@ -11,6 +11,7 @@ import { isSpace, skipFenceOpener, skipSpaces } from "./scan-text.ts";
 import { fitsSchema } from "./schema-fit.ts";
 import type { FormatMatch, ParsedCall, ToolFormat, ToolFormatContext } from "./types.ts";
 import { MAX_TEXT_CALLS } from "./types.ts";
+import { wholeTextJson } from "./whole-text-json.ts";
 import { readXmlParams } from "./xml-params.ts";
 
 /** Call sites examined per message; past this many the rest stays text. */
@@ -29,8 +30,15 @@ const ARGUMENT_KEYS = [
   "params",
   "action_input",
   "tool_input",
+  "tool_args",
+  "tool_arguments",
+  "function_arguments",
+  "function_parameters",
   "kwargs",
 ] as const;
+
+/** The name of a call cut off before its JSON closed, under any of the name keys. */
+const CUT_NAME = new RegExp(`"(?:${NAME_KEYS.join("|")})"\\s*:\\s*"([^"]{1,128})"`);
 
 /** One call as read at a site, before its name and arguments are checked against the tools. */
 interface Candidate {
@@ -56,7 +64,7 @@ interface Candidate {
 export const schemaGuidedFormat: ToolFormat = {
   id: "schema_guided",
   family: "any call-like markup naming an offered tool, arguments checked against its schema",
-  detect: (text) => text.includes("<") || text.includes(":") || text.includes(">>>"),
+  detect: (text) => text.includes("<") || text.includes(":") || text.includes(">>>") || text.includes("{"),
   parse: parseSchemaGuided,
 };
 
@@ -92,7 +100,7 @@ function parseSchemaGuided(text: string, ctx: ToolFormatContext): FormatMatch | 
     spans.push({ start, end: closersEnd(text, read.end) });
     from = Math.max(from, spans.at(-1)!.end);
   }
-  if (calls.length === 0) return undefined;
+  if (calls.length === 0) return wholeMessageCalls(text, ctx, budget);
   // functionary's `>>>all` opens its text channel: markup once its calls were read.
   if (spans.some((s) => text.startsWith(">>>", s.start))) {
     for (
@@ -107,14 +115,109 @@ function parseSchemaGuided(text: string, ctx: ToolFormatContext): FormatMatch | 
   return { calls, prose: proseOutside(text, spans) };
 }
 
+/**
+ * A message that is nothing but its call(s), with no markup at all: JSON (bare, or the one fence the
+ * message is) under any of the name and argument keys above (LangChain's
+ * `{"action": "x", "action_input": {…}}`, `{"function": "x", "parameters": {…}}`), or GLM-4's name
+ * on a line of its own followed by the JSON arguments. Every call must be an offered tool whose
+ * arguments fit, or none is taken.
+ */
+function wholeMessageCalls(
+  written: string,
+  ctx: ToolFormatContext,
+  budget: RepairBudget,
+): FormatMatch | undefined {
+  if (!mayBeWholeCall(written)) return undefined;
+  const text = unwrapMarkup(written);
+  const whole = wholeTextJson(text);
+  let read: { calls: Candidate[]; end: number } | undefined;
+  let body: string;
+  if (whole) {
+    body = whole.json;
+    read = readJsonCalls(body, 0, ctx, budget);
+  } else {
+    const t = text.trim();
+    const lineEnd = t.indexOf("\n");
+    const name = lineEnd > 0 ? t.slice(0, lineEnd).trim() : "";
+    if (!name || !ctx.isToolName(name)) return undefined;
+    body = t.slice(lineEnd + 1).trimStart();
+    if (body.charCodeAt(0) !== 123 /* { */) return undefined;
+    const scan = scanJsonValue(body, 0);
+    const parsed = scan.complete ? parseJsonWithin(body.slice(0, scan.end), budget) : undefined;
+    if (parsed && !parsed.ok) return undefined;
+    read = {
+      calls: [{ name, arguments: parsed?.value ?? {}, complete: scan.complete }],
+      end: scan.end,
+    };
+  }
+  if (!read || read.calls.length === 0 || body.slice(read.end).trim() !== "") return undefined;
+  const calls: ParsedCall[] = [];
+  for (const c of read.calls) {
+    const call = accept(c, ctx);
+    if (!call) return undefined;
+    calls.push(call);
+  }
+  return { calls, prose: "" };
+}
+
+/**
+ * Whether a message could be nothing but a call: it starts with JSON, markup or a fence, or its first
+ * line is a bare name and the next one opens JSON. Prose is turned away here, at the cost of a few
+ * character reads.
+ */
+function mayBeWholeCall(text: string): boolean {
+  const start = skipSpaces(text, 0);
+  const c = text.charCodeAt(start);
+  if (c === 123 /* { */ || c === 91 /* [ */ || c === 60 /* < */ || text.startsWith("```", start)) return true;
+  const lineEnd = text.indexOf("\n", start);
+  if (lineEnd < 0 || lineEnd - start > 128) return false;
+  const nameEnd = runEnd(text, start, isQualifiedNameChar, 128);
+  return (
+    nameEnd > start &&
+    text.slice(nameEnd, lineEnd).trim() === "" &&
+    text.charCodeAt(skipSpaces(text, lineEnd)) === 123 /* { */
+  );
+}
+
+/** Wrapping tags no reader knows, taken off a whole message: `<?xml …?>`, then up to three pairs. */
+const XML_DECLARATION = /^<\?xml[^>]{0,200}\?>\s*/;
+const WRAPPING_TAG = /^<([A-Za-z][\w:.-]{0,47})>([\s\S]*)<\/\1>$/;
+
+/**
+ * The message without the markup wrapped around all of it (`<?xml version="1.0"?><json>{…}</json>`,
+ * `<response><tools>{…}</tools></response>`, as Qwen2 writes on MLX servers): what is left must still
+ * be the call and nothing else.
+ */
+function unwrapMarkup(text: string): string {
+  let t = text.trim().replace(XML_DECLARATION, "");
+  for (let round = 0; round < 3; round++) {
+    const m = WRAPPING_TAG.exec(t);
+    if (!m) break;
+    t = m[2]!.trim();
+  }
+  return t;
+}
+
 /** A candidate as a call: its name offered, its arguments fitting the schema (unwrapped if need be). */
 function accept(c: Candidate, ctx: ToolFormatContext): ParsedCall | undefined {
   if (!ctx.isToolName(c.name)) return undefined;
   // A call cut off mid-arguments is never executed: it is kept only to know the model meant a call.
   if (!c.complete)
     return { name: c.name, arguments: isRecord(c.arguments) ? c.arguments : {}, complete: false };
-  const args = fittingArguments(c.arguments, ctx.schemaOf(c.name), c.name);
+  const schema = ctx.schemaOf(c.name);
+  if (echoesSchema(c.arguments, schema)) return undefined;
+  const args = fittingArguments(c.arguments, schema, c.name);
   return args && { name: c.name, arguments: args, complete: true };
+}
+
+/**
+ * Arguments that are a JSON Schema (`{"type": "object", "properties": {…}}`): the tool's definition
+ * repeated back (the tool list of the prompt), not a call, unless the tool itself takes such keys.
+ */
+function echoesSchema(args: unknown, schema: unknown): boolean {
+  if (!isRecord(args) || args.type !== "object" || !isRecord(args.properties)) return false;
+  const declared = isRecord(schema) && isRecord(schema.properties) ? schema.properties : {};
+  return !Object.hasOwn(declared, "properties");
 }
 
 /**
@@ -168,6 +271,12 @@ function readSite(
   if (!ctx.isToolName(name)) return undefined;
   if (text.charCodeAt(nameEnd) === 40 /* ( */) return readPythonCalls(text, p, ctx);
   p = skipGap(text, nameEnd);
+  // `<function>name</function>` and then the JSON arguments (Gemma 3 and Qwen 3.6 on MLX servers).
+  const closing = /^<\/[\w:.-]{1,48}>/.exec(text.slice(p, p + 52));
+  if (closing) {
+    const after = skipGap(text, p + closing[0].length);
+    if (text.charCodeAt(after) === 123 /* { */) p = after;
+  }
   const args = readArguments(text, p, name, site, ctx, budget);
   return args && { calls: [{ name, arguments: args.value, complete: args.complete }], end: args.end };
 }
@@ -210,7 +319,7 @@ function readJsonCalls(
   const scan = scanJsonValue(text, p);
   if (!scan.complete) {
     // Cut off: a call only if its name can be read; never executed.
-    const name = /"(?:name|tool_name|function_name)"\s*:\s*"([^"]{1,128})"/.exec(text.slice(p, p + 512))?.[1];
+    const name = CUT_NAME.exec(text.slice(p, p + 512))?.[1];
     return name && ctx.isToolName(name)
       ? { calls: [{ name, arguments: {}, complete: false }], end: scan.end }
       : undefined;
@@ -285,7 +394,7 @@ function skipGap(text: string, from: number): number {
     i = skipSpaces(text, i);
     if (text[i] === ":") i++;
     const token =
-      /^(?:<\|[\w:.-]{1,40}\|>|<｜[^｜>]{1,40}｜>|```[a-z]*|(?:action[ _]input|arguments|args|parameters|input)[ \t]*:)/i.exec(
+      /^(?:<\|[\w:.-]{1,40}\|>|<｜[^｜>]{1,40}｜>|```[a-z]*|(?:action[ _]input|arguments|args|parameters|input)[ \t]*:|✿ARGS✿[ \t]*:)/i.exec(
         text.slice(i, i + MAX_GAP),
       );
     if (token) i += token[0].length;

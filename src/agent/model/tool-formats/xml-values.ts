@@ -12,10 +12,10 @@ type Kind = "string" | "integer" | "number" | "boolean" | "object" | "array" | "
  * `oneOf`, a type list) → the first kind the text fits, a string when a string is allowed. Text that does
  * not fit its type stays a string, for validation to report. Without a schema for the key the text is
  * JSON when it parses strictly, else the string. One leading and one trailing newline are dropped (the
- * templates put the value on its own line).
+ * templates put the value on its own line), and a value that is one CDATA section is its content.
  */
 export function typeXmlValue(raw: string, toolSchema: Schema | undefined, key: string): unknown {
-  const text = stripOneNewline(raw);
+  const text = unwrapCdata(stripOneNewline(raw));
   const kinds = kindsOf(propertySchema(toolSchema, key));
   if (kinds === undefined) {
     const parsed = strictJson(text);
@@ -43,6 +43,17 @@ export function typeXmlValue(raw: string, toolSchema: Schema | undefined, key: s
 /** Whether the tool's schema types `key` and lets it be a string. */
 export function schemaAllowsString(toolSchema: Schema | undefined, key: string): boolean {
   return kindsOf(propertySchema(toolSchema, key))?.has("string") === true;
+}
+
+/**
+ * The text of a value written as one CDATA section (`<![CDATA[a < b]]>`, as XML writers escape
+ * markup), which an XML parser would read as its content; any other text unchanged.
+ */
+function unwrapCdata(text: string): string {
+  const t = text.trim();
+  if (!t.startsWith("<![CDATA[") || !t.endsWith("]]>")) return text;
+  const inner = t.slice(9, -3);
+  return inner.includes("]]>") ? text : inner;
 }
 
 function stripOneNewline(raw: string): string {

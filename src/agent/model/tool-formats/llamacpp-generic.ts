@@ -24,7 +24,8 @@ function parseGeneric(text: string, ctx: ToolFormatContext): FormatMatch | undef
   if (written !== undefined) {
     const calls = callsFromJsonValue(written, complete);
     if (!calls?.every((c) => ctx.isToolName(c.name))) return undefined;
-    return { calls, prose: "" };
+    // Text written beside the calls (`"content": "…"`, as GLM-4.5 does on llama.cpp) is the prose.
+    return { calls, prose: typeof value.content === "string" ? value.content.trim() : "" };
   }
   if ("response" in value) {
     const response = value.response;

@@ -1,3 +1,4 @@
+import { introducedAsExample } from "../code-regions.ts";
 import { scanCallValues } from "./json-call-scan.ts";
 import { parseMarkedCalls, type ReadAfterMarker } from "./marked-calls.ts";
 import { type PythonCall, parsePythonCallList } from "./python-literal.ts";
@@ -52,14 +53,38 @@ const readBlock: ReadAfterMarker = (text, pos, at) => {
   return { calls: usable, end: first + parsed.end };
 };
 
-/** A bare list (or single call) claimed only when it is the whole text and names only offered tools. */
+/** Line starts tried for a list that ends a message after its prose. */
+const MAX_LIST_LINES = 4;
+
+/**
+ * A bare list (or single call) claimed only when it names only offered tools and is the whole text,
+ * or, for a list, the last thing in it on lines of its own after the prose (Llama 4 writes a sentence
+ * first, vLLM #22917): then the prose before it stays the assistant's text.
+ */
 function parseBare(text: string, ctx: ToolFormatContext): FormatMatch | undefined {
-  const parsed = parsePythonCallList(text, skipSpaces(text, 0));
+  const whole = listFrom(text, skipSpaces(text, 0), ctx);
+  if (whole) return { calls: whole, prose: "" };
+  let tried = 0;
+  for (
+    let at = text.lastIndexOf("\n[");
+    at > 0 && tried < MAX_LIST_LINES;
+    at = text.lastIndexOf("\n[", at - 1)
+  ) {
+    tried++;
+    if (introducedAsExample(text, at + 1)) continue;
+    const calls = listFrom(text, at + 1, ctx);
+    if (calls) return { calls, prose: text.slice(0, at).trim() };
+  }
+  return undefined;
+}
+
+/** The usable calls of a list (or call) read from `start` that runs to the end of the text, naming only offered tools. */
+function listFrom(text: string, start: number, ctx: ToolFormatContext): ParsedCall[] | undefined {
+  const parsed = parsePythonCallList(text, start);
   if (!parsed.ok || skipSpaces(text, parsed.end) < text.length || parsed.calls.length === 0) return undefined;
   if (!parsed.calls.every((c) => ctx.isToolName(c.name))) return undefined;
   const usable = parsed.calls.filter((c) => c.rejected === undefined);
-  if (usable.length === 0) return undefined;
-  return { calls: usable.map(toParsedCall), prose: "" };
+  return usable.length === 0 ? undefined : usable.map(toParsedCall);
 }
 
 function toParsedCall(call: PythonCall): ParsedCall {

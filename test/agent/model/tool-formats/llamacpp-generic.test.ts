@@ -23,6 +23,17 @@ describe("llamacpp_generic: {tool_calls} / {tool_call} / {response}", () => {
     expect(m?.calls).toEqual([{ name: "create_ticket", arguments: { title: "VPN down" }, complete: true }]);
   });
 
+  it("keeps the text written beside the calls as prose (GLM-4.5 on llama.cpp, PR #15186)", () => {
+    const m = read(
+      llamaCppGenericFormat,
+      '{"tool_calls": [{"name": "create_ticket", "arguments": {"title": "VPN down"}}], "content": "Filing it."}',
+    );
+    expect(m).toEqual({
+      calls: [{ name: "create_ticket", arguments: { title: "VPN down" }, complete: true }],
+      prose: "Filing it.",
+    });
+  });
+
   it("turns a response into prose (llama.cpp generic: content_paths {response})", () => {
     const m = read(llamaCppGenericFormat, '{"response": "It is sunny in Paris."}');
     expect(m).toEqual({ calls: [], prose: "It is sunny in Paris." });

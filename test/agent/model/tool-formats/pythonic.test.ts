@@ -34,6 +34,21 @@ describe("pythonicFormat", () => {
 
   // vLLM tests/tool_parsers/test_llama4_pythonic_tool_parser.py: PYTHON_TAG_FUNCTION_OUTPUT and the
   // parallel case whose <|python_end|> was never written.
+  // vLLM issue #22917: Llama 4 writes a sentence first, then the list.
+  it("claims a list on lines of its own that ends the message after prose, unless it is an example", () => {
+    expect(read(pythonicFormat, "I need the weather first.\n[get_weather(city='SF'), get_time()]")).toEqual({
+      calls: [
+        { name: "get_weather", arguments: { city: "SF" }, complete: true },
+        { name: "get_time", arguments: {}, complete: true },
+      ],
+      prose: "I need the weather first.",
+    });
+    expect(read(pythonicFormat, "For example:\n[get_weather(city='SF')]")).toBeUndefined();
+    expect(read(pythonicFormat, "I would run\n[get_weather(city='SF')]\nif you say so.")).toBeUndefined();
+    expect(read(pythonicFormat, "Doing it.\n[delete_everything(confirm=True)]")).toBeUndefined();
+    expect(read(pythonicFormat, "Calling: [get_weather(city='SF')]")).toBeUndefined();
+  });
+
   it("reads Llama 4's <|python_start|> blocks, closed or not", () => {
     expect(
       read(pythonicFormat, "<|python_start|>[get_weather(city='LA', metric=True)]<|python_end|>"),

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import type { ToolSpec } from "../../../../src/agent/model/chat-model.ts";
 import { normalizeAssistantMessage } from "../../../../src/agent/model/normalize-response.ts";
 import { toolFormatContext } from "../../../../src/agent/model/tool-formats/context.ts";
 import { recoverToolCalls } from "../../../../src/agent/model/tool-formats/index.ts";
@@ -8,35 +7,9 @@ import {
   schemaGuidedFormat,
 } from "../../../../src/agent/model/tool-formats/schema-guided.ts";
 import { leastCpuMs } from "../../../security/adversarial-strings.ts";
+import { strictSpecs } from "./strict-specs.ts";
 
-/** Tools with the strict schemas the registry offers (`additionalProperties: false`, `required`). */
-const specs: ToolSpec[] = [
-  {
-    name: "create_ticket",
-    description: "",
-    parameters: {
-      type: "object",
-      properties: { title: { type: "string" }, priority: { type: "string", enum: ["low", "high"] } },
-      required: ["title"],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: "search_tickets",
-    description: "",
-    parameters: {
-      type: "object",
-      properties: { query: { type: "string" }, limit: { type: "integer" } },
-      additionalProperties: false,
-    },
-  },
-  {
-    name: "get_current_time",
-    description: "",
-    parameters: { type: "object", properties: {}, additionalProperties: false },
-  },
-];
-const ctx = toolFormatContext(specs);
+const ctx = toolFormatContext(strictSpecs);
 const recover = (text: string) => recoverToolCalls(text, ctx);
 const calls = (text: string) =>
   recover(text).calls.map((c) => ({
@@ -130,7 +103,7 @@ describe("schema-guided recovery: call-like markup naming an offered tool", () =
   });
 
   it("takes off a wrapper key only when the inner object fits and the outer does not", () => {
-    const schema = specs[0]!.parameters;
+    const schema = strictSpecs[0]!.parameters;
     expect(fittingArguments({ arguments: { title: "VPN" } }, schema)).toEqual({ title: "VPN" });
     expect(fittingArguments({ parameters: { title: "VPN" } }, schema)).toEqual({ title: "VPN" });
     expect(

@@ -4,28 +4,11 @@ import { normalizeAssistantMessage } from "../../../../src/agent/model/normalize
 import { toolFormatContext } from "../../../../src/agent/model/tool-formats/context.ts";
 import { recoverToolCalls } from "../../../../src/agent/model/tool-formats/index.ts";
 import { leastCpuMs } from "../../../security/adversarial-strings.ts";
+import { strictSpecs } from "./strict-specs.ts";
 
-/** Tools with the strict schemas the registry offers. */
+/** The registry's strict tools, with `get_current_time` taking any keys (as many MCP tools' schemas do). */
 const specs: ToolSpec[] = [
-  {
-    name: "create_ticket",
-    description: "",
-    parameters: {
-      type: "object",
-      properties: { title: { type: "string" }, priority: { type: "string", enum: ["low", "high"] } },
-      required: ["title"],
-      additionalProperties: false,
-    },
-  },
-  {
-    name: "search_tickets",
-    description: "",
-    parameters: {
-      type: "object",
-      properties: { query: { type: "string" }, limit: { type: "integer" } },
-      additionalProperties: false,
-    },
-  },
+  ...strictSpecs.filter((s) => s.name !== "get_current_time"),
   { name: "get_current_time", description: "", parameters: { type: "object", properties: {} } },
 ];
 const ctx = toolFormatContext(specs);

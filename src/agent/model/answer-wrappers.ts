@@ -30,8 +30,8 @@ const EMPTY_FENCE = /```[\w-]{0,24}[ \t]*\n?\s*```/g;
 
 /**
  * The prose left beside calls read out of it, without the wrappers that held them
- * (`<function_calls>\n</function_calls>` once the `<invoke>` inside was taken out, or an emptied fence). Bounded: a few
- * rounds for nested wrappers.
+ * (`<function_calls>\n</function_calls>` once the `<invoke>` inside was taken out, or an emptied
+ * fence). Bounded: a few rounds for nested wrappers.
  */
 export function withoutEmptyWrappers(prose: string): string {
   let text = prose;

@@ -4,10 +4,10 @@ import { isSpace } from "./scan-text.ts";
  * Where a reply looks like it starts a call in markup nobody registered: any tag or special token
  * whose name says call (`<xyz_tool_call>`, `<|START_ACTION|>`, `<TOOLCALL>`, `<function_calls>`,
  * `<steptml:invoke name="x">`, `<function=x>`), or a keyword that starts a line (`Action:`,
- * `Tool call:`, `function call<|role_sep|>`, Qwen-Agent's `✿FUNCTION✿:`, functionary's `>>>name`), or a tag named after an offered
- * tool that starts a line (Cline / Roo Code). Only the opening is found
- * here; what follows is read by the schema-guided reader, which claims nothing unless it names an
- * offered tool with arguments that fit.
+ * `Tool call:`, `function call<|role_sep|>`, Qwen-Agent's `✿FUNCTION✿:`, functionary's `>>>name`),
+ * or a tag named after an offered tool that starts a line (Cline / Roo Code). Only the opening is
+ * found here; what follows is read by the schema-guided reader, which claims nothing unless it names
+ * an offered tool with arguments that fit.
  */
 export interface CallSite {
   /** Where the wrapper starts. */

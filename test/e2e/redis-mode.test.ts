@@ -11,6 +11,7 @@ import {
   type ScriptStep,
   toolCalls,
 } from "../helpers/scripted-model.ts";
+import { settledReplies } from "../helpers/slack-thread.ts";
 
 type Block = { type: string; elements?: Array<{ value?: string }>; text?: { text: string } };
 
@@ -114,7 +115,7 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
     expect(user.trim().endsWith("what was the code word?")).toBe(true);
     // Nothing failed: no warning in the thread, both events finished, and the session exists again.
     expect(botReplies(t, ts).filter((m) => m.text.includes(":warning:"))).toEqual([]);
-    expect(botReplies(t, ts).map((m) => m.text)).toEqual([
+    expect((await settledReplies(t, CHANNEL, ts)).map((m) => m.text)).toEqual([
       "Noted: the code word is heron.",
       "I have no record of a code word.",
     ]);
@@ -281,7 +282,7 @@ describe("production mode: Postgres + Redis sessions/locks + BullMQ, over real H
     await sleep(400);
 
     expect(model.requests).toHaveLength(1);
-    expect(botReplies(t, d.message!.ts).map((m) => m.text)).toEqual(["Only once."]);
+    expect((await settledReplies(t, CHANNEL, d.message!.ts)).map((m) => m.text)).toEqual(["Only once."]);
     // One working message and one answer posted below it (the working message is then removed).
     const posts = t.emulator
       .callsTo("chat.postMessage")

@@ -3,6 +3,7 @@ import { sql } from "../../src/store/drizzle.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { TEST_AUDIT_KEY } from "../helpers/hermes-process.ts";
 import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../helpers/scripted-model.ts";
+import { settledReplies } from "../helpers/slack-thread.ts";
 
 const CHANNEL = "C0OPS";
 const botReplies = (t: TestHermes, ts: string) =>
@@ -69,7 +70,7 @@ describe.each([
     await sleep(1500);
 
     expect(model.requests).toHaveLength(2);
-    expect(botReplies(t, ts).map((m) => m.text)).toEqual(["Opened the ticket."]);
+    expect((await settledReplies(t, CHANNEL, ts)).map((m) => m.text)).toEqual(["Opened the ticket."]);
     const rows = await t.hermes.services.storage.db.db.execute<{ n: number }>(
       sql`select count(*)::int as n from tickets where title = ${title}`,
     );

@@ -1,3 +1,4 @@
+import { expect } from "vitest";
 import type { Delivery } from "../../src/sandbox/events-sender.ts";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { blocksText, buttonsOf } from "./bolt-app.ts";
@@ -20,6 +21,20 @@ export const settledReplies = (t: TestHermes, channel: string, ts: string): Prom
     30_000,
     "the working message removed",
   );
+
+/** Runs `/hermes text` as `user` in `channel`; resolves with the text of the ephemeral answer it gets. */
+export async function commandReply(
+  t: TestHermes,
+  user: string,
+  text: string,
+  channel: string,
+): Promise<string> {
+  const before = t.ws.ephemeralMessages(channel, user).length;
+  const d = await t.sender.slashCommand({ user, channel, text });
+  expect(d.status).toBe(200);
+  const m = await waitFor(() => t.ws.ephemeralMessages(channel, user)[before], 30_000, `/hermes ${text}`);
+  return `${m.text}\n${blocksText(m.blocks)}`;
+}
 
 /** A message's fallback text and all the text of its blocks. */
 export const messageText = (m: SandboxMessage): string => `${m.text}\n${blocksText(m.blocks)}`;

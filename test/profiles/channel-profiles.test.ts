@@ -5,7 +5,7 @@ import { blocksText } from "../helpers/bolt-app.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { testPool } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
-import { botReplies, messageText } from "../helpers/slack-thread.ts";
+import { botReplies, commandReply, messageText } from "../helpers/slack-thread.ts";
 
 /** The fields a profile changed in these tests leaves unset, as the audit log writes them. */
 const UNSET = { model: null, fallback_model: null, tokens_per_day: null, streaming: null };
@@ -22,13 +22,7 @@ describe("channel profiles through Slack", () => {
     db.query<T>(text, values).then((r) => r.rows);
 
   /** `/hermes <text>` as `user` in `channel`; resolves with the text of the ephemeral answer. */
-  async function hermes(user: string, text: string, channel = "C0OPS"): Promise<string> {
-    const before = t.ws.ephemeralMessages(channel, user).length;
-    const d = await t.sender.slashCommand({ user, channel, text });
-    expect(d.status).toBe(200);
-    const m = await waitFor(() => t.ws.ephemeralMessages(channel, user)[before], 30_000, `/hermes ${text}`);
-    return `${m.text}\n${blocksText(m.blocks)}`;
-  }
+  const hermes = (user: string, text: string, channel = "C0OPS") => commandReply(t, user, text, channel);
 
   /** Mentions Hermes in `channel` and waits for the answer `expected` in the thread. */
   async function ask(channel: string, text: string, expected: string): Promise<void> {

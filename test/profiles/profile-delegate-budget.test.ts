@@ -1,11 +1,10 @@
 import type pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { utcDay } from "../../src/store/budget-store.ts";
-import { blocksText } from "../helpers/bolt-app.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { testPool } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../helpers/scripted-model.ts";
-import { botReplies, messageText } from "../helpers/slack-thread.ts";
+import { botReplies, commandReply, messageText } from "../helpers/slack-thread.ts";
 
 const EVERYONE = ["U0HERMES", "U0ADMIN", "U0USER1"];
 
@@ -29,13 +28,7 @@ describe("profile settings reach delegated sub-agents and the budget commands", 
       ).rows[0]?.used ?? 0,
     );
 
-  async function hermes(user: string, text: string, channel: string): Promise<string> {
-    const before = t.ws.ephemeralMessages(channel, user).length;
-    const d = await t.sender.slashCommand({ user, channel, text });
-    expect(d.status).toBe(200);
-    const m = await waitFor(() => t.ws.ephemeralMessages(channel, user)[before], 30_000, `/hermes ${text}`);
-    return `${m.text}\n${blocksText(m.blocks)}`;
-  }
+  const hermes = (user: string, text: string, channel: string) => commandReply(t, user, text, channel);
 
   /** Mentions Hermes in `channel`; resolves once a reply containing `expected` is in the thread. */
   async function ask(channel: string, expected: string): Promise<void> {

@@ -1,10 +1,9 @@
 import type pg from "pg";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { blocksText } from "../helpers/bolt-app.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { testPool } from "../helpers/pg.ts";
 import { answer, type RecordedRequest, ScriptedModelServer } from "../helpers/scripted-model.ts";
-import { botReplies, messageText } from "../helpers/slack-thread.ts";
+import { botReplies, commandReply, messageText } from "../helpers/slack-thread.ts";
 
 const EVERYONE = ["U0HERMES", "U0ADMIN", "U0USER1", "U0WANGLEI"];
 
@@ -20,13 +19,7 @@ describe("profile settings: model, fallback, budget, streaming, the tools a chan
   const sq = <T extends pg.QueryResultRow>(text: string, values: unknown[] = []) =>
     db.query<T>(text, values).then((r) => r.rows);
 
-  async function hermes(user: string, text: string, channel: string): Promise<string> {
-    const before = t.ws.ephemeralMessages(channel, user).length;
-    const d = await t.sender.slashCommand({ user, channel, text });
-    expect(d.status).toBe(200);
-    const m = await waitFor(() => t.ws.ephemeralMessages(channel, user)[before], 30_000, `/hermes ${text}`);
-    return `${m.text}\n${blocksText(m.blocks)}`;
-  }
+  const hermes = (user: string, text: string, channel: string) => commandReply(t, user, text, channel);
 
   /** Mentions Hermes in `channel`; resolves with the thread's ts once a reply containing `expected` is there. */
   async function ask(channel: string, expected: string): Promise<string> {

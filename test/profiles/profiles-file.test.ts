@@ -8,7 +8,7 @@ import { blocksText } from "../helpers/bolt-app.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { testPool } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer } from "../helpers/scripted-model.ts";
-import { botReplies, messageText } from "../helpers/slack-thread.ts";
+import { botReplies, commandReply, messageText } from "../helpers/slack-thread.ts";
 
 const FILE_TEXT = `
 default:
@@ -25,13 +25,7 @@ describe("HERMES_PROFILES: the file wins", () => {
   let dir: string;
   let file: string;
 
-  async function hermes(user: string, text: string): Promise<string> {
-    const before = t.ws.ephemeralMessages("C0OPS", user).length;
-    const d = await t.sender.slashCommand({ user, channel: "C0OPS", text });
-    expect(d.status).toBe(200);
-    const m = await waitFor(() => t.ws.ephemeralMessages("C0OPS", user)[before], 30_000, `/hermes ${text}`);
-    return `${m.text}\n${blocksText(m.blocks)}`;
-  }
+  const hermes = (user: string, text: string) => commandReply(t, user, text, "C0OPS");
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "hermes-profiles-"));

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { SandboxMessage } from "../../src/sandbox/workspace-types.ts";
 import { FEEDBACK_ACTION_ID } from "../../src/slack/feedback-block.ts";
-import { blocksText } from "../helpers/bolt-app.ts";
 import { startTestHermes, type TestHermes, waitFor } from "../helpers/hermes-harness.ts";
 import { execSql } from "../helpers/pg.ts";
 import { answer, ScriptedModelServer } from "../helpers/scripted-model.ts";
+import { botReplies, commandReply, settledReplies } from "../helpers/slack-thread.ts";
 
 type Block = { type: string; elements?: Array<Record<string, unknown>> };
 
@@ -18,15 +18,14 @@ describe("👍/👎 under answers, through the real Bolt app", () => {
   let t: TestHermes;
   const sql = <T extends Record<string, unknown>>(text: string) =>
     execSql<T>(t.hermes.services.storage.db.db, text);
-  const botReplies = (channel: string, ts: string) =>
-    (t.thread(channel, ts) ?? []).filter((m) => m.user === "U0HERMES" && m.ts !== ts);
 
   /** Asks in #ops and waits for the thread's last bot message to contain `until`. */
   async function ask(text: string, until: string) {
     const d = await t.sender.appMention({ user: "U0USER1", channel: "C0OPS", text: `<@U0HERMES> ${text}` });
     const ts = d.message!.ts;
-    await waitFor(() => botReplies("C0OPS", ts).some((m) => m.text.includes(until)), 30_000, "the answer");
-    return botReplies("C0OPS", ts);
+    await waitFor(() => botReplies(t, "C0OPS", ts).some((m) => m.text.includes(until)), 30_000, "the answer");
+    // The answer is posted before the working message is removed: the thread as it settles.
+    return settledReplies(t, "C0OPS", ts);
   }
 
   beforeAll(async () => {
@@ -43,12 +42,7 @@ describe("👍/👎 under answers, through the real Bolt app", () => {
   beforeEach(() => model.reset());
 
   /** `/hermes <text>` as `user` in #ops: the text of the ephemeral answer. */
-  async function slash(user: string, text: string): Promise<string> {
-    const before = t.ws.ephemeralMessages("C0OPS", user).length;
-    expect((await t.sender.slashCommand({ user, channel: "C0OPS", text })).status).toBe(200);
-    const m = await waitFor(() => t.ws.ephemeralMessages("C0OPS", user)[before], 30_000, `/hermes ${text}`);
-    return `${m.text}\n${blocksText(m.blocks)}`;
-  }
+  const slash = (user: string, text: string) => commandReply(t, user, text, "C0OPS");
   /** The feedback counts `/hermes runs` shows an admin on the run's line. */
   async function listedCounts(runId: string): Promise<string | undefined> {
     const line = (await slash("U0ADMIN", "runs")).split("\n").find((l) => l.includes(runId));

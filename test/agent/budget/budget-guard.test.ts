@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { guardBudget } from "../../../src/agent/budget/budget-guard.ts";
 import type { BudgetRequester, TokenBudget } from "../../../src/agent/budget/token-budget.ts";
 import { createCommandModel } from "../../../src/agent/command/command-model.ts";
@@ -12,6 +12,7 @@ import { createPolicy } from "../../../src/policy/create-policy.ts";
 import { createAuditLog } from "../../../src/store/audit.ts";
 import { type BudgetStore, createBudgetStore, utcDay } from "../../../src/store/budget-store.ts";
 import { DRIVERS, execSql, openTestStore, type TestStore } from "../../helpers/pg.ts";
+import { withPostgresBudgets } from "../../helpers/postgres-budgets.ts";
 import { waitFor } from "../../helpers/redis-queue.ts";
 import { type Execution, fixtureTools, testModel, testRegistry, testRun } from "../../helpers/runtime.ts";
 import { answer, ScriptedModelServer, type ScriptStep, toolCalls } from "../../helpers/scripted-model.ts";
@@ -145,20 +146,10 @@ describe("the budget guard around a run (postgres)", () => {
   const server = new ScriptedModelServer();
   let store: TestStore;
   let budgets: BudgetStore;
-  beforeAll(async () => {
-    await server.start();
-    store = await openTestStore("postgres");
-    budgets = createBudgetStore({
-      db: store.handle.db,
-      audit: createAuditLog({ db: store.handle.db }),
-      defaults: { userTokensPerDay: 0, channelTokensPerDay: 0 },
-    });
+  withPostgresBudgets(server, (s, b) => {
+    store = s;
+    budgets = b;
   });
-  afterAll(async () => {
-    await server.stop();
-    await store?.cleanup();
-  });
-  beforeEach(() => server.reset());
 
   const run = (
     userId: string,

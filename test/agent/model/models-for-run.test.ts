@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { TokenBudget } from "../../../src/agent/budget/token-budget.ts";
 import { modelCallLimit } from "../../../src/agent/model/limit-model-calls.ts";
 import { type ModelSet, modelsForRun } from "../../../src/agent/model/models-for-run.ts";
@@ -11,6 +11,7 @@ import { createAuditLog } from "../../../src/store/audit.ts";
 import { type BudgetStore, createBudgetStore, utcDay } from "../../../src/store/budget-store.ts";
 import { waitFor } from "../../helpers/hermes-harness.ts";
 import { execSql, openTestStore, type TestStore } from "../../helpers/pg.ts";
+import { withPostgresBudgets } from "../../helpers/postgres-budgets.ts";
 import {
   type Execution,
   fixtureTools,
@@ -30,20 +31,10 @@ describe("a run's models: command mode and the concurrency limit around the budg
   const server = new ScriptedModelServer();
   let store: TestStore;
   let budgets: BudgetStore;
-  beforeAll(async () => {
-    await server.start();
-    store = await openTestStore("postgres");
-    budgets = createBudgetStore({
-      db: store.handle.db,
-      audit: createAuditLog({ db: store.handle.db }),
-      defaults: { userTokensPerDay: 0, channelTokensPerDay: 0 },
-    });
+  withPostgresBudgets(server, (s, b) => {
+    store = s;
+    budgets = b;
   });
-  afterAll(async () => {
-    await server.stop();
-    await store?.cleanup();
-  });
-  beforeEach(() => server.reset());
 
   async function scopeRow(scope: string, id: string) {
     const [r] = await execSql<{ used: string; reserved: string }>(

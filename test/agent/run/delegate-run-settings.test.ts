@@ -1,13 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { ModelSet } from "../../../src/agent/model/models-for-run.ts";
 import type { RunSettings } from "../../../src/agent/run/agent-runtime.ts";
 import { delegate } from "../../../src/agent/run/delegate.ts";
 import { runTurn } from "../../../src/agent/run/loop.ts";
 import { silentLogger } from "../../../src/core/logger.ts";
 import { createPolicy } from "../../../src/policy/create-policy.ts";
-import { createAuditLog } from "../../../src/store/audit.ts";
-import { type BudgetStore, createBudgetStore, utcDay } from "../../../src/store/budget-store.ts";
-import { execSql, openTestStore, type TestStore } from "../../helpers/pg.ts";
+import { type BudgetStore, utcDay } from "../../../src/store/budget-store.ts";
+import { execSql, type TestStore } from "../../helpers/pg.ts";
+import { withPostgresBudgets } from "../../helpers/postgres-budgets.ts";
 import { fixtureTools, testModel, testRegistry, testRun } from "../../helpers/runtime.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../../helpers/scripted-model.ts";
 
@@ -20,20 +20,10 @@ describe("delegate: the caller's run settings (postgres)", () => {
   const server = new ScriptedModelServer();
   let store: TestStore;
   let budgets: BudgetStore;
-  beforeAll(async () => {
-    await server.start();
-    store = await openTestStore("postgres");
-    budgets = createBudgetStore({
-      db: store.handle.db,
-      audit: createAuditLog({ db: store.handle.db }),
-      defaults: { userTokensPerDay: 0, channelTokensPerDay: 0 },
-    });
+  withPostgresBudgets(server, (s, b) => {
+    store = s;
+    budgets = b;
   });
-  afterAll(async () => {
-    await server.stop();
-    await store?.cleanup();
-  });
-  beforeEach(() => server.reset());
 
   const usedToday = async (scope: string, id: string) => {
     const [r] = await execSql<{ used: string }>(

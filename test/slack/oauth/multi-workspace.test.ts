@@ -1,14 +1,18 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createLogger } from "../../../src/core/logger.ts";
-import { DEMO, seedDemoWorkspace } from "../../../src/sandbox/seed-demo-workspace.ts";
+import { DEMO } from "../../../src/sandbox/seed-demo-workspace.ts";
 import type { Workspace } from "../../../src/sandbox/workspace.ts";
 import { waitFor } from "../../helpers/hermes-harness.ts";
 import { answer, ScriptedModelServer, toolCalls } from "../../helpers/scripted-model.ts";
 import { sandboxWebClient } from "../../helpers/slack.ts";
-import { install, type OAuthHermes, queryRows, senderFor, startOAuthHermes } from "./oauth-hermes.ts";
-
-const workspace = (id: string, name: string) =>
-  seedDemoWorkspace({ team: { id, name, domain: name.toLowerCase() } });
+import {
+  install,
+  type OAuthHermes,
+  queryRows,
+  senderFor,
+  startOAuthHermes,
+  workspace,
+} from "./oauth-hermes.ts";
 
 /** Bot replies in a thread of `ws` that say `text`. */
 const replyIn = (ws: Workspace, channel: string, ts: string, text: string) =>

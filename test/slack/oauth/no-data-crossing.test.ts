@@ -6,7 +6,7 @@
  * the model's next request, exactly what the model was shown.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO, seedDemoWorkspace } from "../../../src/sandbox/seed-demo-workspace.ts";
+import { DEMO } from "../../../src/sandbox/seed-demo-workspace.ts";
 import type { Workspace } from "../../../src/sandbox/workspace.ts";
 import { blocksText } from "../../helpers/bolt-app.ts";
 import { waitFor } from "../../helpers/hermes-harness.ts";
@@ -17,7 +17,14 @@ import {
   type ScriptStep,
   toolCalls,
 } from "../../helpers/scripted-model.ts";
-import { install, type OAuthHermes, queryRows, senderFor, startOAuthHermes } from "./oauth-hermes.ts";
+import {
+  install,
+  type OAuthHermes,
+  queryRows,
+  senderFor,
+  startOAuthHermes,
+  workspace,
+} from "./oauth-hermes.ts";
 
 const TEAM_A = DEMO.team; // the emulator's own workspace
 const TEAM_B = "T0002";
@@ -27,9 +34,6 @@ const TEAM_E2 = "T0102";
 const A_TITLE = "A's secret outage";
 const A_FACT = "A's VPN gateway nickname is heron";
 const E1_TITLE = "E1's private incident";
-
-const workspace = (id: string, name: string) =>
-  seedDemoWorkspace({ team: { id, name, domain: name.toLowerCase() } });
 
 /** The `tool` messages of a model request, by tool call id. */
 const toolResults = (req: RecordedRequest) =>

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Logger } from "../../../src/core/logger.ts";
 import type { EmulatorOAuthOptions, InstallTarget } from "../../../src/sandbox/emulator-oauth.ts";
 import { createEventsSender } from "../../../src/sandbox/events-sender.ts";
+import { seedDemoWorkspace } from "../../../src/sandbox/seed-demo-workspace.ts";
 import type { SlackApiEmulator } from "../../../src/sandbox/slack-api-server.ts";
 import type { Workspace } from "../../../src/sandbox/workspace.ts";
 import { SIGNING_SECRET, startTestHermes, type TestHermes } from "../../helpers/hermes-harness.ts";
@@ -13,6 +14,10 @@ export const CLIENT_SECRET = "oauth-client-secret-for-tests";
 export const STATE_SECRET = "oauth-state-secret-for-tests";
 
 export type OAuthHermes = TestHermes & { key: string; base: string };
+
+/** Another demo workspace (same people and channels) under its own team id and name. */
+export const workspace = (id: string, name: string) =>
+  seedDemoWorkspace({ team: { id, name, domain: name.toLowerCase() } });
 
 /**
  * Hermes with OAuth installs (no SLACK_BOT_TOKEN) against the emulator, which plays Slack's OAuth v2

@@ -15,11 +15,18 @@
  * a restarted Hermes runs that missed slot once, at once, as a real fire through `start-hermes.ts`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO, seedDemoWorkspace } from "../../../src/sandbox/seed-demo-workspace.ts";
+import { DEMO } from "../../../src/sandbox/seed-demo-workspace.ts";
 import type { Workspace } from "../../../src/sandbox/workspace.ts";
 import { waitFor } from "../../helpers/hermes-harness.ts";
 import { answer, ScriptedModelServer } from "../../helpers/scripted-model.ts";
-import { install, type OAuthHermes, queryRows, senderFor, startOAuthHermes } from "./oauth-hermes.ts";
+import {
+  install,
+  type OAuthHermes,
+  queryRows,
+  senderFor,
+  startOAuthHermes,
+  workspace,
+} from "./oauth-hermes.ts";
 
 const TEAM_A = DEMO.team; // the emulator's own workspace
 const TEAM_B = "T0002";
@@ -33,9 +40,6 @@ const PROMPT = {
 };
 const ANSWER = { [TEAM_B]: "B has two urgent tickets.", [TEAM_E1]: "E1 has one open incident." };
 type Scheduled = keyof typeof PROMPT;
-
-const workspace = (id: string, name: string) =>
-  seedDemoWorkspace({ team: { id, name, domain: name.toLowerCase() } });
 
 describe("OAuth installs of two workspaces and an org: a schedule fires in its own workspace only", () => {
   const model = new ScriptedModelServer();
